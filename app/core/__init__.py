@@ -1,0 +1,1 @@
+"""The Qt-free core: library, import, models and research. Usable headless."""

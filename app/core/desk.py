@@ -1,0 +1,126 @@
+"""The Desk: one settings object, one library, lazily loaded models.
+
+Both front ends drive the core through this object: the CLI directly, the UI
+from its worker thread (which owns the Desk, and so the models and the
+LanceDB connection).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from .callbacks import IsCancelled, Progress
+from .errors import ModelNotFound
+from .ingest import Importer, ImportReport
+from .library import Library
+from .models.base import ChatModel, EmbeddingModel
+from .settings import ModelConfig, Settings, resolve_library
+
+
+def default_model_path(role: str) -> str:
+    """The provisioned catalog model for a role: the starter if present, else the test one."""
+    from .models import catalog
+
+    for entry in catalog.provisioned(role):
+        return str(entry)
+    return ""
+
+
+def effective_config(cfg: ModelConfig, role: str) -> ModelConfig:
+    """Fill in the provisioned starter model when a llama.cpp config names no file."""
+    if cfg.backend != "llamacpp" or cfg.path:
+        return cfg
+    path = default_model_path(role)
+    if not path:
+        raise ModelNotFound(
+            f"No {role} model is configured.",
+            "Run `research-desk models setup` to install the offline starter models, "
+            "or choose a GGUF file / LM Studio in Settings.",
+        )
+    from dataclasses import replace
+
+    return replace(cfg, path=path)
+
+
+class Desk:
+    def __init__(self, settings: Settings | None = None, library: str | None = None) -> None:
+        self.settings = settings or Settings.load()
+        self.location = resolve_library(library, self.settings)
+        self._library: Library | None = None
+        self._chat: ChatModel | None = None
+        self._embedder: EmbeddingModel | None = None
+        self._chat_key = ""
+        self._embed_key = ""
+
+    # -- parts -------------------------------------------------------------------
+    @property
+    def library(self) -> Library:
+        if self._library is None:
+            self._library = Library(self.location)
+        return self._library
+
+    def embedding_config(self) -> ModelConfig:
+        return effective_config(self.settings.embedding, "embedding")
+
+    def chat_config(self) -> ModelConfig:
+        return effective_config(self.settings.chat, "chat")
+
+    def embedding_identity(self) -> str:
+        return self.embedding_config().identity()
+
+    def embedder(self) -> EmbeddingModel:
+        from .models.factory import make_embedding
+
+        cfg = self.embedding_config()
+        key = repr(cfg)
+        if self._embedder is None or key != self._embed_key:
+            if self._embedder is not None:
+                self._embedder.close()
+            self._embedder = make_embedding(cfg)
+            self._embed_key = key
+        return self._embedder
+
+    def chat(self) -> ChatModel:
+        from .models.factory import make_chat
+
+        cfg = self.chat_config()
+        key = repr(cfg)
+        if self._chat is None or key != self._chat_key:
+            if self._chat is not None:
+                self._chat.close()
+            self._chat = make_chat(cfg)
+            self._chat_key = key
+        return self._chat
+
+    def set_chat_model(self, model: ChatModel) -> None:
+        """Use an already-built chat model (tests, failure injection)."""
+        self._chat = model
+        self._chat_key = repr(self.chat_config()) if self.settings.chat.path else ""
+
+    def close(self) -> None:
+        for model in (self._chat, self._embedder):
+            if model is not None:
+                model.close()
+        self._chat = self._embedder = None
+
+    # -- operations ----------------------------------------------------------------
+    def add(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        progress: Progress | None = None,
+        cancelled: IsCancelled | None = None,
+    ) -> ImportReport:
+        importer = Importer(
+            self.library,
+            self.embedder(),
+            embedding_identity=self.embedding_identity(),
+            batch_size=self.settings.import_batch_size,
+            progress=progress,
+            cancelled=cancelled,
+        )
+        return importer.run(paths)
+
+    def stale_reason(self) -> str:
+        return self.library.index_stale_reason(self.embedding_identity())

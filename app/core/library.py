@@ -1,0 +1,396 @@
+"""The library: human-readable files beside an embedded LanceDB index.
+
+Layout (DESIGN.md, "The library"):
+
+    pdfs/<id>.pdf        the imported PDF, copied, never modified
+    text/<id>.md         extracted markdown, page by page, with page markers
+    summaries/<id>.md    LLM summary
+    notes/<id>.md        the user's notes
+    results/*.md         saved research answers
+    index/               LanceDB tables papers, summary_chunks, content_chunks
+    library.json         which embedding model built the index (stale detection)
+    state.json           the last research result (for improve/save/export)
+
+Every file is written to a temporary name and renamed into place, and a
+paper's row says "importing" until all its parts are written, so a crash at
+any point leaves either the old state or a paper visibly incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, Iterable
+
+import lancedb
+import pyarrow as pa
+
+from .errors import LibraryError
+from .records import Chunk, Paper
+
+PAPERS = "papers"
+SUMMARY_CHUNKS = "summary_chunks"
+CONTENT_CHUNKS = "content_chunks"
+SCHEMA_VERSION = 1
+
+
+def _papers_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("id", pa.string()),
+            pa.field("title", pa.string()),
+            pa.field("authors", pa.list_(pa.string())),
+            pa.field("published", pa.string()),
+            pa.field("abstract", pa.string()),
+            pa.field("doi", pa.string()),
+            pa.field("arxiv_id", pa.string()),
+            pa.field("source_file", pa.string()),
+            pa.field("page_count", pa.int32()),
+            pa.field("page_labels", pa.list_(pa.string())),
+            pa.field("content_hash", pa.string()),
+            pa.field("imported_at", pa.string()),
+            pa.field("status", pa.string()),
+            pa.field("status_reason", pa.string()),
+            pa.field("summarized", pa.bool_()),
+        ]
+    )
+
+
+def _chunks_schema(dim: int, *, content: bool) -> pa.Schema:
+    cols = [
+        pa.field("id", pa.string()),
+        pa.field("paper_id", pa.string()),
+        pa.field("chunk_index", pa.int32()),
+        pa.field("source_type", pa.string()),
+        pa.field("section", pa.string()),
+        pa.field("text", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ]
+    if content:
+        cols[3:3] = [
+            pa.field("page", pa.int32()),
+            pa.field("page_label", pa.string()),
+            pa.field("char_start", pa.int32()),
+            pa.field("char_end", pa.int32()),
+        ]
+    return pa.schema(cols)
+
+
+def sql_str(value: str) -> str:
+    """Quote a string for a LanceDB SQL filter."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def in_list(column: str, values: Iterable[str]) -> str:
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write a file so that a crash leaves the old content or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Library:
+    """One library folder and its LanceDB index."""
+
+    def __init__(self, root: str | Path, *, create: bool = True) -> None:
+        self.root = Path(root).expanduser()
+        try:
+            if create:
+                for sub in ("pdfs", "text", "summaries", "notes", "results", "index"):
+                    (self.root / sub).mkdir(parents=True, exist_ok=True)
+                probe = self.root / ".write-test"
+                probe.write_text("ok")
+                probe.unlink()
+            elif not self.root.is_dir():
+                raise LibraryError(f"No library at {self.root}.")
+        except PermissionError as exc:
+            raise LibraryError(
+                f"The library folder {self.root} is not writable ({exc.strerror}).",
+                "Choose another library folder with --library or in Settings, or fix its permissions.",
+            ) from exc
+        except OSError as exc:
+            raise LibraryError(
+                f"The library folder {self.root} cannot be used: {exc.strerror or exc}.",
+                "Check that the disk is mounted and has free space, or choose another folder.",
+            ) from exc
+        self._clean_temp_files()
+        self.db = lancedb.connect(str(self.root / "index"))
+
+    # -- paths -------------------------------------------------------------
+    def pdf_path(self, paper_id: str) -> Path:
+        return self.root / "pdfs" / f"{paper_id}.pdf"
+
+    def text_path(self, paper_id: str) -> Path:
+        return self.root / "text" / f"{paper_id}.md"
+
+    def summary_path(self, paper_id: str) -> Path:
+        return self.root / "summaries" / f"{paper_id}.md"
+
+    def notes_path(self, paper_id: str) -> Path:
+        return self.root / "notes" / f"{paper_id}.md"
+
+    @property
+    def results_dir(self) -> Path:
+        return self.root / "results"
+
+    def _clean_temp_files(self) -> None:
+        """Temp files left by a crash mid-write are garbage: the real file was never replaced."""
+        for sub in ("pdfs", "text", "summaries", "notes", "results"):
+            for tmp in (self.root / sub).glob(".*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+    # -- library.json: which embedding model built the index -----------------
+    def _meta_file(self) -> Path:
+        return self.root / "library.json"
+
+    def meta(self) -> dict[str, Any]:
+        try:
+            return json.loads(self._meta_file().read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+
+    def set_meta(self, **values: Any) -> None:
+        meta = self.meta()
+        meta.update(values)
+        meta["schema_version"] = SCHEMA_VERSION
+        atomic_write_text(self._meta_file(), json.dumps(meta, indent=2))
+
+    def index_stale_reason(self, embedding_identity: str) -> str:
+        """Non-empty when the index was built with another embedding model."""
+        built_with = self.meta().get("embedding")
+        if built_with and built_with != embedding_identity:
+            return (
+                f"The index was built with {built_with} but the embedding model is now "
+                f"{embedding_identity}; rebuild the index."
+            )
+        return ""
+
+    # -- tables --------------------------------------------------------------
+    def _table_names(self) -> set[str]:
+        result = self.db.table_names() if hasattr(self.db, "table_names") else self.db.list_tables()
+        return set(getattr(result, "tables", result))
+
+    def papers_table(self):
+        if PAPERS not in self._table_names():
+            return self.db.create_table(PAPERS, schema=_papers_schema(), exist_ok=True)
+        return self.db.open_table(PAPERS)
+
+    def chunks_table(self, name: str, dim: int | None = None):
+        """Open a chunk table; create it with vectors of `dim` if missing."""
+        if name in self._table_names():
+            return self.db.open_table(name)
+        if dim is None:
+            return None
+        schema = _chunks_schema(dim, content=name == CONTENT_CHUNKS)
+        return self.db.create_table(name, schema=schema, exist_ok=True)
+
+    def vector_dim(self) -> int | None:
+        for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
+            table = self.chunks_table(name)
+            if table is not None:
+                return table.schema.field("vector").type.list_size
+        return None
+
+    # -- papers ----------------------------------------------------------------
+    def list_papers(self) -> list[Paper]:
+        rows = self.papers_table().to_arrow().to_pylist()
+        papers = [_paper_from_row(r) for r in rows]
+        return sorted(papers, key=lambda p: p.id)
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        rows = (
+            self.papers_table().search().where(f"id = {sql_str(paper_id)}").limit(1).to_list()
+        )
+        return _paper_from_row(rows[0]) if rows else None
+
+    def find_by_hash(self, content_hash: str) -> Paper | None:
+        rows = (
+            self.papers_table()
+            .search()
+            .where(f"content_hash = {sql_str(content_hash)}")
+            .limit(1)
+            .to_list()
+        )
+        return _paper_from_row(rows[0]) if rows else None
+
+    def paper_ids(self) -> set[str]:
+        table = self.papers_table()
+        return set(table.to_arrow().column("id").to_pylist())
+
+    def upsert_paper(self, paper: Paper) -> None:
+        row = {f.name: getattr(paper, f.name) for f in fields(Paper)}
+        (
+            self.papers_table()
+            .merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist([row], schema=_papers_schema()))
+        )
+
+    def set_status(self, paper_id: str, status: str, reason: str = "", **extra: Any) -> None:
+        paper = self.get_paper(paper_id)
+        if paper is None:
+            return
+        paper.status = status
+        paper.status_reason = reason
+        for key, value in extra.items():
+            setattr(paper, key, value)
+        self.upsert_paper(paper)
+
+    # -- chunks ----------------------------------------------------------------
+    def replace_chunks(
+        self,
+        name: str,
+        paper_id: str,
+        chunks: list[Chunk],
+        vectors,
+        *,
+        source_types: Iterable[str] | None = None,
+        delete_first: bool = True,
+    ) -> None:
+        """Write a paper's chunks (of the given source types) in one commit after a delete."""
+        dim = int(vectors.shape[1]) if len(chunks) else None
+        table = self.chunks_table(name, dim)
+        if table is None:
+            return
+        if delete_first:
+            where = f"paper_id = {sql_str(paper_id)}"
+            if source_types is not None:
+                where += " AND " + in_list("source_type", source_types)
+            table.delete(where)
+        if chunks:
+            self.append_chunks(name, chunks, vectors)
+
+    def append_chunks(self, name: str, chunks: list[Chunk], vectors) -> None:
+        table = self.chunks_table(name, int(vectors.shape[1]))
+        content = name == CONTENT_CHUNKS
+        rows = []
+        for chunk, vector in zip(chunks, vectors):
+            row = {
+                "id": f"{chunk.paper_id}:{chunk.source_type}:{chunk.chunk_index}",
+                "paper_id": chunk.paper_id,
+                "chunk_index": chunk.chunk_index,
+                "source_type": chunk.source_type,
+                "section": chunk.section,
+                "text": chunk.text,
+                "vector": vector.tolist(),
+            }
+            if content:
+                row.update(
+                    page=chunk.page,
+                    page_label=chunk.page_label,
+                    char_start=chunk.char_start,
+                    char_end=chunk.char_end,
+                )
+            rows.append(row)
+        table.add(pa.Table.from_pylist(rows, schema=table.schema))
+
+    def delete_chunks(self, name: str, paper_id: str) -> None:
+        table = self.chunks_table(name)
+        if table is not None:
+            table.delete(f"paper_id = {sql_str(paper_id)}")
+
+    def count_chunks(self, name: str, paper_id: str | None = None) -> int:
+        table = self.chunks_table(name)
+        if table is None:
+            return 0
+        return table.count_rows(f"paper_id = {sql_str(paper_id)}" if paper_id else None)
+
+    def chunk_counts(self, name: str) -> dict[str, int]:
+        table = self.chunks_table(name)
+        if table is None:
+            return {}
+        counts: dict[str, int] = {}
+        for pid in table.to_arrow().column("paper_id").to_pylist():
+            counts[pid] = counts.get(pid, 0) + 1
+        return counts
+
+    def finish_writes(self) -> None:
+        """After a batch of imports: compact fragments, refresh the full-text indexes.
+
+        Many small commits (one per paper) leave many small files; compaction keeps
+        search fast. The BM25 index is rebuilt so that new rows are searchable.
+        """
+        for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
+            table = self.chunks_table(name)
+            if table is None or table.count_rows() == 0:
+                continue
+            try:
+                table.create_fts_index("text", replace=True)
+            except Exception:  # noqa: BLE001 - FTS is an optimisation; vector search still works
+                pass
+            try:
+                table.optimize()
+            except Exception:  # noqa: BLE001
+                pass
+        try:
+            self.papers_table().optimize()
+        except Exception:  # noqa: BLE001
+            pass
+
+    # -- removal ---------------------------------------------------------------
+    def remove_paper(self, paper_id: str) -> None:
+        """Remove a paper's rows first (so it vanishes from search), then its files."""
+        for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
+            self.delete_chunks(name, paper_id)
+        self.papers_table().delete(f"id = {sql_str(paper_id)}")
+        for path in (
+            self.pdf_path(paper_id),
+            self.text_path(paper_id),
+            self.summary_path(paper_id),
+            self.notes_path(paper_id),
+        ):
+            path.unlink(missing_ok=True)
+
+    # -- state file (last result) --------------------------------------------------
+    def state_path(self) -> Path:
+        return self.root / "state.json"
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        atomic_write_text(self.state_path(), json.dumps(state, indent=2, default=str))
+
+    def load_state(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.state_path().read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+
+
+def _paper_from_row(row: dict[str, Any]) -> Paper:
+    names = {f.name for f in fields(Paper)}
+    data = {k: v for k, v in row.items() if k in names}
+    data["authors"] = list(data.get("authors") or [])
+    data["page_labels"] = list(data.get("page_labels") or [])
+    data["summarized"] = bool(data.get("summarized"))
+    return Paper(**data)
+
+
+def paper_to_dict(paper: Paper) -> dict[str, Any]:
+    return asdict(paper)

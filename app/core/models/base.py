@@ -1,0 +1,82 @@
+"""The two model interfaces every backend implements.
+
+Backends: llama.cpp in-process (`llamacpp.py`), LM Studio through its SDK
+(`lmstudio_backend.py`) and any OpenAI-compatible server (`openai_compat.py`).
+`factory.py` builds them from the settings.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, TypedDict
+
+import numpy as np
+
+from ..callbacks import IsCancelled, OnToken
+
+
+class ChatMessage(TypedDict):
+    role: str  # system | user | assistant
+    content: str
+
+
+class ChatModel(ABC):
+    """A chat model that streams tokens and can be held to a JSON schema."""
+
+    name: str = ""
+    context_length: int = 4096
+
+    @abstractmethod
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.2,
+        on_token: OnToken | None = None,
+        cancelled: IsCancelled | None = None,
+        json_schema: dict[str, Any] | None = None,
+        timeout_s: float | None = None,
+    ) -> str:
+        """Return the full reply; call `on_token` with each piece as it arrives.
+
+        With `json_schema` the reply is constrained to JSON matching it (grammar
+        or structured output, never regex repair). Raises `Cancelled` when
+        `cancelled()` turns true, `ModelTimeout` past `timeout_s`, `ModelError`
+        on backend failures.
+        """
+
+    def count_tokens(self, text: str) -> int:
+        """Token count of `text`; backends with a tokenizer override this."""
+        return max(1, len(text) // 4)
+
+    def close(self) -> None:
+        """Release the model (memory, connections)."""
+
+
+class EmbeddingModel(ABC):
+    """A sentence embedding model. Vectors come back L2-normalised."""
+
+    name: str = ""
+    dimension: int = 0
+    max_tokens: int = 512  # longest input it embeds without truncation
+
+    @abstractmethod
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return a float32 array (len(texts), dimension), rows L2-normalised."""
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    def close(self) -> None:
+        """Release the model."""
+
+
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms

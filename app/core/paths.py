@@ -1,0 +1,62 @@
+"""Where things live: bundled resources, the model catalog, user folders.
+
+Resources and the model catalog sit at the repository root (`resources/`,
+`models/`); a frozen (PyInstaller) build puts them beside the executable's
+data under `sys._MEIPASS`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "research-desk"
+
+
+def _root() -> Path:
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen)
+    return Path(__file__).resolve().parents[2]
+
+
+def resources_dir() -> Path:
+    return _root() / "resources"
+
+
+def prompt_path(name: str) -> Path:
+    return resources_dir() / "prompts" / name
+
+
+def load_prompt(name: str) -> str:
+    """Read a prompt template file from resources/prompts."""
+    return prompt_path(name).read_text(encoding="utf-8")
+
+
+def catalog_path() -> Path:
+    return _root() / "models" / "catalog.json"
+
+
+def config_dir() -> Path:
+    """Folder of settings.json. RESEARCH_DESK_CONFIG_DIR overrides (tests, portable use)."""
+    env = os.environ.get("RESEARCH_DESK_CONFIG_DIR")
+    return Path(env) if env else Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    """User data folder: default library and provisioned models."""
+    env = os.environ.get("RESEARCH_DESK_DATA_DIR")
+    return Path(env) if env else Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def models_dir() -> Path:
+    """Where provisioned model files live. RESEARCH_DESK_MODELS_DIR overrides."""
+    env = os.environ.get("RESEARCH_DESK_MODELS_DIR")
+    return Path(env) if env else data_dir() / "models"
+
+
+def default_library() -> Path:
+    return data_dir() / "library"

@@ -1,0 +1,185 @@
+"""Typed records that flow between the stages of import and research.
+
+Plain dataclasses so that the core stays free of Qt and the records can be
+turned into JSON (`asdict`) for the CLI's `--json` output and the state file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class PaperStatus(str, Enum):
+    """Processing status of a paper. Stored as its string value in LanceDB."""
+
+    IMPORTING = "importing"  # row written, not all stages finished: never shown as complete
+    EXTRACTED = "extracted"
+    INDEXED = "indexed"
+    SUMMARIZED = "summarized"  # indexed and summarized
+    FAILED = "failed"
+
+
+@dataclass
+class PageText:
+    """Text of one PDF page, as markdown, with its printed label."""
+
+    page: int  # 1-based PDF page number
+    label: str  # the page label printed on the page ("iv", "12"), or str(page)
+    markdown: str
+
+
+@dataclass
+class PaperMeta:
+    """Bibliographic metadata found in a PDF (metadata dictionary and first pages)."""
+
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    published: str = ""  # ISO date or year, as precise as the source allows
+    abstract: str = ""
+    doi: str = ""
+    arxiv_id: str = ""
+
+
+@dataclass
+class Paper:
+    """One paper in the library: a row of the `papers` table."""
+
+    id: str
+    title: str
+    authors: list[str]
+    published: str
+    abstract: str
+    doi: str
+    arxiv_id: str
+    source_file: str
+    page_count: int
+    page_labels: list[str]
+    content_hash: str
+    imported_at: str
+    status: str = PaperStatus.IMPORTING.value
+    status_reason: str = ""
+    summarized: bool = False
+
+    @property
+    def year(self) -> str:
+        return self.published[:4] if self.published else ""
+
+    @property
+    def complete(self) -> bool:
+        return self.status in (PaperStatus.INDEXED.value, PaperStatus.SUMMARIZED.value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Chunk:
+    """A passage of a paper's text (or summary/notes) with where it came from."""
+
+    paper_id: str
+    chunk_index: int
+    text: str
+    page: int = 0  # 1-based PDF page; 0 for summary/notes chunks
+    page_label: str = ""
+    section: str = ""
+    char_start: int = 0  # span in the page's markdown text
+    char_end: int = 0
+    source_type: str = "content"  # content | summary | notes | abstract
+
+
+@dataclass
+class Evidence:
+    """A retrieved passage offered to the model as evidence."""
+
+    number: int  # 1-based number shown to the model ("Source 3")
+    paper_id: str
+    page: int
+    page_label: str
+    section: str
+    text: str
+    score: float  # similarity (cosine) of the passage to the query
+    stage: str = "evidence"  # which stage/search found it
+    query: str = ""  # the query that found it
+    char_start: int = 0
+    char_end: int = 0
+    llm_score: float | None = None  # relevance score from the model (deep mode)
+    summary: str = ""  # query-aware summary (deep mode)
+
+
+class CitationStatus(str, Enum):
+    VERIFIED = "verified"
+    PAGE_MISMATCH = "page-mismatch"  # paper in evidence, page not
+    NOT_IN_EVIDENCE = "not-in-evidence"  # paper not in evidence at all
+    UNSUPPORTED = "unsupported"  # page in evidence, claim's key terms not found there
+
+
+@dataclass
+class Citation:
+    """One citation found in the answer text and the result of checking it."""
+
+    raw: str  # the text as the model wrote it, e.g. "[2301.12345v1, p. 5]"
+    paper_id: str
+    page: int
+    status: str
+    start: int = 0  # span of `raw` in the answer markdown
+    end: int = 0
+    evidence_number: int | None = None  # the evidence passage that supports it
+    reference_number: int | None = None  # number in the References section
+    note: str = ""
+
+
+@dataclass
+class Reference:
+    number: int
+    paper_id: str
+    title: str
+    authors: list[str]
+    published: str
+
+    def line(self) -> str:
+        authors = ", ".join(self.authors) if self.authors else "Unknown authors"
+        date = self.published or "n.d."
+        return f"{self.number}. {self.paper_id} – {self.title}, {authors}, {date}"
+
+
+@dataclass
+class ResearchResult:
+    """Everything one research run produced; serialised for `--json` and the state file."""
+
+    query: str
+    papers: list[str] = field(default_factory=list)  # stage 1 shortlist
+    evidence: list[Evidence] = field(default_factory=list)
+    answer: str = ""
+    citations: list[Citation] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+    mode: str = "standard"
+    feedback: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # deep mode: loop decisions, etc.
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        extra = d.pop("extra")
+        d.update(extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ResearchResult":
+        known = {f for f in cls.__dataclass_fields__}
+        extra = {k: v for k, v in d.items() if k not in known}
+        return cls(
+            query=d["query"],
+            papers=list(d.get("papers", [])),
+            evidence=[Evidence(**e) for e in d.get("evidence", [])],
+            answer=d.get("answer", ""),
+            citations=[Citation(**c) for c in d.get("citations", [])],
+            references=[Reference(**r) for r in d.get("references", [])],
+            timings=dict(d.get("timings", {})),
+            messages=list(d.get("messages", [])),
+            mode=d.get("mode", "standard"),
+            feedback=list(d.get("feedback", [])),
+            extra={**dict(d.get("extra", {})), **extra},
+        )

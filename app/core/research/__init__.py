@@ -1,0 +1,1 @@
+"""The research funnel (standard mode), its follow-ups, and deep research."""

@@ -1,0 +1,301 @@
+"""The research funnel (standard mode): scope → evidence → synthesis → formatting.
+
+Stage 1 searches the summary side of the index (abstracts, headings, LLM
+summaries, notes) to shortlist papers; stage 2 searches the full text of the
+shortlisted papers only (LanceDB prefilter); stage 3 asks the chat model for a
+cited answer from that evidence alone; stage 4 checks every citation against
+the evidence and builds the references.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..callbacks import IsCancelled, OnToken, Progress, check_cancelled, no_progress
+from ..errors import (
+    Cancelled,
+    ModelError,
+    ModelTimeout,
+    NoIndexedContent,
+    NoRelevantPapers,
+    ResearchDeskError,
+    SynthesisFailed,
+)
+from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library, in_list
+from ..models.base import ChatMessage, ChatModel, EmbeddingModel
+from ..paths import load_prompt
+from ..records import CitationStatus, Evidence, Paper, ResearchResult
+from ..settings import ResearchParams
+from . import retrieval
+from .citations import check_citations, normalise_answer, parse_citations
+from .mmr import mmr, scale01
+from .references import build_references, references_markdown
+
+CITATION_FORMAT = "[PAPER_ID, page N]"
+EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", payload)
+
+# Cutoffs used when the embedding model has no calibrated values in the catalog.
+FALLBACK_CUTOFFS = (0.2, 0.2)
+
+
+@dataclass
+class Cutoffs:
+    summaries: float
+    evidence: float
+    source: str = "catalog"
+
+
+def resolve_cutoffs(params: ResearchParams, embedding_identity: str) -> Cutoffs:
+    """User setting if set, else the embedding model's calibrated defaults."""
+    from ..models import catalog
+
+    calibrated = catalog.cutoffs_for(embedding_identity)
+    source = "catalog" if calibrated else "fallback"
+    s, e = calibrated or FALLBACK_CUTOFFS
+    if params.cutoff_summaries is not None:
+        s, source = params.cutoff_summaries, "settings"
+    if params.cutoff_evidence is not None:
+        e, source = params.cutoff_evidence, "settings"
+    return Cutoffs(s, e, source)
+
+
+@dataclass
+class Funnel:
+    library: Library
+    embedder: EmbeddingModel
+    params: ResearchParams
+    cutoffs: Cutoffs
+    chat_model: Callable[[], ChatModel] | None = None  # loaded only when synthesis needs it
+    progress: Progress = no_progress
+    cancelled: IsCancelled | None = None
+    on_token: OnToken | None = None
+    on_event: EventSink | None = None
+    _papers: dict[str, Paper] = field(default_factory=dict)
+
+    # -- the whole run ---------------------------------------------------------
+    def run(self, query: str, *, evidence_only: bool = False) -> ResearchResult:
+        query = " ".join(query.split())
+        result = ResearchResult(query=query)
+        started = time.monotonic()
+        self._papers = {p.id: p for p in self.library.list_papers()}
+
+        t = time.monotonic()
+        qvec = self.embedder.embed_one(query)
+        shortlist, notes = self.scope(query, qvec)
+        result.papers = shortlist
+        result.messages += notes
+        result.timings["stage1_s"] = time.monotonic() - t
+        check_cancelled(self.cancelled)
+
+        t = time.monotonic()
+        evidence, notes = self.gather(query, qvec, shortlist)
+        result.evidence = evidence
+        result.messages += notes
+        result.timings["stage2_s"] = time.monotonic() - t
+        if evidence_only:
+            result.timings["total_s"] = time.monotonic() - started
+            return result
+        check_cancelled(self.cancelled)
+
+        self.synthesize_into(result)
+        result.timings["total_s"] = time.monotonic() - started
+        return result
+
+    # -- stage 1 ------------------------------------------------------------------
+    def scope(self, query: str, qvec: np.ndarray) -> tuple[list[str], list[str]]:
+        p = self.params
+        self._stage(1, "Stage 1: searching summaries…")
+        complete = {pid for pid, paper in self._papers.items() if paper.complete}
+        if not complete:
+            raise NoRelevantPapers(
+                "The library has no indexed papers yet.",
+                "Add PDFs first (`research-desk add PATH` or drag them onto the window).",
+            )
+        table = self.library.chunks_table(SUMMARY_CHUNKS)
+        candidates = retrieval.search(table, qvec, query, limit=max(4 * p.k_summaries, 32), hybrid=p.hybrid)
+        candidates = [c for c in candidates if c.paper_id in complete]
+        passing = [c for c in candidates if c.cosine >= self.cutoffs.summaries]
+        notes = []
+        if len(passing) < len(candidates):
+            notes.append(f"Stage 1: the similarity cutoff {self.cutoffs.summaries:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} summary passages.")
+
+        shortlist: list[str] = []
+        if passing:
+            order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), p.k_summaries, p.mmr_lambda_summaries)
+            for i in order:
+                if passing[i].paper_id not in shortlist:
+                    shortlist.append(passing[i].paper_id)
+            # Top up to the minimum with the next-best papers by relevance.
+            for c in passing:
+                if len(shortlist) >= p.min_shortlist:
+                    break
+                if c.paper_id not in shortlist:
+                    shortlist.append(c.paper_id)
+
+        # Summaries are short and a question about a detail may match no summary well,
+        # so the shortlist is widened with the papers whose full text matches best.
+        probe = retrieval.search(self.library.chunks_table(CONTENT_CHUNKS), qvec, query, limit=24, hybrid=p.hybrid)
+        probe_papers = [c.paper_id for c in probe if c.cosine >= self.cutoffs.evidence and c.paper_id in complete]
+        reserve = max(2, p.max_shortlist - p.min_shortlist)
+        shortlist = shortlist[: p.max_shortlist - min(reserve, len(set(probe_papers) - set(shortlist)))]
+        for pid in probe_papers:
+            if len(shortlist) >= p.max_shortlist:
+                break
+            if pid not in shortlist:
+                shortlist.append(pid)
+
+        if not shortlist:
+            raise NoRelevantPapers(
+                "No paper in the library matches this question closely enough.",
+                "Rephrase the question with the terms the papers use, lower the similarity cutoff in Settings, or add papers on this topic.",
+            )
+        self._stage(1, f"Stage 1: searching summaries… found {len(shortlist)} papers")
+        self._emit("shortlist", [self._papers[pid] for pid in shortlist])
+        return shortlist, notes
+
+    # -- stage 2 ------------------------------------------------------------------
+    def gather(self, query: str, qvec: np.ndarray, shortlist: list[str]) -> tuple[list[Evidence], list[str]]:
+        p = self.params
+        self._stage(2, f"Stage 2: gathering evidence from {len(shortlist)} papers…")
+        table = self.library.chunks_table(CONTENT_CHUNKS)
+        where = in_list("paper_id", shortlist)
+        if table is None or table.count_rows(where) == 0:
+            raise NoIndexedContent(
+                "The shortlisted papers have no indexed full text.",
+                "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
+            )
+        candidates = retrieval.search(table, qvec, query, limit=max(4 * p.k_evidence, 60), where=where, hybrid=p.hybrid)
+        passing = [c for c in candidates if c.cosine >= self.cutoffs.evidence]
+        notes = []
+        if len(passing) < len(candidates):
+            notes.append(f"Stage 2: the similarity cutoff {self.cutoffs.evidence:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} passages.")
+        if not passing and candidates:
+            # Never leave the model with nothing: keep the few best and say so.
+            passing = candidates[:3]
+            notes.append("Stage 2: no passage reached the similarity cutoff; the 3 best matches are used, so the answer may be weak.")
+        order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), p.k_evidence, p.mmr_lambda_evidence) if passing else []
+        evidence = [
+            Evidence(
+                number=n,
+                paper_id=c.paper_id,
+                page=c.page,
+                page_label=c.page_label,
+                section=c.section,
+                text=c.text,
+                score=round(c.cosine, 4),
+                stage="stage2",
+                query=query,
+                char_start=c.char_start,
+                char_end=c.char_end,
+            )
+            for n, c in enumerate((passing[i] for i in order), 1)
+        ]
+        self._stage(2, f"Stage 2: gathering evidence from {len(shortlist)} papers… {len(evidence)} passages")
+        self._emit("evidence", evidence)
+        return evidence, notes
+
+    # -- stage 3 + 4 -------------------------------------------------------------------
+    def synthesize_into(self, result: ResearchResult, *, template: str = "synthesis.md", extra: dict[str, str] | None = None) -> None:
+        """Write the answer for `result.evidence` and check its citations (stages 3–4)."""
+        t = time.monotonic()
+        self._stage(3, "Stage 3: synthesizing…")
+        chat = self._load_chat()
+        messages, used, dropped = self.build_prompt(chat, result.query, result.evidence, template, extra or {})
+        if dropped:
+            result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window and were not sent.")
+        result.evidence = used
+        try:
+            answer = chat.chat(
+                messages,
+                max_tokens=self._answer_tokens(chat),
+                temperature=self.params.temperature,
+                on_token=self.on_token,
+                cancelled=self.cancelled,
+                timeout_s=self.params.synthesis_timeout_s,
+            )
+        except (Cancelled, SynthesisFailed):
+            raise
+        except ModelTimeout as exc:
+            raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
+        except ModelError as exc:
+            raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
+        if not answer.strip():
+            raise SynthesisFailed("Synthesis failed: the model returned an empty answer.", "Retry, or choose a larger model in Settings.")
+        result.timings["synthesis_s"] = time.monotonic() - t
+
+        t = time.monotonic()
+        self._stage(4, "Stage 4: checking citations…")
+        self.format_into(result, answer)
+        result.timings["formatting_s"] = time.monotonic() - t
+
+    def format_into(self, result: ResearchResult, answer: str) -> None:
+        papers = self._papers or {p.id: p for p in self.library.list_papers()}
+        citations = parse_citations(answer, result.evidence, list(papers))
+        check_citations(answer, citations, result.evidence)
+        answer, citations = normalise_answer(answer.strip(), citations)
+        result.answer = answer
+        result.citations = citations
+        result.references = build_references(citations, papers)
+        if not citations:
+            result.messages.append("Citations: the answer cites no evidence; treat it with care.")
+        flagged = [c for c in citations if c.status != CitationStatus.VERIFIED.value]
+        if flagged:
+            result.messages.append(f"Citations: {len(flagged)} of {len(citations)} could not be verified against the evidence (marked in the answer).")
+        self._stage(4, f"Stage 4: {len(citations)} citations, {len(citations) - len(flagged)} verified")
+
+    def build_prompt(self, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
+        """Fit whole evidence passages, best first, into the context window."""
+        system = load_prompt("synthesis_system.md").strip()
+        body = load_prompt(template)
+        example = f"[{evidence[0].paper_id}, page {evidence[0].page}]" if evidence else "[smith2020, page 4]"
+        fields = dict(query=query, citation_format=CITATION_FORMAT, citation_example=example, **extra)
+        skeleton = body.format(evidence="", **fields)
+        budget = chat.context_length - chat.count_tokens(system + skeleton) - self._answer_tokens(chat) - 48
+        used: list[Evidence] = []
+        blocks: list[str] = []
+        spent = 0
+        for e in evidence:
+            block = format_evidence(e)
+            cost = chat.count_tokens(block) + 2
+            if spent + cost > budget:
+                continue  # a shorter, lower-ranked passage may still fit
+            used.append(e)
+            blocks.append(block)
+            spent += cost
+        prompt = body.format(evidence="\n\n".join(blocks), **fields)
+        messages: list[ChatMessage] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        return messages, used, len(evidence) - len(used)
+
+    def _answer_tokens(self, chat: ChatModel) -> int:
+        return max(128, min(self.params.answer_max_tokens, chat.context_length // 3))
+
+    def _load_chat(self) -> ChatModel:
+        if self.chat_model is None:
+            raise SynthesisFailed("No chat model is available.", "Configure a chat model in Settings or run `research-desk models setup`.")
+        try:
+            return self.chat_model()
+        except ResearchDeskError as exc:
+            raise SynthesisFailed(f"Synthesis failed: could not load the chat model — {exc.message}", exc.hint) from exc
+
+    def _stage(self, stage: int, message: str) -> None:
+        self.progress(stage / 4.0, message)
+        self._emit("stage", (stage, message))
+
+    def _emit(self, kind: str, payload: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, payload)
+
+
+def format_evidence(e: Evidence) -> str:
+    label = f" (printed page {e.page_label})" if e.page_label and e.page_label != str(e.page) else ""
+    section = f" | section: {e.section}" if e.section else ""
+    return f"[Source {e.number}] paper: {e.paper_id} | page {e.page}{label}{section}\n{e.text.strip()}"
+
+
+def answer_with_references(result: ResearchResult) -> str:
+    refs = references_markdown(result.references)
+    return result.answer.rstrip() + ("\n\n" + refs if refs else "\n")

@@ -1,0 +1,145 @@
+"""One typed settings object, persisted as JSON in the config folder.
+
+The library location resolves, in order: `--library` flag, the
+RESEARCH_DESK_LIBRARY environment variable, the settings file, the
+platformdirs default. Unknown keys in the file are ignored (forward
+compatibility); a damaged file falls back to defaults and is kept aside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from . import paths
+
+
+@dataclass
+class ModelConfig:
+    """Which model to use and through which backend.
+
+    backend: "llamacpp" (GGUF file in-process), "lmstudio" (SDK, `host`),
+    or "openai" (any OpenAI-compatible server at `base_url`).
+    """
+
+    backend: str = "llamacpp"
+    path: str = ""  # GGUF file (llamacpp)
+    model: str = ""  # model key/name on a server (lmstudio, openai)
+    host: str = "localhost:1234"  # LM Studio host:port
+    base_url: str = "http://127.0.0.1:8080/v1"  # OpenAI-compatible
+    api_key: str = "not-needed"
+    context_length: int = 4096
+    threads: int = 0  # 0: llama.cpp picks
+    catalog_id: str = ""  # entry in models/catalog.json it came from, if any
+
+    def describe(self) -> str:
+        if self.backend == "llamacpp":
+            return f"llama.cpp: {self.path or '(no file)'}"
+        if self.backend == "lmstudio":
+            return f"LM Studio at {self.host}: {self.model or '(loaded model)'}"
+        return f"OpenAI-compatible at {self.base_url}: {self.model or '(default)'}"
+
+    def identity(self) -> str:
+        """What makes two embedding configs produce the same vectors."""
+        target = self.path if self.backend == "llamacpp" else self.model
+        return f"{self.backend}:{Path(target).name if self.backend == 'llamacpp' else target}"
+
+
+@dataclass
+class ResearchParams:
+    """Funnel defaults (DESIGN.md, "The research funnel"). Cutoffs of None mean
+    "use the calibrated value for the embedding model from the catalog"."""
+
+    k_summaries: int = 8
+    mmr_lambda_summaries: float = 0.5
+    cutoff_summaries: float | None = None
+    k_evidence: int = 15
+    mmr_lambda_evidence: float = 0.6
+    cutoff_evidence: float | None = None
+    hybrid: bool = True
+    min_shortlist: int = 5
+    max_shortlist: int = 8
+    answer_max_tokens: int = 700
+    synthesis_timeout_s: float = 600.0
+    temperature: float = 0.2
+
+
+@dataclass
+class DeepParams:
+    time_minutes: float | None = 5.0  # None: unlimited
+    max_iterations_standard: int = 3
+    max_iterations_deep: int = 7
+    max_attempts_per_question: int = 3
+    candidates: int = 20
+    keep_per_search: int = 6
+    vector_weight: float = 0.4
+    llm_weight: float = 0.6
+
+
+@dataclass
+class Settings:
+    library: str = ""
+    chat: ModelConfig = field(default_factory=ModelConfig)
+    embedding: ModelConfig = field(default_factory=lambda: ModelConfig(context_length=512))
+    research: ResearchParams = field(default_factory=ResearchParams)
+    deep: DeepParams = field(default_factory=DeepParams)
+    theme: str = "system"  # system | light | dark
+    import_batch_size: int = 16
+
+    # -- persistence -------------------------------------------------------
+    @staticmethod
+    def file() -> Path:
+        return paths.config_dir() / "settings.json"
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "Settings":
+        path = path or cls.file()
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError):
+            # A damaged file must not stop the app: keep it for the user, use defaults.
+            try:
+                path.replace(path.with_suffix(".damaged.json"))
+            except OSError:
+                pass
+            return cls()
+        return _from_dict(cls, raw)
+
+    def save(self, path: Path | None = None) -> None:
+        path = path or self.file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a crash leaves the old or the new file
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _from_dict(cls: type, raw: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in raw:
+            continue
+        value = raw[f.name]
+        default = f.default_factory() if callable(f.default_factory) else None  # type: ignore[misc]
+        if is_dataclass(default) and isinstance(value, dict):
+            value = _from_dict(type(default), value)
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+def resolve_library(flag: str | None, settings: Settings) -> str:
+    """Library location: flag, env var, settings file, platformdirs default.
+
+    Returned as a string because it may be a URI (s3://…) as well as a path.
+    """
+    for candidate in (flag, os.environ.get("RESEARCH_DESK_LIBRARY"), settings.library):
+        if candidate:
+            return candidate if "://" in candidate else str(Path(candidate).expanduser())
+    return str(paths.default_library())

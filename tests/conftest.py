@@ -1,0 +1,59 @@
+"""Shared fixtures: real tiny models, temp libraries, Qt offscreen, thread hygiene."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"
+REFERENCE = REPO.parent / "shared" / "reference"
+# The same cache folder `scripts/install.sh --test` provisions into, so the tests
+# reuse the converted models instead of converting them again in every run.
+TEST_MODELS = Path(
+    os.environ.get("RESEARCH_DESK_MODELS_DIR") or Path.home() / ".cache" / "research-desk" / "test-models"
+)
+os.environ["RESEARCH_DESK_MODELS_DIR"] = str(TEST_MODELS)
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory) -> Path:
+    """Provisioned model files, shared by the whole test session."""
+    return TEST_MODELS
+
+
+@pytest.fixture(scope="session")
+def tiny_models(models_dir) -> dict[str, Path]:
+    """Real small models: {"chat": SmolLM2-135M GGUF, "embedding": MiniLM GGUF}."""
+    from app.core.models import provision
+
+    return provision.ensure_test_models(models_dir)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path, monkeypatch):
+    """Never read or write the developer's real settings or library."""
+    monkeypatch.setenv("RESEARCH_DESK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("RESEARCH_DESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("RESEARCH_DESK_LIBRARY", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads():
+    """Fail a test that leaves Python threads running (workers must be joined)."""
+    before = set(threading.enumerate())
+    yield
+    leaked = [
+        t
+        for t in threading.enumerate()
+        if t not in before and t.is_alive() and not t.daemon
+    ]
+    for t in leaked:
+        t.join(timeout=5)
+    still = [t.name for t in leaked if t.is_alive()]
+    assert not still, f"test left threads running: {still}"

@@ -1,0 +1,61 @@
+"""MMR, reference ordering and numbering, BibTeX keys and output."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.core.bibtex import bibtex, citation_keys
+from app.core.records import Citation, Paper
+from app.core.research.mmr import mmr, scale01
+from app.core.research.references import build_references
+
+
+def test_mmr_lambda_one_is_relevance_order():
+    rel = np.array([0.2, 0.9, 0.5])
+    vecs = np.eye(3)
+    assert mmr(rel, vecs, 3, 1.0) == [1, 2, 0]
+
+
+def test_mmr_skips_near_duplicates():
+    # 0 and 1 are the same passage; 2 is different and a bit less relevant.
+    vecs = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    rel = np.array([1.0, 0.99, 0.8])
+    assert mmr(rel, vecs, 2, 0.5) == [0, 2]
+    assert mmr(rel, vecs, 2, 0.95) == [0, 1]
+
+
+def test_mmr_edge_cases():
+    assert mmr(np.array([]), np.zeros((0, 2)), 5, 0.5) == []
+    assert mmr(np.array([0.3]), np.ones((1, 2)), 5, 0.5) == [0]
+    assert list(scale01(np.array([2.0, 2.0]))) == [1.0, 1.0]
+
+
+def paper(pid, title="T", authors=("Ann Smith",), published="2020"):
+    return Paper(pid, title, list(authors), published, "", "", "", "f.pdf", 1, ["1"], "h", "now")
+
+
+def test_references_sorted_arxiv_first_and_numbered_on_citations():
+    papers = {p.id: p for p in [paper("zoo-2005"), paper("2101.00001v2"), paper("abc-2010"), paper("unused")]}
+    cits = [Citation("", "zoo-2005", 1, "verified"), Citation("", "abc-2010", 2, "verified"),
+            Citation("", "2101.00001v2", 3, "verified"), Citation("", "zoo-2005", 4, "verified"),
+            Citation("", "not-a-paper", 1, "not-in-evidence")]
+    refs = build_references(cits, papers)
+    assert [r.paper_id for r in refs] == ["2101.00001v2", "abc-2010", "zoo-2005"]
+    assert [c.reference_number for c in cits] == [3, 2, 1, 3, None]
+
+
+def test_bibtex_keys_stable_and_unique_and_parseable():
+    import bibtexparser
+
+    papers = [
+        paper("a", "The Econometric Sandwich", ["Achim Zeileis"], "2004-05-01"),
+        paper("b", "Econometric computing with HC and HAC", ["Zeileis, Achim"], "2004"),
+        paper("c", "Fitting Linear Mixed-Effects Models Using lme4 & {braces}", ["Douglas Bates", "Martin Mächler"], "2015"),
+    ]
+    keys = citation_keys(papers)
+    assert keys == {"a": "zeileis2004econometrica", "b": "zeileis2004econometricb", "c": "bates2015fitting"}
+    assert citation_keys(list(reversed(papers))) == keys
+    text = bibtex(papers, keys)
+    parsed = bibtexparser.loads(text) if hasattr(bibtexparser, "loads") else bibtexparser.parse_string(text)
+    entries = parsed.entries
+    assert len(entries) == 3
