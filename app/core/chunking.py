@@ -191,10 +191,15 @@ def chunk_pages(
                 k -= 1
             return k
 
+        def has_text(a: int, b: int) -> bool:
+            return any(units[i].kind != "heading" for i in range(a, b))
+
+        # The current chunk is units[a:b]; units before `new_from` are already in an
+        # emitted chunk (they are overlap), so a chunk is only emitted with new text in it.
         a = b = new_from = 0
         while b < len(units):
             u = units[b]
-            has_new = any(units[i].kind != "heading" for i in range(max(a, new_from), b))
+            has_new = has_text(max(a, new_from), b)
             if u.kind == "heading":
                 if has_new:
                     emit(a, b, new_from)
@@ -219,9 +224,9 @@ def chunk_pages(
                 emit(a, b, new_from)
                 new_from = b
                 a = overlap_start(a, b)
-        if any(units[i].kind != "heading" for i in range(max(a, new_from), b)) or (
-            a < b and pending is None and all(units[i].kind == "heading" for i in range(a, b))
-        ):
+        # End of page: emit the rest; headings alone only when the page has nothing else
+        # (a part title page), otherwise their section simply continues on the next page.
+        if has_text(max(a, new_from), b) or (a < b and pending is None and not has_text(a, b)):
             emit(a, b, new_from)
         if pending is not None:
             out.append(pending)

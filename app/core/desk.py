@@ -20,10 +20,12 @@ from .settings import ModelConfig, Settings, resolve_library
 
 def default_model_path(role: str) -> str:
     """The provisioned catalog model for a role: the starter if present, else the test one."""
-    from .models import catalog
+    from .models import catalog, provision
 
-    for entry in catalog.provisioned(role):
-        return str(entry)
+    # Starter (the user's model) before the tiny test model.
+    for entry in sorted(catalog.by_role(role), key=lambda e: (not e.starter, not e.test)):
+        if provision.is_provisioned(entry):
+            return str(provision.model_path(entry.id))
     return ""
 
 
@@ -121,6 +123,30 @@ class Desk:
             cancelled=cancelled,
         )
         return importer.run(paths)
+
+    def funnel(self, *, progress=None, cancelled=None, on_token=None, on_event=None, overrides: dict | None = None):
+        """A research funnel on this desk's library and models (the chat model loads lazily)."""
+        from dataclasses import replace
+
+        from .errors import ResearchDeskError
+        from .research.funnel import Funnel, resolve_cutoffs
+
+        params = replace(self.settings.research, **{k: v for k, v in (overrides or {}).items() if v is not None})
+        stale = self.stale_reason()
+        if stale:
+            raise ResearchDeskError("The index is stale.", stale, action="reindex")
+        cfg = self.embedding_config()
+        return Funnel(
+            library=self.library,
+            embedder=self.embedder(),
+            params=params,
+            cutoffs=resolve_cutoffs(params, cfg.catalog_id or cfg.path or cfg.model),
+            chat_model=self.chat,
+            progress=progress or (lambda f, m: None),
+            cancelled=cancelled,
+            on_token=on_token,
+            on_event=on_event,
+        )
 
     def stale_reason(self) -> str:
         return self.library.index_stale_reason(self.embedding_identity())

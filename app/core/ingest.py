@@ -279,7 +279,7 @@ class Importer:
                 state = self._begin_paper(item, known)
                 self._report(pages_done, total_pages, started, f"[{file_no}/{len(files)}] {item.path.name}: {item.page_count} pages")
                 if not item.text_layer:
-                    reason = "no text layer: needs OCR"
+                    reason = pdf_extract.NEEDS_OCR
                     state.fail(reason)
                     report.outcomes.append(ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
                     pages_done += item.page_count

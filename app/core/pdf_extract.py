@@ -20,8 +20,8 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -85,7 +85,7 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
         )
     if doc.page_count == 0:
         doc.close()
-        raise fail("corrupt or unreadable PDF (no pages)", "Download the file again or re-save it.")
+        raise fail("no pages (zero pages in the document)", "Download the file again or re-save it.")
     try:
         # MuPDF silently repairs damaged files when opening; a file too broken to repair
         # only shows up when a page is parsed, so parse the first one now.
@@ -104,54 +104,17 @@ def _short(exc: BaseException) -> str:
 def page_labels(doc: pymupdf.Document) -> list[str]:
     """The label printed on each page ("iv", "12") where the PDF defines labels, else str(n)."""
     n = doc.page_count
-    rules = doc.get_page_labels() if doc.is_pdf else []
-    if not rules:
+    if not doc.is_pdf or not doc.get_page_labels():
         return [str(i + 1) for i in range(n)]
-    # Compute from the label rules rather than loading all pages (a page load parses it).
-    rules = sorted(rules, key=lambda r: r["startpage"])
-    labels = []
-    for pno in range(n):
-        rule = None
-        for r in rules:
-            if r["startpage"] <= pno:
-                rule = r
-        if rule is None:
-            labels.append(str(pno + 1))
-            continue
-        num = pno - rule["startpage"] + rule.get("firstpagenum", 1)
-        label = rule.get("prefix", "") + _label_number(num, rule.get("style", ""))
-        labels.append(label or str(pno + 1))
-    return labels
-
-
-def _label_number(num: int, style: str) -> str:
-    if style == "D":
-        return str(num)
-    if style in ("r", "R"):
-        roman = _roman(num)
-        return roman.upper() if style == "R" else roman
-    if style in ("a", "A"):
-        # PDF spec: a..z, aa..zz, aaa..zzz
-        letter = chr(ord("a") + (num - 1) % 26) * ((num - 1) // 26 + 1)
-        return letter.upper() if style == "A" else letter
-    return ""  # prefix only
-
-
-def _roman(num: int) -> str:
-    out = []
-    for value, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                       (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        while num >= value:
-            out.append(sym)
-            num -= value
-    return "".join(out)
+    # Loading a page object is cheap (its content is not parsed): ~0.1 ms a page.
+    return [doc.load_page(i).get_label() or str(i + 1) for i in range(n)]
 
 
 # --------------------------------------------------------------------------- text layer
 
 
 def _readable_fraction(text: str) -> float:
-    """Share of non-space characters that are letters, digits or common punctuation.
+    """Share of non-space characters that are ASCII or letters of any script.
 
     Catches text layers that exist but decode to nonsense (e.g. old dvips Type3 bitmap
     fonts that PyMuPDF maps to dingbats: "❉♦✉❣❧❛s" for "Douglas").
@@ -163,7 +126,7 @@ def _readable_fraction(text: str) -> float:
     return ok / len(chars)
 
 
-def has_text_layer(doc: pymupdf.Document, sample_pages: int = 12) -> bool:
+def has_text_layer(doc: pymupdf.Document, sample_pages: int = 6) -> bool:
     """True when sampled pages carry real, readable text (not just scanned images).
 
     False means the importer should report NEEDS_OCR instead of indexing nothing/garbage.
@@ -221,7 +184,7 @@ class _Block:
 
     @property
     def size(self) -> float:
-        sizes = Counter()
+        sizes: Counter[float] = Counter()
         for r in self.rows:
             sizes[r.size] += r.chars
         return sizes.most_common(1)[0][0] if sizes else 0.0
@@ -232,8 +195,9 @@ class _Block:
 
 
 def _clean(text: str) -> str:
-    text = _CONTROL.sub("", text).replace("\u00a0", " ")
-    return text
+    if text.isprintable():  # fast path: no control, private-use or odd space characters
+        return text
+    return _CONTROL.sub("", text).replace("\u00a0", " ")
 
 
 def _page_blocks(page: pymupdf.Page) -> list[_Block]:
@@ -287,13 +251,13 @@ def _line_row(line: dict[str, Any]) -> _Row | None:
             mono += n
         if f_math:
             math += n
-    text = re.sub(r"\s+", " ", "".join(t for _, t in spans)).strip()
+    text = " ".join("".join(t for _, t in spans).split())  # collapse whitespace runs
     if not text or not chars:
         return None
     size = sizes.most_common(1)[0][0]
     # Without superscripts (footnote marks, affiliation letters): used for author names.
     main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
-    main = re.sub(r"\s+", " ", main).strip()
+    main = " ".join(main.split())
     return _Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main])
 
 
@@ -309,7 +273,7 @@ def _merge_rows(a: _Row, b: _Row) -> _Row:
 _BODY_SIZES: dict[tuple[int, str, int], float] = {}
 
 
-def _body_size(doc: pymupdf.Document, sample_pages: int = 6) -> float:
+def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
     """The most common font size (by characters) over a sample of pages: the body text.
 
     Cached per document: metadata extraction and page iteration both need it.
@@ -389,12 +353,26 @@ def _is_page_furniture(block: _Block, page_rect: pymupdf.Rect, body: float) -> b
                 or re.fullmatch(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+", text) and len(text) < 110)
 
 
+def _code_lines(rows: list[_Row]) -> str:
+    """Code rows with their indentation rebuilt from x positions (monospace ≈ 0.55 em wide)."""
+    left = min(r.bbox[0] for r in rows)
+    return "\n".join(" " * round((r.bbox[0] - left) / (0.55 * r.size)) + r.text for r in rows)
+
+
+_BULLETS = tuple("•◦▪▫●○■□‣⁃")
+
+
 def _join_prose(rows: list[_Row]) -> str:
-    """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation")."""
+    """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation").
+
+    List items ("• ...") each keep a line of their own.
+    """
     out = rows[0].text
     for r in rows[1:]:
         nxt = r.text
-        if out.endswith(("-", "\u00ad")) and len(out) >= 2 and out[-2].isalpha():
+        if nxt.startswith(_BULLETS):
+            out = f"{out}\n{nxt}"
+        elif out.endswith(("-", "\u00ad")) and len(out) >= 2 and out[-2].isalpha():
             if out[-2].islower() and nxt[:1].islower():
                 out = out[:-1] + nxt  # hyphenation: drop the hyphen
             else:
@@ -412,6 +390,7 @@ def _escape(text: str) -> str:
 def _render(blocks: list[_Block]) -> str:
     parts: list[str] = []
     prev: _Block | None = None
+    code_rows: list[_Row] = []
     for b in blocks:
         if b.kind == "heading":
             text = b.text
@@ -422,11 +401,14 @@ def _render(blocks: list[_Block]) -> str:
             else:
                 parts.append("#" * b.level + " " + text)
         elif b.kind == "code":
-            body = "\n".join(r.text for r in b.rows)
-            if prev is not None and prev.kind == "code" and parts[-1].endswith("\n```"):
-                parts[-1] = parts[-1][: -len("\n```")] + "\n" + body + "\n```"
+            # Consecutive code blocks in one column are one listing: one fence, and
+            # indentation measured from the listing's left edge.
+            if prev is not None and code_rows and prev.kind == "code" and b.bbox[0] < prev.bbox[2]:
+                code_rows.extend(b.rows)
+                parts[-1] = "```\n" + _code_lines(code_rows) + "\n```"
             else:
-                parts.append("```\n" + body + "\n```")
+                code_rows = list(b.rows)
+                parts.append("```\n" + _code_lines(code_rows) + "\n```")
         elif b.kind == "lines":
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
@@ -473,7 +455,7 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12) -> list[pymu
     Searches the first `max_words` words without markdown markers; MuPDF's search
     ignores line breaks and line-end hyphens, which matches how the markdown was joined.
     """
-    words = re.sub(r"(^|\n)#+ |```", " ", text).split()
+    words = re.sub(r"(^|\n)#+ |```|\\(?=#)", " ", text).split()  # drop markdown marks
     for n in (max_words, max_words // 2, 4):
         snippet = " ".join(words[:n])
         if snippet:

@@ -49,13 +49,16 @@ class Cutoffs:
     source: str = "catalog"
 
 
-def resolve_cutoffs(params: ResearchParams, embedding_identity: str) -> Cutoffs:
-    """User setting if set, else the embedding model's calibrated defaults."""
+def resolve_cutoffs(params: ResearchParams, embedding_model: str) -> Cutoffs:
+    """User setting if set, else the embedding model's calibrated defaults.
+
+    `embedding_model` is a catalog id, a GGUF path, or a server model name.
+    """
     from ..models import catalog
 
-    calibrated = catalog.cutoffs_for(embedding_identity)
+    calibrated = catalog.cutoffs(embedding_model.split(":", 1)[-1])
     source = "catalog" if calibrated else "fallback"
-    s, e = calibrated or FALLBACK_CUTOFFS
+    s, e = (calibrated.summaries, calibrated.evidence) if calibrated else FALLBACK_CUTOFFS
     if params.cutoff_summaries is not None:
         s, source = params.cutoff_summaries, "settings"
     if params.cutoff_evidence is not None:
@@ -74,6 +77,9 @@ class Funnel:
     cancelled: IsCancelled | None = None
     on_token: OnToken | None = None
     on_event: EventSink | None = None
+    # Deep research sizes the final synthesis to the time left (tokens); None: by context only.
+    answer_tokens_override: int | None = None
+    evidence_tokens_override: int | None = None
     _papers: dict[str, Paper] = field(default_factory=dict)
 
     # -- the whole run ---------------------------------------------------------
@@ -255,6 +261,8 @@ class Funnel:
         fields = dict(query=query, citation_format=CITATION_FORMAT, citation_example=example, **extra)
         skeleton = body.format(evidence="", **fields)
         budget = chat.context_length - chat.count_tokens(system + skeleton) - self._answer_tokens(chat) - 48
+        if self.evidence_tokens_override is not None:
+            budget = min(budget, self.evidence_tokens_override)
         used: list[Evidence] = []
         blocks: list[str] = []
         spent = 0
@@ -271,7 +279,8 @@ class Funnel:
         return messages, used, len(evidence) - len(used)
 
     def _answer_tokens(self, chat: ChatModel) -> int:
-        return max(128, min(self.params.answer_max_tokens, chat.context_length // 3))
+        wanted = self.answer_tokens_override or self.params.answer_max_tokens
+        return max(64, min(wanted, chat.context_length // 3))
 
     def _load_chat(self) -> ChatModel:
         if self.chat_model is None:

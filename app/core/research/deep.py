@@ -1,0 +1,507 @@
+"""Deep research: an agentic loop under a time budget (DESIGN.md, "Deep research").
+
+Round 0 scopes the library and scores evidence for the question. Each later
+round asks the model for a loop decision (JSON held to a schema: gaps, next
+search topic, …) and runs one `search_evidence` for the chosen gap. The code,
+not the model, enforces the stop rules: no gaps left, the time budget (minus
+the synthesis reserve), the iteration cap, every open gap exhausted after 3
+failed attempts. The final synthesis always gets its reserve and is sized to
+fit it from the model's measured speed on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..callbacks import IsCancelled
+from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError, SynthesisFailed
+from ..library import CONTENT_CHUNKS, in_list
+from ..models.base import ChatModel
+from ..paths import load_prompt
+from ..records import Evidence, ResearchResult
+from ..settings import DeepParams
+from . import retrieval
+from .funnel import Funnel
+
+RETRY_EXHAUSTED = "RETRY_EXHAUSTED"
+SCORE_BATCH = 4  # passages per scoring call: fits a 2k-token context with room to answer
+
+LOOP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "iteration": {"type": "integer"},
+        "summary": {"type": "string"},
+        "gaps": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+        "shouldContinue": {"type": "boolean"},
+        "nextSearchTopic": {"type": "string"},
+        "timeRemainingMinutes": {"type": "number"},
+    },
+    "required": ["iteration", "summary", "gaps", "shouldContinue", "nextSearchTopic", "timeRemainingMinutes"],
+}
+
+SCORE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "source": {"type": "integer"},
+                    "summary": {"type": "string"},
+                    "score": {"type": "number"},
+                },
+                "required": ["source", "summary", "score"],
+            },
+        }
+    },
+    "required": ["items"],
+}
+
+
+# -- time ------------------------------------------------------------------------
+@dataclass
+class Budget:
+    """The run's clock: total budget, synthesis reserve, and the research deadline."""
+
+    total_s: float | None  # None: unlimited (the iteration cap still applies)
+    clock: Callable[[], float] = time.monotonic
+    start: float = field(default=0.0)
+
+    def __post_init__(self) -> None:
+        self.start = self.clock()
+
+    @property
+    def reserve_s(self) -> float:
+        # min(1.5 min, 0.3 x budget); with no budget, still keep 1.5 min in hand.
+        return 90.0 if self.total_s is None else min(90.0, 0.3 * self.total_s)
+
+    def elapsed(self) -> float:
+        return self.clock() - self.start
+
+    def remaining(self) -> float:
+        return math.inf if self.total_s is None else self.total_s - self.elapsed()
+
+    def research_remaining(self) -> float:
+        return self.remaining() - self.reserve_s
+
+    def research_over(self) -> bool:
+        return self.research_remaining() <= 0
+
+
+# -- model speed -----------------------------------------------------------------
+class SpeedMeter:
+    """Learns the chat model's speed on this machine from the calls it makes.
+
+    One figure, "prompt-token equivalents per second", with generation counted
+    as GEN_COST prompt tokens per token: on CPUs llama.cpp reads a prompt
+    several times faster than it writes.
+    """
+
+    GEN_COST = 6.0
+
+    def __init__(self) -> None:
+        self.units = 0.0
+        self.seconds = 0.0
+
+    def record(self, prompt_tokens: int, output_tokens: int, seconds: float) -> None:
+        if seconds > 0.05:
+            self.units += prompt_tokens + self.GEN_COST * output_tokens
+            self.seconds += seconds
+
+    def rate(self, default: float = 150.0) -> float:
+        return self.units / self.seconds if self.seconds > 1.0 else default
+
+
+# -- loop bookkeeping -------------------------------------------------------------
+@dataclass
+class SubQuestion:
+    topic: str
+    attempts: int = 0
+    found: int = 0
+    status: str = "open"  # open | answered | RETRY_EXHAUSTED
+
+
+class DeepCancelled(Cancelled):
+    """Cancelled during research; `partial` holds the evidence gathered so far."""
+
+    def __init__(self, partial: ResearchResult) -> None:
+        super().__init__(f"Deep research cancelled with {len(partial.evidence)} passages gathered.", "You can synthesize an answer from them.")
+        self.partial = partial
+
+
+class DeepResearch:
+    def __init__(
+        self,
+        funnel: Funnel,
+        params: DeepParams,
+        *,
+        deep: bool = True,
+        time_minutes: float | None = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        cancelled: IsCancelled | None = None,
+    ) -> None:
+        self.funnel = funnel
+        self.params = params
+        self.cap = params.max_iterations_deep if deep else params.max_iterations_standard
+        self.mode = "deep" if deep else "loop"
+        self.budget = Budget(None if time_minutes is None else time_minutes * 60.0, clock)
+        self.user_cancelled = cancelled or (lambda: False)
+        self.meter = SpeedMeter()
+        self.pool: list[Evidence] = []
+        self._seen: set[tuple[str, int, int]] = set()
+        self._score_cache: dict[tuple[str, str], tuple[float, str]] = {}
+        self.queries: list[str] = []
+        self.decisions: list[dict[str, Any]] = []
+        self.subquestions: dict[str, SubQuestion] = {}
+        self.limits_hit: list[str] = []
+        self.stop_reason = ""
+        self.scoring_s = 0.0
+        self._chat: ChatModel | None = None
+        self._tokens: list[str] = []
+
+    # -- public -----------------------------------------------------------------------
+    def run(self, query: str) -> ResearchResult:
+        query = " ".join(query.split())
+        result = ResearchResult(query=query, mode=self.mode)
+        self.funnel._papers = {p.id: p for p in self.funnel.library.list_papers()}
+        qvec = self.funnel.embedder.embed_one(query)
+        shortlist, notes = self.funnel.scope(query, qvec)
+        result.papers, result.messages = shortlist, notes
+        try:
+            self._research(query, shortlist)
+        except Cancelled as exc:
+            if self.user_cancelled():
+                self._fill(result)
+                raise DeepCancelled(result) from exc
+        self._fill(result)
+        self.synthesize(result)
+        return result
+
+    def synthesize(self, result: ResearchResult) -> ResearchResult:
+        """Final answer from the gathered evidence, sized to fit the time left."""
+        remaining = self.budget.remaining()
+        chat = self._chat_model()
+        answer_tokens, evidence_tokens = self._synthesis_size(chat, remaining)
+        self.funnel.answer_tokens_override = answer_tokens
+        self.funnel.evidence_tokens_override = evidence_tokens
+        previous_cancel, previous_on_token = self.funnel.cancelled, self.funnel.on_token
+        self.funnel.cancelled = self._deadline_cancel(stop_at_total=True)
+        self._tokens = []
+
+        def on_token(token: str) -> None:  # keep the partial answer in case the deadline cuts it
+            self._tokens.append(token)
+            if previous_on_token is not None:
+                previous_on_token(token)
+
+        self.funnel.on_token = on_token
+        try:
+            self.funnel.synthesize_into(result)
+        except (Cancelled, SynthesisFailed) as exc:
+            if self.user_cancelled():
+                raise
+            partial = "".join(self._tokens)
+            if not partial.strip():
+                raise SynthesisFailed("Synthesis failed: the time budget ran out before the model wrote anything.", "Give the run more time, or use a faster model.") from exc
+            self.limits_hit.append("time (answer cut at the deadline)")
+            self.funnel.format_into(result, partial + "\n\n*(The answer was cut off at the time limit.)*")
+        finally:
+            self.funnel.cancelled, self.funnel.on_token = previous_cancel, previous_on_token
+            self.funnel.answer_tokens_override = None
+            self.funnel.evidence_tokens_override = None
+        result.answer = result.answer.rstrip() + "\n\n" + self.methodology_markdown()
+        self._fill(result)
+        result.timings["total_s"] = self.budget.elapsed()
+        return result
+
+    # -- the loop ----------------------------------------------------------------------
+    def _research(self, query: str, shortlist: list[str]) -> None:
+        self._emit("round", {"iteration": 0, "topic": query})
+        self.search_evidence(query, papers=shortlist)
+        for iteration in range(1, self.cap + 1):
+            if self.budget.research_over():
+                self._limit("time")
+                return
+            decision = self.decide(query, iteration)
+            gaps = [g.strip() for g in decision.get("gaps", []) if isinstance(g, str) and g.strip()]
+            if not gaps:
+                self.stop_reason = "no gaps left"
+                return
+            if not decision.get("shouldContinue", True):
+                self.stop_reason = "the model judged the evidence sufficient"
+                return
+            if iteration >= self.cap:
+                self._limit("iteration cap")
+                return
+            topic = self._next_topic(decision, gaps)
+            if topic is None:
+                self._limit("all gaps exhausted")
+                return
+            if self.budget.research_over():
+                self._limit("time")
+                return
+            self._emit("round", {"iteration": iteration, "topic": topic, "gaps": gaps})
+            sub = self.subquestions.setdefault(topic.lower(), SubQuestion(topic))
+            sub.attempts += 1
+            try:
+                found = self.search_evidence(topic)
+            except (ResearchDeskError, Cancelled) as exc:
+                if self.user_cancelled():
+                    raise
+                found = []
+                self._note(f"search for {topic!r} failed: {getattr(exc, 'message', exc)}")
+            sub.found += len(found)
+            if found:
+                sub.status = "answered"
+            elif sub.attempts >= self.params.max_attempts_per_question:
+                sub.status = RETRY_EXHAUSTED
+        if not self.stop_reason:
+            self._limit("iteration cap")
+
+    def _next_topic(self, decision: dict[str, Any], gaps: list[str]) -> str | None:
+        """The model's next topic unless exhausted; else the first gap that is not."""
+        candidates = [str(decision.get("nextSearchTopic") or "").strip(), *gaps]
+        for topic in candidates:
+            if not topic:
+                continue
+            sub = self.subquestions.get(topic.lower())
+            if sub is None or (sub.status != RETRY_EXHAUSTED and sub.status != "answered"):
+                return topic
+        return None
+
+    def decide(self, query: str, iteration: int) -> dict[str, Any]:
+        """The model's loop decision; malformed output gets one retry, then "no gaps"."""
+        prompt = load_prompt("deep_decision.md").format(
+            query=query,
+            iteration=iteration,
+            max_iterations=self.cap,
+            time_remaining=("unlimited" if self.budget.total_s is None else f"{max(0.0, self.budget.research_remaining()) / 60:.1f}"),
+            evidence=self._evidence_digest(),
+            queries="; ".join(self.queries) or "none",
+            exhausted="; ".join(s.topic for s in self.subquestions.values() if s.status == RETRY_EXHAUSTED) or "none",
+        )
+        messages = [{"role": "user", "content": prompt}]
+        decision: dict[str, Any] | None = None
+        for attempt in range(2):
+            try:
+                raw = self._call(messages, max_tokens=220, json_schema=LOOP_SCHEMA)
+                decision = _validate_decision(json.loads(raw))
+                break
+            except (ValueError, TypeError, ModelError) as exc:
+                if isinstance(exc, ModelTimeout) or self.budget.research_over():
+                    break
+                messages = messages + [
+                    {"role": "assistant", "content": raw if "raw" in locals() else ""},
+                    {"role": "user", "content": f"That was not valid: {exc}. Reply with the JSON object only."},
+                ]
+        if decision is None:
+            self._note(f"round {iteration}: the model's decision was malformed twice; treated as no further gaps")
+            decision = {"iteration": iteration, "summary": "", "gaps": [], "shouldContinue": False,
+                        "nextSearchTopic": "", "timeRemainingMinutes": 0.0, "malformed": True}
+        decision["iteration"] = iteration  # the code's count, whatever the model wrote
+        decision["timeRemainingMinutes"] = round(max(0.0, self.budget.research_remaining()) / 60, 2) if self.budget.total_s else None
+        self.decisions.append(decision)
+        self._emit("decision", decision)
+        return decision
+
+    # -- search_evidence (PaperQA2-style scoring) ----------------------------------------
+    def search_evidence(self, query: str, papers: list[str] | None = None) -> list[Evidence]:
+        """Vector top N → query-aware summary and LLM score per candidate → top K kept."""
+        self.queries.append(query)
+        f = self.funnel
+        qvec = f.embedder.embed_one(query)
+        where = in_list("paper_id", papers) if papers else None
+        table = f.library.chunks_table(CONTENT_CHUNKS)
+        candidates = retrieval.search(table, qvec, query, limit=self.params.candidates, where=where, hybrid=False)
+        candidates = [c for c in candidates if c.cosine >= f.cutoffs.evidence and (c.paper_id, c.page, c.char_start) not in self._seen]
+        scores = self._score(query, candidates)
+        ranked = []
+        for c in candidates:
+            llm = scores.get((query, _key(c)))
+            combined = self.params.vector_weight * c.cosine + self.params.llm_weight * llm[0] if llm else c.cosine
+            ranked.append((combined, c, llm))
+        ranked.sort(key=lambda t: -t[0])
+        kept: list[Evidence] = []
+        for combined, c, llm in ranked[: self.params.keep_per_search]:
+            if llm is not None and llm[0] <= 0.05:
+                continue  # the model called it unrelated
+            self._seen.add((c.paper_id, c.page, c.char_start))
+            e = Evidence(
+                number=len(self.pool) + 1, paper_id=c.paper_id, page=c.page, page_label=c.page_label,
+                section=c.section, text=c.text, score=round(combined, 4), stage=f"deep:{len(self.queries)}",
+                query=query, char_start=c.char_start, char_end=c.char_end,
+                llm_score=None if llm is None else round(llm[0], 3), summary="" if llm is None else llm[1],
+            )
+            self.pool.append(e)
+            kept.append(e)
+        self._emit("evidence", list(self.pool))
+        return kept
+
+    def _score(self, query: str, candidates: list[retrieval.Candidate]) -> dict[tuple[str, str], tuple[float, str]]:
+        todo = [c for c in candidates if (query, _key(c)) not in self._score_cache]
+        started = time.monotonic()
+        try:
+            for i in range(0, len(todo), SCORE_BATCH):
+                if self.budget.research_over():
+                    break  # unscored candidates fall back to their vector score
+                batch = todo[i : i + SCORE_BATCH]
+                passages = "\n\n".join(f"[Source {n}] {c.paper_id}, page {c.page}\n{c.text.strip()[:1200]}" for n, c in enumerate(batch, 1))
+                prompt = load_prompt("evidence_score.md").format(query=query, passages=passages)
+                try:
+                    raw = self._call([{"role": "user", "content": prompt}], max_tokens=90 * len(batch), json_schema=SCORE_SCHEMA)
+                    items = json.loads(raw).get("items", [])
+                except (ValueError, ModelError) as exc:
+                    if isinstance(exc, ModelTimeout):
+                        break
+                    continue  # this batch keeps vector scores
+                for item in items:
+                    try:
+                        n = int(item["source"])
+                        score = min(1.0, max(0.0, float(item["score"])))
+                    except (KeyError, TypeError, ValueError):
+                        continue
+                    if 1 <= n <= len(batch):
+                        self._score_cache[(query, _key(batch[n - 1]))] = (score, str(item.get("summary", ""))[:400])
+        finally:
+            self.scoring_s += time.monotonic() - started
+        return self._score_cache
+
+    # -- model calls ---------------------------------------------------------------------
+    def _chat_model(self) -> ChatModel:
+        if self._chat is None:
+            self._chat = self.funnel._load_chat()
+        return self._chat
+
+    def _call(self, messages, *, max_tokens: int, json_schema: dict[str, Any]) -> str:
+        chat = self._chat_model()
+        prompt_tokens = chat.count_tokens("\n".join(m["content"] for m in messages))
+        max_tokens = min(max_tokens, max(64, chat.context_length - prompt_tokens - 16))
+        started = time.monotonic()
+        out = chat.chat(messages, max_tokens=max_tokens, temperature=0.0, json_schema=json_schema,
+                        cancelled=self._deadline_cancel(stop_at_total=False))
+        self.meter.record(prompt_tokens, chat.count_tokens(out), time.monotonic() - started)
+        return out
+
+    def _deadline_cancel(self, *, stop_at_total: bool) -> IsCancelled:
+        """Cancel in-flight work at the research deadline (or at the very end, for synthesis)."""
+
+        def cancelled() -> bool:
+            if self.user_cancelled():
+                return True
+            left = self.budget.remaining() if stop_at_total else self.budget.research_remaining()
+            return left <= 0
+
+        return cancelled
+
+    def _synthesis_size(self, chat: ChatModel, remaining_s: float) -> tuple[int, int]:
+        """Answer and evidence tokens that the model can process in the time left."""
+        answer_max = self.funnel.params.answer_max_tokens
+        if math.isinf(remaining_s):
+            return answer_max, chat.context_length
+        units = self.meter.rate() * max(5.0, remaining_s) * 0.8  # 20 % margin
+        answer = int(min(answer_max, max(96, 0.4 * units / SpeedMeter.GEN_COST)))
+        evidence = int(max(300, units - SpeedMeter.GEN_COST * answer - 400))
+        return answer, evidence
+
+    # -- reporting ------------------------------------------------------------------------
+    def _fill(self, result: ResearchResult) -> None:
+        ranked = sorted(self.pool, key=lambda e: -e.score)
+        for n, e in enumerate(ranked, 1):
+            e.number = n
+        if not result.answer:
+            result.evidence = ranked
+        result.extra.update(
+            loop_decisions=self.decisions,
+            retry_tracking=[vars(s) for s in self.subquestions.values()],
+            limits_hit=list(dict.fromkeys(self.limits_hit)),
+            methodology=self.methodology(),
+        )
+        result.timings["scoring_s"] = round(self.scoring_s, 2)
+        result.timings["elapsed_s"] = round(self.budget.elapsed(), 2)
+
+    def methodology(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "rounds": len(self.decisions),
+            "iteration_cap": self.cap,
+            "queries": list(self.queries),
+            "papers_read": sorted({e.paper_id for e in self.pool}),
+            "evidence_kept": len(self.pool),
+            "time_budget_s": self.budget.total_s,
+            "time_used_s": round(self.budget.elapsed(), 1),
+            "scoring_share": round(self.scoring_s / max(1e-6, self.budget.elapsed()), 3),
+            "stop_reason": self.stop_reason,
+            "limits_hit": list(dict.fromkeys(self.limits_hit)),
+            "exhausted": [s.topic for s in self.subquestions.values() if s.status == RETRY_EXHAUSTED],
+        }
+
+    def methodology_markdown(self) -> str:
+        m = self.methodology()
+        budget = "unlimited" if m["time_budget_s"] is None else f"{m['time_budget_s'] / 60:g} min"
+        lines = [
+            "## Methodology",
+            "",
+            f"- Mode: {m['mode']}; {m['rounds']} decision rounds (cap {m['iteration_cap']}).",
+            f"- Searches ({len(m['queries'])}): " + "; ".join(f"“{q}”" for q in m["queries"]),
+            f"- Papers read: {len(m['papers_read'])} ({', '.join(m['papers_read']) or 'none'}); evidence kept: {m['evidence_kept']} passages.",
+            f"- Time: {m['time_used_s']:.0f} s used of {budget}; evidence scoring took {m['scoring_share']:.0%} of it.",
+            f"- Stopped because: {m['stop_reason'] or 'see limits'}.",
+            f"- Limits hit: {', '.join(m['limits_hit']) or 'none'}.",
+        ]
+        if m["exhausted"]:
+            lines.append(f"- Sub-questions marked {RETRY_EXHAUSTED} after {self.params.max_attempts_per_question} attempts: " + "; ".join(m["exhausted"]))
+        return "\n".join(lines) + "\n"
+
+    def _limit(self, name: str) -> None:
+        self.limits_hit.append(name)
+        if not self.stop_reason:
+            self.stop_reason = f"limit reached: {name}"
+
+    def _note(self, message: str) -> None:
+        self.funnel.progress(-1, f"Deep: {message}")
+
+    def _emit(self, kind: str, payload: Any) -> None:
+        if kind == "round":
+            left = self.budget.research_remaining()
+            when = "" if math.isinf(left) else f" ({max(0, left):.0f} s of research time left)"
+            self.funnel.progress(-1, f"Round {payload['iteration']}: searching “{payload['topic']}”{when}")
+        self.funnel._emit(kind, payload)
+
+    def _evidence_digest(self, limit: int = 12) -> str:
+        best = sorted(self.pool, key=lambda e: -e.score)[:limit]
+        if not best:
+            return "(nothing yet)"
+        return "\n".join(f"- {e.paper_id}, page {e.page}: {(e.summary or e.text)[:220].strip()}" for e in best)
+
+
+def _key(c: retrieval.Candidate) -> str:
+    return f"{c.paper_id}:{c.chunk_index}"
+
+
+def _validate_decision(d: Any) -> dict[str, Any]:
+    if not isinstance(d, dict):
+        raise ValueError("the decision must be a JSON object")
+    missing = [k for k in LOOP_SCHEMA["required"] if k not in d]
+    if missing:
+        raise ValueError(f"missing keys: {', '.join(missing)}")
+    if not isinstance(d["gaps"], list):
+        raise ValueError("gaps must be a list")
+    return d
+
+
+def parse_time(value: str | None) -> float | None:
+    """`--time N` minutes or 'unlimited' (None); default 5."""
+    if value is None:
+        return 5.0
+    if str(value).strip().lower() in ("unlimited", "none", "inf"):
+        return None
+    minutes = float(value)
+    if minutes <= 0:
+        raise ValueError("the time budget must be positive")
+    return minutes

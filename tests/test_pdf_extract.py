@@ -1,0 +1,300 @@
+"""PDF opening, page labels, metadata, page markdown and streaming (app.core.pdf_extract)."""
+
+from __future__ import annotations
+
+import re
+import time
+import tracemalloc
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.core import pdf_extract as px
+from app.core.errors import ImportFailure
+from app.core.paper_id import make_paper_id, slugify
+from app.core.records import PaperMeta
+
+import pdf_factory as pf  # tests/ is on sys.path (pytest rootdir conftest)
+from conftest import CORPUS
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="development corpus not present")
+
+
+# --------------------------------------------------------------------------- bad inputs
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (pf.make_empty, "empty file"),
+        (pf.make_not_pdf, "not a PDF"),
+        (pf.make_corrupt, "corrupt or unreadable PDF"),
+        (pf.make_encrypted, "encrypted: needs a password"),
+        (pf.make_zero_pages, "no pages"),
+    ],
+)
+def test_bad_input_gives_import_failure_with_name_and_reason(tmp_path, make, reason):
+    path = make(tmp_path / f"bad-{make.__name__}.pdf")
+    with pytest.raises(ImportFailure) as info:
+        px.open_pdf(path)
+    assert info.value.message.startswith(f"{path.name}: ")
+    assert reason in info.value.message
+    assert info.value.hint  # always something the user can do
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ImportFailure, match="nothere.pdf: file not found"):
+        px.open_pdf(tmp_path / "nothere.pdf")
+
+
+def test_truncated_pdf_is_repaired_or_refused_cleanly(tmp_path):
+    # MuPDF repairs what it can; either outcome is fine, a crash is not.
+    path = pf.make_truncated(tmp_path / "truncated.pdf")
+    try:
+        doc = px.open_pdf(path)
+    except ImportFailure as exc:
+        assert "truncated.pdf" in exc.message
+    else:
+        assert doc.page_count >= 1
+        list(px.iter_pages(doc))
+
+
+def test_junk_before_header_is_accepted(tmp_path):
+    # Readers accept up to 1 KB before "%PDF-" (some mail gateways prepend bytes).
+    good = pf.make_paper(tmp_path / "good.pdf")
+    path = tmp_path / "prefixed.pdf"
+    path.write_bytes(b"\n\n junk \n" + good.read_bytes())
+    assert px.open_pdf(path).page_count == 1
+
+
+def test_scanned_pdf_needs_ocr(tmp_path):
+    path = pf.make_scanned(tmp_path / "scan.pdf")
+    doc = px.open_pdf(path)  # opening is fine: the problem is what is inside
+    assert not px.has_text_layer(doc)
+    with pytest.raises(ImportFailure, match=r"scan\.pdf: .*needs OCR"):
+        px.require_text_layer(doc, path.name)
+
+
+def test_text_pdf_has_text_layer(tmp_path):
+    doc = px.open_pdf(pf.make_paper(tmp_path / "ok.pdf"))
+    assert px.has_text_layer(doc)
+    px.require_text_layer(doc, "ok.pdf")
+
+
+# --------------------------------------------------------------------------- page labels
+
+
+def test_page_labels_roman_front_matter(tmp_path):
+    path = pf.make_paper(
+        tmp_path / "book.pdf",
+        pages=["Preface text."] * 2 + ["# One\n\nChapter text."] * 3,
+        page_labels=[
+            {"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
+            {"startpage": 2, "prefix": "", "style": "D", "firstpagenum": 1},
+        ],
+    )
+    doc = px.open_pdf(path)
+    expected = ["i", "ii", "1", "2", "3"]
+    assert px.page_labels(doc) == expected
+    # Same as MuPDF's own per-page answer.
+    assert [doc[i].get_label() for i in range(doc.page_count)] == expected
+    assert [p.label for p in px.iter_pages(doc)] == expected
+    assert [p.page for p in px.iter_pages(doc)] == [1, 2, 3, 4, 5]
+
+
+def test_page_labels_default_to_numbers(tmp_path):
+    doc = px.open_pdf(pf.make_paper(tmp_path / "plain.pdf", pages=["a", "b", "c"]))
+    assert px.page_labels(doc) == ["1", "2", "3"]
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def test_page_markdown_headings_paragraphs_and_hyphens(tmp_path):
+    text = (
+        "# Introduction\n\n"
+        "We describe the compu-\ntation of estimates and the Newton-\nRaphson method in some detail here.\n\n"
+        "# Methods\n\n" + "Another paragraph follows. " * 12
+    )
+    doc = px.open_pdf(pf.make_paper(tmp_path / "p.pdf", title="Streaming Extraction", pages=[text]))
+    md = next(px.iter_pages(doc)).markdown
+    assert md.startswith("# Streaming Extraction\n\n")
+    assert "\n\n## Introduction\n\n" in md and "\n\n## Methods\n\n" in md
+    assert "computation of estimates" in md  # line-break hyphen removed
+    assert "Newton-Raphson" in md  # real compound hyphen kept
+    # A paragraph is one line, blocks are separated by blank lines.
+    para = [p for p in md.split("\n\n") if p.startswith("Another")][0]
+    assert "\n" not in para
+
+
+def test_code_blocks_are_fenced_and_keep_lines(tmp_path):
+    code = "```\nR> fit <- lm(y ~ x)\nR> summary(fit)\n```"
+    doc = px.open_pdf(pf.make_paper(tmp_path / "c.pdf", pages=[f"Some prose first.\n\n{code}\n\nProse after."]))
+    md = next(px.iter_pages(doc)).markdown
+    assert "```\nR> fit <- lm(y ~ x)\nR> summary(fit)\n```" in md
+
+
+def test_locate_text_finds_passages_for_highlighting(tmp_path):
+    text = "# Results\n\nThe estimator was unbiased in all simulated settings and its variance shrank with n."
+    doc = px.open_pdf(pf.make_paper(tmp_path / "h.pdf", pages=[text]))
+    md = next(px.iter_pages(doc)).markdown
+    passage = md[md.index("## Results"):]
+    assert px.locate_text(doc[0], passage)
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def test_meta_from_generated_paper(tmp_path):
+    page1 = (
+        "# Abstract\n\nWe propose a method for streaming PDF extraction. It works well.\n\n"
+        "# Introduction\n\nSee doi:10.1234/abcd.5678 and arXiv:2301.12345v2 for details."
+    )
+    path = pf.make_paper(
+        tmp_path / "paper.pdf",
+        title="Streaming Extraction of Papers",
+        authors=["Émilie du Châtelet", "Alan Turing"],
+        pages=[page1],
+        metadata={"creationDate": "D:20240105120000Z"},
+    )
+    meta = px.extract_meta(px.open_pdf(path), path.name)
+    assert meta.title == "Streaming Extraction of Papers"
+    assert meta.authors == ["Émilie du Châtelet", "Alan Turing"]
+    assert meta.abstract == "We propose a method for streaming PDF extraction. It works well."
+    assert meta.doi == "10.1234/abcd.5678"
+    assert meta.arxiv_id == "2301.12345v2"
+    assert meta.published == "2024-01-05"
+
+
+def test_meta_from_layout_when_metadata_is_missing(tmp_path):
+    path = pf.make_paper(
+        tmp_path / "2405.00001v3.pdf",
+        title="A Title Only Printed on the Page",
+        authors=["Grace Hopper", "John von Neumann"],
+        pages=["# Introduction\n\nPublished March 3, 2021. Body text here."],
+        title_in_metadata=False,
+    )
+    meta = px.extract_meta(px.open_pdf(path), path.name)
+    assert meta.title == "A Title Only Printed on the Page"  # largest font on page 1
+    assert meta.authors == ["Grace Hopper", "John von Neumann"]
+    assert meta.arxiv_id == "2405.00001v3"  # from the file name
+    assert meta.published == "2021-03-03"
+
+
+def test_meta_reads_the_arxiv_stamp_in_the_margin(tmp_path):
+    path = pf.make_paper(tmp_path / "download.pdf", title="Stamped", pages=["# Introduction\n\nText."])
+    doc = pymupdf.open(path)
+    # arXiv prints "arXiv:ID [category] date" rotated in the left margin of page 1.
+    doc[0].insert_text((30, 600), "arXiv:2312.01234v4 [stat.ME] 7 Dec 2023", fontsize=16, rotate=90)
+    doc.save(tmp_path / "stamped.pdf")
+    meta = px.extract_meta(px.open_pdf(tmp_path / "stamped.pdf"), "download.pdf")
+    assert meta.arxiv_id == "2312.01234v4"
+    assert meta.published == "2023-12-07"
+    assert make_paper_id(meta, "download.pdf", set()) == "2312.01234v4"
+
+
+def test_meta_ignores_implausible_metadata_title(tmp_path):
+    path = pf.make_paper(
+        tmp_path / "x.pdf", title="The Real Title", metadata={"title": "Microsoft Word - draft7.docx"}
+    )
+    assert px.extract_meta(px.open_pdf(path), "x.pdf").title == "The Real Title"
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    "name, title, first_author, extra",
+    [
+        ("lmer.pdf", "Fitting Linear Mixed-Effects Models using lme4", "Douglas Bates", {"doi": "10.18637/jss.v067.i01"}),
+        ("strucchange-intro.pdf", "strucchange: An R Package for Testing for Structural Change in Linear Regression Models",
+         "Achim Zeileis", {}),
+        ("Rcpp-FAQ.pdf", "Rcpp FAQ", "Dirk Eddelbuettel", {"published": "2022-04-03"}),
+        ("Rcpp-libraries.pdf", None, "Dirk Eddelbuettel", {"arxiv_id": "1911.06416"}),
+        ("Theory.pdf", "Computational methods for mixed models", "Douglas Bates", {}),
+    ],
+)
+def test_meta_on_corpus_papers(name, title, first_author, extra):
+    meta = px.extract_meta(px.open_pdf(CORPUS / name), name)
+    if title:
+        assert meta.title == title
+    assert meta.authors[0] == first_author
+    for key, value in extra.items():
+        assert getattr(meta, key) == value
+
+
+@needs_corpus
+def test_meta_is_sensible_for_most_corpus_papers():
+    pdfs = sorted(CORPUS.glob("*.pdf"))
+    good = 0
+    for path in pdfs:
+        doc = px.open_pdf(path)
+        meta = px.extract_meta(doc, path.name)
+        if not px.has_text_layer(doc):
+            continue  # unreadable text layer: nothing sensible to find
+        names_ok = meta.authors and all(re.fullmatch(r"[^\W\d_][\w.' -]+", a) for a in meta.authors)
+        good += bool(len(meta.title) >= 5 and names_ok and meta.published)
+    assert good >= len(pdfs) - 3
+
+
+@needs_corpus
+def test_unreadable_text_layer_in_corpus_needs_ocr():
+    # PLSvGLS.pdf uses dvips Type3 bitmap fonts that decode to dingbats ("❉♦✉❣❧❛s").
+    assert not px.has_text_layer(px.open_pdf(CORPUS / "PLSvGLS.pdf"))
+    assert px.has_text_layer(px.open_pdf(CORPUS / "lmer.pdf"))
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+@pytest.fixture(scope="module")
+def large_pdf(tmp_path_factory) -> Path:
+    return pf.make_large(tmp_path_factory.mktemp("large") / "book.pdf", n_pages=1000)
+
+
+def test_iter_pages_streams_a_1000_page_pdf_in_bounded_memory(large_pdf):
+    doc = px.open_pdf(large_pdf)
+    tracemalloc.start()
+    try:
+        total = pages = 0
+        for page in px.iter_pages(doc):
+            pages += 1
+            total += len(page.markdown)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pages == 1000
+    # The whole text is over a megabyte; holding only one page at a time stays far below.
+    assert total > 1_000_000
+    assert peak < 20 * 1024 * 1024
+
+
+def test_iter_pages_is_lazy(large_pdf):
+    doc = px.open_pdf(large_pdf)
+    start = time.perf_counter()
+    first = next(px.iter_pages(doc))
+    assert first.page == 1 and "## Chapter" in first.markdown
+    assert time.perf_counter() - start < 5  # did not extract the whole book first
+
+
+# --------------------------------------------------------------------------- paper ids
+
+
+def test_paper_id_prefers_arxiv_then_doi_then_title_then_file():
+    assert make_paper_id(PaperMeta(arxiv_id="2301.12345v2", doi="10.1/x", title="T"), "f.pdf", set()) == "2301.12345v2"
+    assert make_paper_id(PaperMeta(arxiv_id="hep-th/9901001v1"), "f.pdf", set()) == "hep-th_9901001v1"
+    assert make_paper_id(PaperMeta(doi="10.18637/jss.v067.i01", title="T"), "f.pdf", set()) == "10.18637-jss.v067.i01"
+    assert make_paper_id(PaperMeta(title="Fitting Linear Mixed-Effects Models"), "f.pdf", set()) == (
+        "fitting-linear-mixed-effects-models"
+    )
+    assert make_paper_id(PaperMeta(), "My Paper (final).pdf", set()) == "my-paper-final"
+    assert make_paper_id(PaperMeta(), "!!!.pdf", set()) == "paper"
+
+
+def test_paper_id_unique_and_safe():
+    existing = {"a-study", "A-Study-2"}  # case-insensitive file systems
+    assert make_paper_id(PaperMeta(title="A Study"), "x.pdf", existing) == "a-study-3"
+    assert make_paper_id(PaperMeta(title="Über Ähnlichkeit – Straße"), "x.pdf", set()) == "uber-ahnlichkeit-strasse"
+    assert make_paper_id(PaperMeta(title="CON"), "x.pdf", set()) == "con-paper"  # Windows device name
+    long = make_paper_id(PaperMeta(title="word " * 40), "x.pdf", set())
+    assert len(long) <= 60 and not long.endswith("-")
+    assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*", slugify("  ***  Ünïcödé ... Title!!  ", keep_dots=True))
