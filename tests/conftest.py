@@ -57,3 +57,61 @@ def _no_leaked_threads():
         t.join(timeout=5)
     still = [t.name for t in leaked if t.is_alive()]
     assert not still, f"test left threads running: {still}"
+
+
+@pytest.fixture
+def make_desk(tiny_models):
+    """Factory: a Desk on a library folder, with the real tiny models configured."""
+    from app.core.desk import Desk
+    from app.core.settings import ModelConfig, Settings
+
+    desks = []
+
+    def factory(library: Path, **settings_changes) -> "Desk":
+        settings = Settings(
+            chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
+            embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
+        )
+        for key, value in settings_changes.items():
+            setattr(settings, key, value)
+        desk = Desk(settings, library=str(library))
+        desks.append(desk)
+        return desk
+
+    yield factory
+    for desk in desks:
+        desk.close()
+
+
+FACT_PAPERS = {
+    "kestrel.pdf": (
+        "Kestrel Migration Timing in Alpine Valleys",
+        ["Maria Lindqvist", "Tomas Berg"],
+        [
+            "# Abstract\n\nWe study when kestrels leave alpine valleys in autumn using ten years of ringing data.",
+            "# Methods\n\nBirds were fitted with 4 gram GPS loggers. The loggers recorded a position every 30 minutes.",
+            "# Results\n\nThe median departure date was 14 September. Young birds departed 9 days later than adults.",
+        ],
+    ),
+    "glacier.pdf": (
+        "Glacier Retreat Measured by Drone Photogrammetry",
+        ["Anil Gupta"],
+        [
+            "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
+            "# Method\n\nWe flew a quadcopter at 120 metres altitude and processed images with structure from motion.",
+            "# Findings\n\nThe glacier front retreated 38 metres per year between 2015 and 2021.",
+        ],
+    ),
+}
+
+
+@pytest.fixture
+def fact_pdfs(tmp_path) -> Path:
+    """Two small papers whose facts sit on known pages."""
+    from tests.pdf_factory import make_paper
+
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    for name, (title, authors, pages) in FACT_PAPERS.items():
+        make_paper(folder / name, title, authors, pages)
+    return folder

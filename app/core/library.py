@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 import lancedb
 import pyarrow as pa
+from lancedb.index import FTS
 
 from .errors import LibraryError
 from .records import Chunk, Paper
@@ -194,8 +195,14 @@ class Library:
 
     # -- tables --------------------------------------------------------------
     def _table_names(self) -> set[str]:
-        result = self.db.table_names() if hasattr(self.db, "table_names") else self.db.list_tables()
-        return set(getattr(result, "tables", result))
+        names: set[str] = set()
+        token = None
+        while True:  # list_tables pages its answer
+            page = self.db.list_tables(page_token=token) if token else self.db.list_tables()
+            names.update(page.tables)
+            token = page.page_token
+            if not token:
+                return names
 
     def papers_table(self):
         if PAPERS not in self._table_names():
@@ -343,7 +350,7 @@ class Library:
             if table is None or table.count_rows() == 0:
                 continue
             try:
-                table.create_fts_index("text", replace=True)
+                table.create_index("text", config=FTS(), replace=True)
             except Exception:  # noqa: BLE001 - FTS is an optimisation; vector search still works
                 pass
             try:
