@@ -120,6 +120,10 @@ def atomic_copy(src: Path, dst: Path) -> None:
 class Library:
     """One library folder and its LanceDB index."""
 
+    # Below this many rows exact (flat) vector search is fast enough and exact; above it
+    # an approximate index keeps stage latency sub-linear (see bench/scale.py).
+    VECTOR_INDEX_MIN_ROWS = 50_000
+
     def __init__(self, root: str | Path, *, create: bool = True) -> None:
         self.root = Path(root).expanduser()
         try:
@@ -353,6 +357,7 @@ class Library:
                 table.create_index("text", config=FTS(), replace=True)
             except Exception:  # noqa: BLE001 - FTS is an optimisation; vector search still works
                 pass
+            self._ensure_indices(table)
             try:
                 table.optimize()
             except Exception:  # noqa: BLE001
@@ -360,6 +365,23 @@ class Library:
         try:
             self.papers_table().optimize()
         except Exception:  # noqa: BLE001
+            pass
+
+    def _ensure_indices(self, table) -> None:
+        """A bitmap index on paper_id (the stage-2 prefilter) and, for big tables, a vector index."""
+        existing = {tuple(i.columns): i.index_type for i in table.list_indices()}
+        try:
+            if ("paper_id",) not in existing:
+                table.create_scalar_index("paper_id", index_type="BITMAP", replace=True)
+            rows = table.count_rows()
+            if ("vector",) not in existing and rows >= self.VECTOR_INDEX_MIN_ROWS:
+                table.create_index(
+                    metric="cosine",
+                    vector_column_name="vector",
+                    index_type="IVF_HNSW_SQ",
+                    num_partitions=max(1, int(rows**0.5) // 4),
+                )
+        except Exception:  # noqa: BLE001 - indices are optimisations; search works without them
             pass
 
     # -- removal ---------------------------------------------------------------
