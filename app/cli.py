@@ -16,6 +16,8 @@ from pathlib import Path
 
 from .core.errors import Cancelled, ResearchDeskError
 
+STARTED = time.monotonic()  # deep research budgets count from here, model loading included
+
 
 class StderrProgress:
     """Progress lines on stderr: rewritten in place on a terminal, throttled otherwise."""
@@ -111,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help_ in (("summary", "show the summary of cited paper N"), ("open", "open cited paper N's PDF")):
         c = sub.add_parser(name, help=help_)
         c.add_argument("n", type=int)
+
+    from .core.drafting.queries import SECTIONS
+
+    dr = sub.add_parser("draft", help="draft a section of your paper from the library, with citations and BibTeX")
+    dr.add_argument("section", choices=list(SECTIONS))
+    dr.add_argument("--context", required=True, metavar="FILE", help="YAML/JSON file: concept (required), open_questions, hypothesis, method, results, verdict")
+    dr.add_argument("--time", default=None, help="time budget in minutes, or 'unlimited' (default 5)")
+    dr.add_argument("--out", metavar="DIR", help="output folder (default: results/drafts in the library)")
     return p
 
 

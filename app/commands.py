@@ -214,7 +214,9 @@ def _run_deep(desk: Desk, args, progress) -> ResearchResult:
         minutes = parse_time(args.time)
     except ValueError as exc:
         raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
-    deep = DeepResearch(_funnel(desk, progress), desk.settings.deep, deep=args.deep, time_minutes=minutes)
+    from .cli import STARTED
+
+    deep = DeepResearch(_funnel(desk, progress), desk.settings.deep, deep=args.deep, time_minutes=minutes, started_at=STARTED)
     return deep.run(args.question)
 
 
@@ -327,4 +329,27 @@ def cmd_open(desk: Desk, args, progress) -> int:
     except OSError:
         pass
     _out(str(path))
+    return 0
+
+
+# -- drafting ---------------------------------------------------------------------
+def cmd_draft(desk: Desk, args, progress) -> int:
+    """Draft one section of the user's paper; writes .md, .tex, .bib and the ledger."""
+    from .core.drafting import draft_section, load_context, write_outputs
+    from .core.research.deep import parse_time
+
+    try:
+        minutes = parse_time(args.time)
+    except ValueError as exc:
+        raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
+    context = load_context(args.context)
+    result = draft_section(desk, args.section, context, time_minutes=minutes, progress=progress)
+    progress.done()
+    out = Path(args.out) if args.out else desk.library.results_dir / "drafts"
+    files = write_outputs(result, out)
+    _out(result.markdown)
+    for path in files.values():
+        _out(f"wrote {path}")
+    for message in result.warnings + result.notes:
+        print(f"note: {message}", file=sys.stderr)
     return 0

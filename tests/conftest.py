@@ -115,3 +115,24 @@ def fact_pdfs(tmp_path) -> Path:
     for name, (title, authors, pages) in FACT_PAPERS.items():
         make_paper(folder / name, title, authors, pages)
     return folder
+
+
+@pytest.fixture(scope="session")
+def fact_library(tmp_path_factory, tiny_models):
+    """A Desk on a library holding the two fact papers, built once per test session."""
+    from app.core.desk import Desk
+    from app.core.settings import ModelConfig, Settings
+    from tests.pdf_factory import make_paper
+
+    root = tmp_path_factory.mktemp("facts")
+    (root / "in").mkdir()
+    for name, (title, authors, pages) in FACT_PAPERS.items():
+        make_paper(root / "in" / name, title, authors, pages)
+    settings = Settings(
+        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
+        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
+    )
+    desk = Desk(settings, library=str(root / "lib"))
+    assert desk.add([root / "in"]).ok
+    yield desk
+    desk.close()

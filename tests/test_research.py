@@ -19,29 +19,6 @@ from app.core.research.funnel import answer_with_references
 from tests.conftest import REPO
 
 
-@pytest.fixture(scope="module")
-def fact_library(tmp_path_factory, tiny_models):
-    """A library with the two fact papers, built once for this module."""
-    from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
-    from tests.conftest import FACT_PAPERS
-    from tests.pdf_factory import make_paper
-
-    root = tmp_path_factory.mktemp("facts")
-    (root / "in").mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(root / "in" / name, title, authors, pages)
-    settings = Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    )
-    desk = Desk(settings, library=str(root / "lib"))
-    report = desk.add([root / "in"])
-    assert report.ok
-    yield desk
-    desk.close()
-
-
 def ids(desk):
     return {p.title.split()[0]: p.id for p in desk.library.list_papers()}
 

@@ -146,12 +146,15 @@ class DeepResearch:
         time_minutes: float | None = 5.0,
         clock: Callable[[], float] = time.monotonic,
         cancelled: IsCancelled | None = None,
+        started_at: float | None = None,
     ) -> None:
         self.funnel = funnel
         self.params = params
         self.cap = params.max_iterations_deep if deep else params.max_iterations_standard
         self.mode = "deep" if deep else "loop"
         self.budget = Budget(None if time_minutes is None else time_minutes * 60.0, clock)
+        if started_at is not None:  # the budget counts from when the user asked (model loading included)
+            self.budget.start = started_at
         self.user_cancelled = cancelled or (lambda: False)
         self.meter = SpeedMeter()
         self.pool: list[Evidence] = []
@@ -225,10 +228,13 @@ class DeepResearch:
         self._emit("round", {"iteration": 0, "topic": query})
         self.search_evidence(query, papers=shortlist)
         for iteration in range(1, self.cap + 1):
+            self._check_user_cancel()
             if self.budget.research_over():
                 self._limit("time")
                 return
             decision = self.decide(query, iteration)
+            if decision is None:  # no time left for the model to decide
+                return
             gaps = [g.strip() for g in decision.get("gaps", []) if isinstance(g, str) and g.strip()]
             if not gaps:
                 self.stop_reason = "no gaps left"
@@ -243,6 +249,7 @@ class DeepResearch:
             if topic is None:
                 self._limit("all gaps exhausted")
                 return
+            self._check_user_cancel()
             if self.budget.research_over():
                 self._limit("time")
                 return
@@ -275,8 +282,11 @@ class DeepResearch:
                 return topic
         return None
 
-    def decide(self, query: str, iteration: int) -> dict[str, Any]:
-        """The model's loop decision; malformed output gets one retry, then "no gaps"."""
+    def decide(self, query: str, iteration: int) -> dict[str, Any] | None:
+        """The model's loop decision; malformed output gets one retry, then "no gaps".
+
+        None when there is no time left for the model to decide.
+        """
         prompt = load_prompt("deep_decision.md").format(
             query=query,
             iteration=iteration,
@@ -293,8 +303,11 @@ class DeepResearch:
                 raw = self._call(messages, max_tokens=220, json_schema=LOOP_SCHEMA)
                 decision = _validate_decision(json.loads(raw))
                 break
+            except ModelTimeout:
+                self._limit("time")
+                return None
             except (ValueError, TypeError, ModelError) as exc:
-                if isinstance(exc, ModelTimeout) or self.budget.research_over():
+                if self.budget.research_over():
                     break
                 messages = messages + [
                     {"role": "assistant", "content": raw if "raw" in locals() else ""},
@@ -327,10 +340,13 @@ class DeepResearch:
             combined = self.params.vector_weight * c.cosine + self.params.llm_weight * llm[0] if llm else c.cosine
             ranked.append((combined, c, llm))
         ranked.sort(key=lambda t: -t[0])
+        # Drop what the model called unrelated, unless that would leave (almost) nothing:
+        # a weak model scoring everything 0 must not empty the evidence.
+        related = [t for t in ranked if t[2] is None or t[2][0] > 0.05]
+        if len(related) >= 2 or not ranked:
+            ranked = related
         kept: list[Evidence] = []
         for combined, c, llm in ranked[: self.params.keep_per_search]:
-            if llm is not None and llm[0] <= 0.05:
-                continue  # the model called it unrelated
             self._seen.add((c.paper_id, c.page, c.char_start))
             e = Evidence(
                 number=len(self.pool) + 1, paper_id=c.paper_id, page=c.page, page_label=c.page_label,
@@ -348,6 +364,7 @@ class DeepResearch:
         started = time.monotonic()
         try:
             for i in range(0, len(todo), SCORE_BATCH):
+                self._check_user_cancel()
                 if self.budget.research_over():
                     break  # unscored candidates fall back to their vector score
                 batch = todo[i : i + SCORE_BATCH]
@@ -376,12 +393,30 @@ class DeepResearch:
     def _chat_model(self) -> ChatModel:
         if self._chat is None:
             self._chat = self.funnel._load_chat()
+            self._calibrate(self._chat)
         return self._chat
+
+    def _calibrate(self, chat: ChatModel) -> None:
+        """Time one short call, so the first real call can be predicted.
+
+        llama.cpp cannot be interrupted while it reads a prompt, so a call that
+        cannot finish before the deadline must not be started at all.
+        """
+        prompt = "Reply with the word ok. " + "context " * 150
+        started = time.monotonic()
+        try:
+            out = chat.chat([{"role": "user", "content": prompt}], max_tokens=4, temperature=0.0)
+        except (ModelError, Cancelled):
+            return
+        self.meter.record(chat.count_tokens(prompt), max(1, chat.count_tokens(out)), time.monotonic() - started)
 
     def _call(self, messages, *, max_tokens: int, json_schema: dict[str, Any]) -> str:
         chat = self._chat_model()
         prompt_tokens = chat.count_tokens("\n".join(m["content"] for m in messages))
         max_tokens = min(max_tokens, max(64, chat.context_length - prompt_tokens - 16))
+        predicted = (prompt_tokens + SpeedMeter.GEN_COST * max_tokens) / self.meter.rate()
+        if predicted > self.budget.research_remaining():
+            raise ModelTimeout(f"not enough research time left for another model call (needs ~{predicted:.0f} s)")
         started = time.monotonic()
         out = chat.chat(messages, max_tokens=max_tokens, temperature=0.0, json_schema=json_schema,
                         cancelled=self._deadline_cancel(stop_at_total=False))
@@ -457,6 +492,10 @@ class DeepResearch:
         if m["exhausted"]:
             lines.append(f"- Sub-questions marked {RETRY_EXHAUSTED} after {self.params.max_attempts_per_question} attempts: " + "; ".join(m["exhausted"]))
         return "\n".join(lines) + "\n"
+
+    def _check_user_cancel(self) -> None:
+        if self.user_cancelled():
+            raise Cancelled()
 
     def _limit(self, name: str) -> None:
         self.limits_hit.append(name)

@@ -212,7 +212,7 @@ class Funnel:
         chat = self._load_chat()
         messages, used, dropped = self.build_prompt(chat, result.query, result.evidence, template, extra or {})
         if dropped:
-            result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window and were not sent.")
+            result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window (or, in deep mode, the time left) and were not sent.")
         result.evidence = used
         try:
             answer = chat.chat(

@@ -1,0 +1,168 @@
+"""Deep research: loop control with a scripted model (stop rules, caps, reserve, retries,
+malformed JSON, cancel) and one end-to-end run with the real tiny GGUF under --time 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.core.models.base import ChatModel
+from app.core.research.deep import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
+from app.core.settings import DeepParams
+from tests.conftest import REPO
+
+
+class ScriptedChat(ChatModel):
+    """Answers loop decisions from a script, scores every passage 0.8, writes a cited answer."""
+
+    context_length = 2048
+
+    def __init__(self, decisions, clock=None, seconds_per_call=0.0, answer=None):
+        self.decisions = list(decisions)
+        self.clock = clock
+        self.seconds_per_call = seconds_per_call
+        self.answer = answer
+        self.calls = 0
+
+    def chat(self, messages, *, json_schema=None, on_token=None, cancelled=None, **kw):
+        self.calls += 1
+        if self.clock is not None:
+            self.clock.advance(self.seconds_per_call)
+        if json_schema is not None and "gaps" in json_schema["properties"]:
+            d = self.decisions.pop(0) if self.decisions else {"gaps": []}
+            return d if isinstance(d, str) else json.dumps(
+                {"iteration": 0, "summary": "s", "shouldContinue": True, "nextSearchTopic": "", "timeRemainingMinutes": 1.0, **d})
+        if json_schema is not None:
+            n = messages[-1]["content"].count("[Source ")
+            return json.dumps({"items": [{"source": i, "summary": "relevant", "score": 0.8} for i in range(1, n + 1)]})
+        text = self.answer or "Kestrels leave in mid September."
+        if on_token:
+            on_token(text)
+        return text
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, s):
+        self.t += s
+
+
+def deep_for(desk, chat, *, deep=False, minutes=5.0, clock=time.monotonic, cancelled=None, params=None, **overrides):
+    funnel = desk.funnel(overrides=overrides)
+    funnel.chat_model = lambda: chat
+    return DeepResearch(funnel, params or DeepParams(), deep=deep, time_minutes=minutes, clock=clock, cancelled=cancelled)
+
+
+QUESTION = "When do kestrels depart from alpine valleys in autumn?"
+
+
+def test_budget_reserve_and_time_parsing():
+    assert Budget(60.0).reserve_s == pytest.approx(18.0)
+    assert Budget(600.0).reserve_s == 90.0
+    assert Budget(None).remaining() == float("inf")
+    assert parse_time(None) == 5.0 and parse_time("unlimited") is None and parse_time("2") == 2.0
+    with pytest.raises(ValueError):
+        parse_time("-1")
+
+
+def test_no_gaps_stops_after_first_decision(fact_library):
+    run = deep_for(fact_library, ScriptedChat([{"gaps": []}]))
+    result = run.run(QUESTION)
+    assert len(result.extra["loop_decisions"]) == 1
+    assert result.extra["methodology"]["stop_reason"] == "no gaps left"
+    assert "## Methodology" in result.answer and result.extra["limits_hit"] == []
+
+
+def test_iteration_cap_is_enforced_whatever_the_model_says(fact_library):
+    always = [{"gaps": [f"gap {i}"], "nextSearchTopic": f"kestrel logger weight {i}"} for i in range(20)]
+    standard = deep_for(fact_library, ScriptedChat(always)).run(QUESTION)
+    assert len(standard.extra["loop_decisions"]) == 3 and "iteration cap" in standard.extra["limits_hit"]
+    deep = deep_for(fact_library, ScriptedChat(always), deep=True).run(QUESTION)
+    assert len(deep.extra["loop_decisions"]) == 7 and "iteration cap" in deep.extra["limits_hit"]
+
+
+def test_failed_subquestion_is_retried_three_times_then_exhausted(fact_library):
+    same = [{"gaps": ["volcanic ash composition"], "nextSearchTopic": "volcanic ash composition"}] * 10
+    # A cutoff nothing reaches: every search for the gap comes back empty.
+    run = deep_for(fact_library, ScriptedChat(same), deep=True, cutoff_evidence=0.97)
+    result = run.run(QUESTION)
+    tracking = {t["topic"]: t for t in result.extra["retry_tracking"]}
+    assert tracking["volcanic ash composition"]["attempts"] == 3
+    assert tracking["volcanic ash composition"]["status"] == RETRY_EXHAUSTED
+    assert "all gaps exhausted" in result.extra["limits_hit"]
+    assert RETRY_EXHAUSTED in result.answer
+
+
+def test_malformed_decisions_retry_once_then_count_as_no_gaps(fact_library):
+    chat = ScriptedChat(["this is not json", "{still not"])
+    result = deep_for(fact_library, chat).run(QUESTION)
+    (decision,) = result.extra["loop_decisions"]
+    assert decision["malformed"] is True and decision["gaps"] == []
+    assert result.answer.strip()
+
+
+def test_time_budget_stops_research_and_keeps_the_synthesis_reserve(fact_library):
+    clock = FakeClock()
+    always = [{"gaps": ["more"], "nextSearchTopic": f"topic {i}"} for i in range(20)]
+    chat = ScriptedChat(always, clock=clock, seconds_per_call=15.0)
+    run = deep_for(fact_library, chat, deep=True, minutes=1.0, clock=clock)
+    result = run.run(QUESTION)
+    assert "time" in result.extra["limits_hit"]
+    # Research stopped once less than the 18 s reserve was left; synthesis then ran.
+    synth_start = run.budget.total_s - run.budget.reserve_s
+    assert len(result.extra["loop_decisions"]) < 7
+    assert result.answer.strip() and result.extra["methodology"]["time_used_s"] >= synth_start - 15
+
+
+def test_cancel_keeps_gathered_evidence(fact_library):
+    flag = {"stop": False}
+    chat = ScriptedChat([{"gaps": ["x"], "nextSearchTopic": "logger weight"}] * 5)
+    run = deep_for(fact_library, chat, deep=True, cancelled=lambda: flag["stop"])
+    original = run.decide
+
+    def decide_then_cancel(query, iteration):
+        flag["stop"] = True
+        return original(query, iteration)
+
+    run.decide = decide_then_cancel
+    with pytest.raises(DeepCancelled) as info:
+        run.run(QUESTION)
+    partial = info.value.partial
+    assert partial.evidence and not partial.answer
+    resumed = run.synthesize  # the UI offers exactly this
+    flag["stop"] = False
+    assert resumed(partial).answer.strip()
+
+
+def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, tmp_path, tiny_models):
+    from app.core.settings import ModelConfig, Settings
+
+    config = tmp_path / "cfg"
+    Settings(
+        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
+        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
+    ).save(config / "settings.json")
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--library", str(fact_library.library.root), "research", "--deep", "--time", "1",
+         "--json", QUESTION],
+        capture_output=True, text=True, cwd=REPO, env={**os.environ, "RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=300)
+    wall = time.monotonic() - started
+    assert out.returncode == 0, out.stderr[-2000:]
+    record = json.loads(out.stdout)
+    for key in ("loop_decisions", "retry_tracking", "limits_hit", "methodology", "answer", "citations", "references"):
+        assert key in record, key
+    assert "## Methodology" in record["answer"]
+    assert record["methodology"]["queries"] and record["evidence"]
+    print(f"deep --time 1 wall {wall:.1f} s; limits {record['limits_hit']}; rounds {record['methodology']['rounds']}")
+    assert wall <= 60 + 15, f"deep --time 1 took {wall:.1f} s"
