@@ -1,0 +1,278 @@
+"""llama.cpp in-process backend (llama-cpp-python, GGUF files).
+
+One `Llama` instance is not thread-safe (it owns a single KV cache and batch),
+so every call that touches it holds the instance's lock. Generation streams
+token by token; cancellation and the time limit are checked between tokens,
+so a stop takes effect within one token (prompt evaluation itself is one
+llama.cpp call and is not interrupted).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..callbacks import IsCancelled, OnToken
+from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
+from ..settings import ModelConfig
+from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise
+from .factory import require_json
+
+# llama.cpp's OpenMP workers busy-wait between operations by default. Whenever
+# another thread competes for the cores (PDF parsing while indexing, the UI,
+# a second model) the spinning workers starve each other: on a busy 2-core
+# machine we measured chat at 2.8 tokens/s spinning vs 20 tokens/s passive,
+# and short-text embeddings at 7 vs 58 texts/s. libgomp reads this once, when llama_cpp is
+# first imported (lazily, below), so setting it here is early enough; a
+# value the user set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+SETUP_HINT = "run `research-desk models setup` or choose a GGUF file in Settings"
+
+
+def _check_gguf(path: str) -> Path:
+    """Fail early with a clear message instead of llama.cpp's generic ValueError."""
+    if not path:
+        raise ModelNotFound("No GGUF model file is configured.", SETUP_HINT)
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ModelNotFound(f"Model file not found: {p}", SETUP_HINT)
+    try:
+        with p.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelNotFound(f"Model file cannot be read: {p} ({exc.strerror})", SETUP_HINT) from None
+    if magic != b"GGUF":
+        raise ModelNotFound(f"Not a GGUF model file: {p}", SETUP_HINT)
+    return p
+
+
+def _threads(cfg: ModelConfig) -> int:
+    return cfg.threads if cfg.threads and cfg.threads > 0 else (os.cpu_count() or 1)
+
+
+def _load(path: Path, **kwargs: Any) -> Any:
+    """Create a `Llama`, mapping load failures to ModelError naming the file."""
+    try:
+        import llama_cpp
+    except ImportError as exc:  # packaging problem, not a user error
+        raise ModelError("llama-cpp-python is not installed.", "reinstall Research Desk") from exc
+    try:
+        # verbose=False also routes llama.cpp's own log lines away from stderr.
+        return llama_cpp.Llama(model_path=str(path), verbose=False, **kwargs)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelError(
+            f"llama.cpp could not load {path}: {exc}",
+            "the file may be damaged or need a newer llama.cpp; " + SETUP_HINT,
+        ) from None
+
+
+class LlamaCppChat(ChatModel):
+    """A chat GGUF run in-process; the chat template comes from the GGUF."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        path = _check_gguf(cfg.path)
+        n_threads = _threads(cfg)
+        self._llm = _load(
+            path,
+            n_ctx=cfg.context_length or 0,  # 0: the model's trained context
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+        )
+        self._lock = threading.Lock()
+        self.name = path.stem
+        self.context_length = self._llm.n_ctx()
+
+    def count_tokens(self, text: str) -> int:
+        # No lock: tokenizing reads only the vocabulary, never the context,
+        # so counting need not wait for a reply being generated.
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.2,
+        on_token: OnToken | None = None,
+        cancelled: IsCancelled | None = None,
+        json_schema: dict[str, Any] | None = None,
+        timeout_s: float | None = None,
+    ) -> str:
+        kwargs: dict[str, Any] = {}
+        if json_schema is not None:
+            # llama-cpp-python turns the schema into a GBNF grammar, so the
+            # sampler can only emit tokens that keep the JSON schema-valid.
+            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        deadline = time.monotonic() + timeout_s if timeout_s else None
+        pieces: list[str] = []
+        finish_reason: str | None = None
+        with self._lock:
+            try:
+                stream: Iterator[dict[str, Any]] = self._llm.create_chat_completion(
+                    messages=list(messages),
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    stream=True,
+                    **kwargs,
+                )
+            except ValueError as exc:
+                raise ModelError(f"llama.cpp refused the request: {exc}") from None
+            chunks = _guarded(stream)
+            try:
+                for chunk in chunks:
+                    if cancelled is not None and cancelled():
+                        raise Cancelled()
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise ModelTimeout(
+                            f"The model did not finish within {timeout_s:g} s.",
+                            "allow more time in Settings or use a smaller model",
+                        )
+                    choice = chunk["choices"][0]
+                    piece = choice.get("delta", {}).get("content")
+                    if piece:
+                        pieces.append(piece)
+                        if on_token is not None:
+                            on_token(piece)
+                    finish_reason = choice.get("finish_reason") or finish_reason
+            finally:
+                # Closing the generator stops generation now and leaves the
+                # Llama instance ready for the next call.
+                chunks.close()
+        text = "".join(pieces)
+        if json_schema is not None:
+            require_json(text, finish_reason == "length", max_tokens)
+        return text
+
+    def close(self) -> None:
+        llm, self._llm = getattr(self, "_llm", None), None
+        if llm is not None:
+            with self._lock:
+                llm.close()
+
+
+def _guarded(stream: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """llama.cpp's errors while generating as ModelError (callers' own errors pass untouched)."""
+    try:
+        yield from stream
+    except ValueError as exc:  # raised before the first token: the prompt is too long
+        raise ModelError(
+            f"The prompt does not fit the model's context: {exc}",
+            "ask about fewer papers, or raise the context length in Settings",
+        ) from None
+    except RuntimeError as exc:
+        raise ModelError(f"llama.cpp failed while generating: {exc}") from None
+
+
+class LlamaCppEmbedding(EmbeddingModel):
+    """A sentence-embedding GGUF (e.g. all-MiniLM-L6-v2) run in-process.
+
+    Pooling comes from the GGUF (`<arch>.pooling_type`); a file that declares
+    none gets mean pooling. Inputs longer than `max_tokens` (the configured
+    context length, capped at the model's trained context: 512 for MiniLM)
+    are truncated by tokens, keeping the closing [SEP]/EOS token, so
+    embedding never fails on length; the tail of such a text does not count
+    towards its vector.
+
+    One text per llama_decode call. llama.cpp can put several texts in one
+    call (a sequence id each), but for BERT-style models it then attends
+    over the whole batch with a mask, so cost grows with the square of the
+    batch: measured on MiniLM, 2 threads, packing 200-word texts ran at
+    0.4-1.3 texts/s against 2.0 one by one, and 15-word texts at 5-15
+    against 35. CPU matrix kernels are already busy at ~20 tokens, so
+    packing has nothing to amortise.
+    """
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        import llama_cpp
+
+        path = _check_gguf(cfg.path)
+        n_threads = _threads(cfg)
+        self._lock = threading.Lock()
+
+        def load(pooling: int, n_tokens: int) -> Any:
+            # Non-causal models see a whole text in one ubatch, so a text
+            # must fit one: n_ctx == n_batch == n_ubatch == longest input.
+            return _load(
+                path,
+                embedding=True,
+                pooling_type=pooling,
+                n_ctx=n_tokens,
+                n_batch=n_tokens,
+                n_ubatch=n_tokens,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+            )
+
+        wanted = cfg.context_length or 512
+        # UNSPECIFIED: llama.cpp takes the pooling type from the GGUF.
+        llm = load(llama_cpp.LLAMA_POOLING_TYPE_UNSPECIFIED, wanted)
+        self.max_tokens = min(wanted, llm._model.n_ctx_train())
+        pooling = llm.pooling_type()
+        if pooling == llama_cpp.LLAMA_POOLING_TYPE_NONE or self.max_tokens < wanted:
+            # Rare: no pooling type in the file, or a context beyond the
+            # model's training (llama.cpp warns on stderr and wastes memory).
+            llm.close()
+            if pooling == llama_cpp.LLAMA_POOLING_TYPE_NONE:
+                pooling = llama_cpp.LLAMA_POOLING_TYPE_MEAN
+            llm = load(pooling, self.max_tokens)
+        self._llm = llm
+        self.name = path.stem
+        self.dimension = llm.n_embd()
+        # Models that close every input with [SEP]/EOS keep it when truncated.
+        self._keeps_last = bool(llm._model.add_eos_token()) or bool(
+            llama_cpp.llama_vocab_get_add_sep(llm._model.vocab)
+        )
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokens(text))  # vocabulary only: no lock needed
+
+    def _tokens(self, text: str) -> list[int]:
+        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+        if len(tokens) > self.max_tokens:
+            if self._keeps_last:
+                tokens = tokens[: self.max_tokens - 1] + tokens[-1:]
+            else:
+                tokens = tokens[: self.max_tokens]
+        return tokens
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        with self._lock:
+            for row, text in enumerate(texts):
+                tokens = self._tokens(text)
+                if tokens:  # a model that adds no special tokens may give none: zero row
+                    out[row] = self._encode(tokens)
+        return l2_normalise(out)
+
+    def _encode(self, tokens: list[int]) -> np.ndarray:
+        """The pooled vector of one text.
+
+        Drives the Llama object's own batch and context: `Llama.embed` does
+        the same but truncates by cutting off the closing [SEP] token.
+        """
+        import llama_cpp
+
+        llm = self._llm
+        llm._batch.reset()
+        llm._batch.add_sequence(tokens, 0, True)
+        llm._ctx.kv_cache_clear()
+        try:
+            llm._ctx.decode(llm._batch)
+        except RuntimeError as exc:
+            raise ModelError(f"llama.cpp failed while embedding: {exc}") from None
+        finally:
+            llm._batch.reset()
+        ptr = llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0)
+        return np.ctypeslib.as_array(ptr, shape=(self.dimension,)).copy()
+
+    def close(self) -> None:
+        llm, self._llm = getattr(self, "_llm", None), None
+        if llm is not None:
+            with self._lock:
+                llm.close()
