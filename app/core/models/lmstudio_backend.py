@@ -1,9 +1,10 @@
 """LM Studio backend through its Python SDK (`lmstudio`), local or on another machine.
 
-Before the SDK opens its websocket we probe LM Studio's greeting URL with a
-short timeout ourselves: the SDK's own failure is a generic exception (and
-some paths wait far longer), while the user needs one sentence saying LM
-Studio is not running at the configured host and how to fix it.
+Before creating an SDK client we probe LM Studio's greeting URL ourselves
+with a short timeout: the user needs one sentence saying LM Studio is not
+running at the configured host and how to fix it, rather than an SDK
+exception, and nothing listening should not start the SDK's websocket
+thread at all. Everything the SDK raises later is mapped to our errors too.
 """
 
 from __future__ import annotations
@@ -79,7 +80,10 @@ def _sdk_error(exc: Exception, host: str, model: str, kind: str = "llm") -> Exce
             "download or load it in LM Studio, or choose another model in Settings",
         )
     if isinstance(exc, lms.LMStudioTimeoutError):
-        return ModelTimeout(f"LM Studio at {host} stopped answering.", START_HINT)
+        return ModelTimeout(
+            f"LM Studio at {host} stopped answering.",
+            "the model may still be loading: try again, or check LM Studio",
+        )
     if isinstance(exc, (lms.LMStudioWebsocketError, OSError)):
         return BackendUnavailable(f"The connection to LM Studio at {host} failed", START_HINT)
     return ModelError(f"LM Studio at {host}: {exc}")
@@ -136,7 +140,7 @@ class LMStudioChat(ChatModel):
         try:
             with self._conn.lock:
                 return int(self._conn.connect().count_tokens(text))
-        except SDK_ERRORS:
+        except (ModelError, *SDK_ERRORS):
             return super().count_tokens(text)  # an estimate beats failing a size check
 
     def chat(
@@ -214,7 +218,7 @@ class LMStudioEmbedding(EmbeddingModel):
         try:
             with self._conn.lock:
                 return int(self._conn.connect().count_tokens(text))
-        except SDK_ERRORS:
+        except (ModelError, *SDK_ERRORS):
             return super().count_tokens(text)
 
     def embed(self, texts: list[str]) -> np.ndarray:
