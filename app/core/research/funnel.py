@@ -10,6 +10,7 @@ the evidence and builds the references.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -40,6 +41,7 @@ EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", p
 
 # Cutoffs used when the embedding model has no calibrated values in the catalog.
 FALLBACK_CUTOFFS = (0.2, 0.2)
+EVIDENCE_POOL = 2  # candidates fetched per evidence passage kept, for the cutoff and MMR to choose from
 
 
 @dataclass
@@ -121,8 +123,14 @@ class Funnel:
                 "The library has no indexed papers yet.",
                 "Add PDFs first (`research-desk add PATH` or drag them onto the window).",
             )
-        table = self.library.chunks_table(SUMMARY_CHUNKS)
-        candidates = retrieval.search(table, qvec, query, limit=max(4 * p.k_summaries, 32), hybrid=p.hybrid)
+        # The summary search and the full-text probe (below) are independent; LanceDB
+        # releases the GIL, so running them side by side saves one search's latency.
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="scope") as pool:
+            summary_job = pool.submit(retrieval.search, self.library.chunks_table(SUMMARY_CHUNKS), qvec, query,
+                                      limit=max(4 * p.k_summaries, 32), hybrid=p.hybrid)
+            probe_job = pool.submit(retrieval.search, self.library.chunks_table(CONTENT_CHUNKS), qvec, query,
+                                    limit=24, hybrid=p.hybrid)
+            candidates, probe = summary_job.result(), probe_job.result()
         candidates = [c for c in candidates if c.paper_id in complete]
         passing = [c for c in candidates if c.cosine >= self.cutoffs.summaries]
         notes = []
@@ -144,7 +152,6 @@ class Funnel:
 
         # Summaries are short and a question about a detail may match no summary well,
         # so the shortlist is widened with the papers whose full text matches best.
-        probe = retrieval.search(self.library.chunks_table(CONTENT_CHUNKS), qvec, query, limit=24, hybrid=p.hybrid)
         probe_papers = [c.paper_id for c in probe if c.cosine >= self.cutoffs.evidence and c.paper_id in complete]
         reserve = max(2, p.max_shortlist - p.min_shortlist)
         shortlist = shortlist[: p.max_shortlist - min(reserve, len(set(probe_papers) - set(shortlist)))]
@@ -174,7 +181,7 @@ class Funnel:
                 "The shortlisted papers have no indexed full text.",
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
-        candidates = retrieval.search(table, qvec, query, limit=max(4 * p.k_evidence, 60), where=where, hybrid=p.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
         passing = [c for c in candidates if c.cosine >= self.cutoffs.evidence]
         notes = []
         if len(passing) < len(candidates):
