@@ -11,7 +11,7 @@ from app.core import pdf_extract as px
 from app.core.chunking import approx_tokens, chunk_pages
 from app.core.records import Chunk, PageText
 
-from conftest import CORPUS  # tests/ is on sys.path (pytest rootdir conftest)
+from tests.conftest import CORPUS  # tests/ is on sys.path (pytest rootdir conftest)
 
 
 def sentences(prefix: str, n: int) -> str:

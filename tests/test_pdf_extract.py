@@ -15,8 +15,8 @@ from app.core.errors import ImportFailure
 from app.core.paper_id import make_paper_id, slugify
 from app.core.records import PaperMeta
 
-import pdf_factory as pf  # tests/ is on sys.path (pytest rootdir conftest)
-from conftest import CORPUS
+from tests import pdf_factory as pf
+from tests.conftest import CORPUS
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="development corpus not present")
 
