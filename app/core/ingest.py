@@ -318,6 +318,10 @@ class Importer:
         if previous is not None and previous.source_file:
             # Re-import (resume or rebuild): keep what the user knows the paper by.
             meta = PaperMeta(previous.title, previous.authors, previous.published, previous.abstract, previous.doi, previous.arxiv_id)
+        if not item.text_layer and previous is None:
+            # The text layer is unreadable, so whatever title it yielded is too.
+            meta = PaperMeta(title=item.path.stem)
+            paper_id = make_paper_id(meta, item.path.name, self.library.paper_ids())
         paper = Paper(
             id=paper_id,
             title=meta.title or item.path.stem,
