@@ -335,6 +335,7 @@ def cmd_open(desk: Desk, args, progress) -> int:
 # -- drafting ---------------------------------------------------------------------
 def cmd_draft(desk: Desk, args, progress) -> int:
     """Draft one section of the user's paper; writes .md, .tex, .bib and the ledger."""
+    from .cli import STARTED
     from .core.drafting import draft_section, load_context, write_outputs
     from .core.research.deep import parse_time
 
@@ -343,7 +344,7 @@ def cmd_draft(desk: Desk, args, progress) -> int:
     except ValueError as exc:
         raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
     context = load_context(args.context)
-    result = draft_section(desk, args.section, context, time_minutes=minutes, progress=progress)
+    result = draft_section(desk, args.section, context, time_minutes=minutes, progress=progress, started_at=STARTED)
     progress.done()
     out = Path(args.out) if args.out else desk.library.results_dir / "drafts"
     files = write_outputs(result, out)

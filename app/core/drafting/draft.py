@@ -49,7 +49,7 @@ from ..models.base import ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Evidence, Paper
 from ..research.citations import key_terms, support
-from ..research.deep import Budget, DeepResearch
+from ..research.deep import Budget, DeepResearch, SpeedMeter
 from ..research.funnel import Funnel
 from ..settings import DeepParams
 from .context import DraftContext
@@ -73,7 +73,6 @@ QUOTE_WORDS = 30  # longest quote in the ledger
 COPY_WORDS = 12  # a run of this many words copied from a passage is flagged
 LOOP_WORDS = 8  # a repeated run of this many words means the model is looping
 MIN_SUPPORT = 0.2  # as in the research citation check
-MIN_EVIDENCE_BLOCKS = 3  # the writer is offered at least this many passages if the context holds them
 
 
 class DraftBudget(Budget):
@@ -393,7 +392,7 @@ class SectionDrafter(DeepResearch):
     # -- writing -----------------------------------------------------------------------
     def write(self, selected: list[Evidence]) -> tuple[list[Paragraph], list[Evidence], list[str]]:
         chat = self._chat_model()
-        answer_tokens, evidence_tokens = self._synthesis_size(chat, self.budget.remaining())
+        answer_tokens, _ = self._synthesis_size(chat, max(self.budget.remaining(), 0.5 * self.budget.reserve_s))
         answer_tokens = max(96, min(answer_tokens, int(WORDS[self.section] * 1.6) + 60, chat.context_length // 2))
         max_paragraphs = self.draft_params.max_paragraphs or PARAGRAPHS[self.section]
         n_paragraphs = max(1, min(max_paragraphs, answer_tokens // 150))
@@ -409,11 +408,15 @@ class SectionDrafter(DeepResearch):
             words=words,
         )
         skeleton = template.format(evidence="", keys="", example="", **fields)
-        budget = chat.context_length - chat.count_tokens(system + skeleton) - answer_tokens - 64
-        # Time sizing may shrink the evidence, but never below a few passages: one
-        # passage cannot make a section, and reading a prompt is cheap next to writing.
-        floor = sum(chat.count_tokens(self._evidence_block(e)) + 10 for e in selected[:MIN_EVIDENCE_BLOCKS])
-        budget = min(budget, max(evidence_tokens, floor))
+        skeleton_tokens = chat.count_tokens(system + skeleton)
+        budget = chat.context_length - skeleton_tokens - answer_tokens - 64
+        # Only what the model can read and still write in the time the writer has:
+        # llama.cpp cannot interrupt reading a prompt, so an oversized prompt would
+        # overrun the budget. The best passage is offered in any case (clipped).
+        left = self.budget.remaining()
+        if not math.isinf(left):
+            units = self.meter.rate() * max(5.0, left, 0.5 * self.budget.reserve_s) * 0.8
+            budget = min(budget, int(units - skeleton_tokens - SpeedMeter.GEN_COST * answer_tokens))
         offered, blocks = [], []
         spent = 0
         for e in selected:
@@ -421,7 +424,7 @@ class SectionDrafter(DeepResearch):
             cost = chat.count_tokens(block) + 2 + 8  # + its key in the key list
             if spent + cost > budget:
                 if not offered:  # the writer needs at least one passage: clip the best one to fit
-                    block = block[: max(200, 4 * max(0, budget - 10))]
+                    block = block[: max(300, 4 * max(0, budget - 10))]
                     offered.append(e)
                     blocks.append(block)
                     spent += chat.count_tokens(block)
@@ -430,9 +433,9 @@ class SectionDrafter(DeepResearch):
             blocks.append(block)
             spent += cost
         if len(offered) < len(selected):
-            self._note_draft(f"{len(selected) - len(offered)} of {len(selected)} passages did not fit the model's context and were not offered")
+            self._note_draft(f"{len(selected) - len(offered)} of {len(selected)} passages did not fit the model's context or the time left and were not offered")
         keys = list(dict.fromkeys(self.keys[e.paper_id] for e in offered))
-        example = f"… as shown by earlier work [@{keys[0]}]." if keys else ""
+        example = f"[@{keys[0]}]" if keys else ""
         prompt = template.format(evidence="\n\n".join(blocks), keys=", ".join(keys), example=example, **fields)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         schema = section_schema(keys, n_paragraphs)
@@ -444,7 +447,7 @@ class SectionDrafter(DeepResearch):
             raise SynthesisFailed(f"Drafting failed: the model wrote no usable paragraph{why}.", "Give the run more time (--time), or use a larger model.")
         warnings: list[str] = []
         if cut:
-            warnings.append(f"The model's reply was cut off ({cut}); the draft keeps what it had written.")
+            warnings.append(f"The reply was cut off ({cut.rstrip('.')}); the draft keeps what the model had written.")
         paragraphs = []
         for n, (item, complete) in enumerate(items, 1):
             paragraph, notes = finish_paragraph(
@@ -471,7 +474,7 @@ class SectionDrafter(DeepResearch):
         now = self.budget.clock()
         total = self.budget.total_s
         soft = math.inf if total is None else max(self.budget.start + total, now + self.budget.reserve_s * 0.5)
-        hard = soft + (0.0 if total is None else min(60.0, max(15.0, 0.25 * total)))
+        hard = soft + (0.0 if total is None else min(60.0, max(30.0, 0.25 * total)))
 
         def watch(token: str) -> None:
             tokens.append(token)
@@ -766,6 +769,8 @@ _AUTHOR_YEAR = re.compile(
     r"[\(\[]\s*(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?,?\s+(?P<year>(?:19|20)\d{2})[a-z]?\s*[\)\]]"
 )
 _PLAIN_KEY = re.compile(r"\[([a-z][a-z]*(?:\d{4}|nd)[a-z0-9]*)\]")
+# Narrative mentions, "Zeileis et al. (2004) show …": the text stays, the key is added to the sentence.
+_NARRATIVE = re.compile(r"\b(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?\s+\((?P<year>(?:19|20)\d{2})[a-z]?\)")
 
 
 def citation_keys_in(text: str) -> list[str]:
@@ -820,15 +825,19 @@ def finish_paragraph(
     text = _LATEX_CITE.sub(lambda m: resolve([k for k in m.group(1).split(",") if k.strip()], m.group(0)), text)
     text = _BARE_AT.sub(lambda m: resolve([m.group(1)], m.group(0)), text)
 
+    def first_author_is(pid: str, name: str, year: str) -> bool:
+        p = library[pid]
+        return p.year == year and bool(p.authors) and _ascii_lower(family_name(p.authors[0])) == name
+
     def author_year(m: re.Match) -> str:
         name, year = _ascii_lower(m.group("name")), m.group("year")
-        matches = [k for k, pid in offered_keys.items() if library[pid].year == year and _ascii_lower(family_name(library[pid].authors[0]) if library[pid].authors else "") == name]
+        matches = [k for k, pid in offered_keys.items() if first_author_is(pid, name, year)]
         if len(matches) == 1:
             return _OPEN + matches[0] + _CLOSE
         if len(matches) > 1:
             warnings.append(f"Paragraph {number}: removed {m.group(0)!r}: it matches several papers in the evidence ({', '.join(matches)}).")
             return " "
-        known = any(p.year == year and p.authors and _ascii_lower(family_name(p.authors[0])) == name for p in library.values())
+        known = any(first_author_is(pid, name, year) for pid in library)
         why = "that library paper is not in the evidence gathered for this section" if known else "no paper in the evidence has that author and year (invented by the model)"
         warnings.append(f"Paragraph {number}: removed {m.group(0)!r}: {why}.")
         return " "
@@ -836,6 +845,17 @@ def finish_paragraph(
     text = _AUTHOR_YEAR.sub(author_year, text)
     text = _PLAIN_KEY.sub(lambda m: resolve([m.group(1)], m.group(0)) if m.group(1) in library_keys else m.group(0), text)
     text = _tidy(text)
+    # A narrative mention of an offered paper gets its key in the same sentence; any other is flagged.
+    for m in reversed(list(_NARRATIVE.finditer(text))):
+        name, year = _ascii_lower(m.group("name")), m.group("year")
+        matches = [k for k, pid in offered_keys.items() if first_author_is(pid, name, year)]
+        if len(matches) == 1:
+            span = next(((a, b) for a, b in _sentences(text) if a <= m.start() < b), None)
+            if span and matches[0] not in _marked_keys(text[span[0]:span[1]]):
+                text = _cite_sentence(text, span, matches[0])
+        else:
+            why = "several papers in the evidence match it" if matches else "no paper in the evidence matches it"
+            warnings.append(f"Paragraph {number} mentions {m.group(0)!r}, but {why}; check or remove that mention.")
 
     declared: list[str] = []
     for k in cites:
@@ -883,9 +903,14 @@ def _tidy(text: str) -> str:
     return " ".join(text.split())
 
 
+_ABBREVIATION = re.compile(r"(?:\bet al|\be\.g|\bi\.e|\bcf|\bFigs?|\bEqs?|\bSecs?|\bvs|\bapprox|\bpp?|\bNo|\b[A-Z])\.$")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z\"“(\[])", text):
+        if _ABBREVIATION.search(text[max(0, m.start() - 8) : m.start()]):
+            continue  # "et al. (2004)", "e.g. Smith", "A. Zeileis"
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
@@ -899,7 +924,12 @@ def _place(text: str, key: str, passages: list[Evidence]) -> str:
         return text + f" {_OPEN}{key}{_CLOSE}"
     scores = [max(support(_strip_marks(text[a:b]), e.text) for e in passages) for a, b in spans]
     best = max(range(len(spans)), key=lambda i: (scores[i], i)) if max(scores) > 0 else len(spans) - 1
-    a, b = spans[best]
+    return _cite_sentence(text, spans[best], key)
+
+
+def _cite_sentence(text: str, span: tuple[int, int], key: str) -> str:
+    """Add [@key] at the end of the sentence at `span`, merged with a citation already there."""
+    a, b = span
     sentence = text[a:b]
     m = re.search(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE + r"(\W*)$", sentence)
     if m:  # merge with a citation that already ends the sentence
