@@ -28,7 +28,7 @@ from typing import Any, Iterable
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS
+from lancedb.index import FTS, Bitmap
 
 from .errors import LibraryError
 from .records import Chunk, Paper
@@ -372,7 +372,7 @@ class Library:
         existing = {tuple(i.columns): i.index_type for i in table.list_indices()}
         try:
             if ("paper_id",) not in existing:
-                table.create_scalar_index("paper_id", index_type="BITMAP", replace=True)
+                table.create_index("paper_id", config=Bitmap(), replace=True)
             rows = table.count_rows()
             if ("vector",) not in existing and rows >= self.VECTOR_INDEX_MIN_ROWS:
                 table.create_index(
