@@ -20,13 +20,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"
-DEFAULT_QUESTION = "How can C++ code be called from R, and what does Rcpp do to make it easier?"
+# q01 of bench/questions/r-papers.jsonl: its answer is on a known page (sandwich.pdf, page 5).
+DEFAULT_QUESTION = (
+    "When I call vcovHC on a fitted lm without specifying the type, which heteroskedasticity-consistent "
+    "estimator do I get, and which other types can I request?"
+)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--library", help="library folder to use (built from --corpus when empty)")
-    parser.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="PDF folder to import into an empty library")
+    parser.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="PDF folder to add (papers already in the library are skipped by hash)")
+    parser.add_argument("--no-import", action="store_true", help="use the library as it is")
     parser.add_argument("--out", default=str(REPO / "out" / "screens"), help="folder for the PNGs")
     parser.add_argument("--question", default=DEFAULT_QUESTION)
     parser.add_argument("--chat", help="chat GGUF (default: the configured/provisioned one)")
@@ -34,6 +39,7 @@ def main() -> int:
     parser.add_argument("--theme", choices=["light", "dark"], default="light")
     parser.add_argument("--size", default="1600x1000", help="window size WxH")
     parser.add_argument("--citation", type=int, default=0, help="which citation to open (index in reading order)")
+    parser.add_argument("--context", type=int, default=4096, help="chat context length (smaller prompts answer sooner)")
     args = parser.parse_args()
 
     out = Path(args.out).resolve()
@@ -54,7 +60,8 @@ def main() -> int:
         settings.chat.path = str(Path(args.chat).resolve())
     if args.embedding:
         settings.embedding.path = str(Path(args.embedding).resolve())
-    settings.chat.context_length = 8192
+    settings.chat.context_length = args.context
+    settings.research.synthesis_timeout_s = 3600.0  # a slow machine must not cut the screenshot's answer
 
     app = QApplication(sys.argv[:1])
     theme.apply_theme(app, args.theme)
@@ -98,8 +105,8 @@ def main() -> int:
         while window.library.location == "":
             pump(100)
         pump(500)
-        if not window.library_pane.papers():
-            print(f"Importing {args.corpus} into {library} …", flush=True)
+        if not args.no_import:
+            print(f"Adding {args.corpus} to {library} (known papers are skipped) …", flush=True)
             kind, report = wait(window.library.add([args.corpus]), "import")
             if kind != "finished":
                 print(f"import {kind}: {report}", file=sys.stderr)
@@ -117,21 +124,28 @@ def main() -> int:
         shot(window, "2-answer")
 
         cites = sorted(result.citations, key=lambda c: c.start)
-        if not cites:
-            print("the answer has no citations; no PDF screenshot", file=sys.stderr)
-            return 1
-        verified = [c for c in cites if c.status == "verified"] or cites
-        pick = verified[min(args.citation, len(verified) - 1)]
-        window.answer_view.click_citation(cites.index(pick))
+        if cites:
+            verified = [c for c in cites if c.status == "verified"] or cites
+            pick = verified[min(args.citation, len(verified) - 1)]
+            paper_id = pick.paper_id
+            window.answer_view.click_citation(cites.index(pick))
+        else:
+            # The model cited nothing: open the best evidence passage instead (the same
+            # viewer path as double-clicking it in the Evidence list), and say so.
+            print("the answer has no citations; opening evidence passage 1 instead", file=sys.stderr)
+            if not result.evidence:
+                return 1
+            paper_id = result.evidence[0].paper_id
+            window.open_evidence(result.evidence[0])
         viewer = window.pdf_viewer
         started = time.monotonic()
-        while not viewer.rendered() and time.monotonic() - started < 20:
+        while not (viewer.rendered() and viewer.highlight is not None) and time.monotonic() - started < 20:
             pump(100)
         print(f"  viewer: page {viewer.current_page} (printed {viewer.page_label(viewer.current_page)}), "
               f"highlight {'found, %d lines' % len(viewer.highlight.rects) if viewer.highlight and viewer.highlight.found else 'not found'}")
         shot(window, "3-answer-and-pdf")
         shot(window.reader, "4-pdf-viewer")
-        window.show_paper(pick.paper_id, "summary")
+        window.show_paper(paper_id, "summary")
         shot(window.reader, "5-summary")
         return 0
     finally:

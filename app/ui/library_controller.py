@@ -1,0 +1,187 @@
+"""Library work: load, import, remove, summarize, re-index — pane intents → worker jobs."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.ingest import ImportReport
+from app.core.records import Paper
+
+from . import jobs
+from .library_pane import LibraryPane
+from .worker import JobHandle, WorkerHost
+
+
+def report_summary(report: ImportReport) -> tuple[str, str, str]:
+    """(kind, message, details) for an import report."""
+    added, dup, failed = report.count("added"), report.count("duplicate"), report.count("failed")
+    cancelled = report.count("cancelled")
+    parts = [f"{added} paper{'s' if added != 1 else ''} added"]
+    if dup:
+        parts.append(f"{dup} already in the library")
+    if failed:
+        parts.append(f"{failed} failed")
+    if cancelled:
+        parts.append(f"{cancelled} cancelled")
+    details = "\n".join(o.message for o in report.outcomes if o.status in ("failed", "cancelled"))
+    kind = "warning" if failed else "info"
+    seconds = f" ({report.seconds:.0f} s)" if report.seconds >= 1 else ""
+    text = ", ".join(parts)
+    return kind, text[:1].upper() + text[1:] + seconds + ".", details
+
+
+class LibraryController(QObject):
+    papers_changed = Signal(list)
+    summarized = Signal(list)  # paper ids
+    snapshot_loaded = Signal(object)  # jobs.LibrarySnapshot
+    busy_changed = Signal(bool)
+    message = Signal(str)  # for the status bar
+
+    def __init__(self, host: WorkerHost, pane: LibraryPane, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.pane = pane
+        self.location = ""
+        self.stale_reason = ""
+        self.current: JobHandle | None = None  # the running import-like job shown in the panel
+        self.last_report: ImportReport | None = None
+        self._failure_details = ""
+        self.incomplete: list[str] = []
+        pane.add_requested.connect(self.add)
+        pane.remove_requested.connect(self.remove)
+        pane.summarize_requested.connect(self.summarize)
+        pane.reindex_requested.connect(self.reindex)
+        pane.import_panel.cancel_requested.connect(self.cancel)
+
+    # -- loading -----------------------------------------------------------------------
+    def load(self) -> JobHandle:
+        handle = self.host.submit("load", jobs.load_library)
+        handle.finished.connect(self._loaded)
+        handle.failed.connect(lambda exc: self.pane.banner.show_error(exc, ("settings",)))
+        return handle
+
+    def _loaded(self, snap: jobs.LibrarySnapshot) -> None:
+        self.location = snap.location
+        self.stale_reason = snap.stale_reason
+        self._set_papers(snap.papers)
+        incomplete = [p.id for p in snap.papers if p.status == "importing"]
+        if snap.stale_reason:
+            self.pane.banner.show_message(
+                "warning", "The index was built with a different embedding model.", snap.stale_reason, ["rebuild"]
+            )
+        elif incomplete:
+            # An import was interrupted (closed window, crash): offer to finish it.
+            n = len(incomplete)
+            self.pane.banner.show_message(
+                "warning", f"{n} paper{'s' if n != 1 else ''} did not finish importing.",
+                "They are not searchable yet. Finishing the import redoes them from their stored PDF copies.",
+                ["finish-import:Finish importing"],
+            )
+            self.incomplete = incomplete
+        self.snapshot_loaded.emit(snap)
+
+    def refresh(self) -> JobHandle:
+        handle = self.host.submit("list", jobs.list_papers)
+        handle.finished.connect(self._set_papers)
+        return handle
+
+    def _set_papers(self, papers: list[Paper]) -> None:
+        self.pane.set_papers(papers)
+        self.papers_changed.emit(papers)
+
+    # -- long jobs shown in the import panel ---------------------------------------------
+    def _run_long(self, kind: str, title: str, fn, done) -> JobHandle:
+        handle = self.host.submit(kind, fn)
+        queued = self.host.running_handle() not in (None, handle)
+        if queued:
+            self.message.emit(f"{title} waits for the current task to finish…")
+        handle.started.connect(lambda: self._long_started(handle, title))
+        handle.progress.connect(self._long_progress(handle))
+        handle.event.connect(self._on_event)
+        handle.finished.connect(done)
+        handle.failed.connect(self._long_failed)
+        handle.cancelled.connect(lambda: self.pane.banner.show_message(
+            "info", f"{title} cancelled.", "Papers already finished are kept; incomplete ones can be re-indexed or added again."))
+        handle.ended.connect(lambda: self._long_ended(handle))
+        self.busy_changed.emit(True)
+        return handle
+
+    def _long_started(self, handle: JobHandle, title: str) -> None:
+        self.current = handle
+        self.pane.import_panel.start(title)
+
+    def _long_progress(self, handle: JobHandle):
+        def update(fraction: float, message: str) -> None:
+            if self.current is handle:
+                self.pane.import_panel.update_progress(fraction, message)
+        return update
+
+    def _long_failed(self, exc: BaseException) -> None:
+        action = "rebuild" if getattr(exc, "action", "") == "reindex" and self.stale_reason else ""
+        self.pane.banner.show_error(exc, (action,) if action else ())
+
+    def _long_ended(self, handle: JobHandle) -> None:
+        if self.current is handle:
+            self.current = None
+            self.pane.import_panel.finish()
+        if not any(h.kind in ("import", "reindex", "summarize", "rebuild", "remove") for h in self.host.pending()):
+            self.busy_changed.emit(False)
+
+    def _on_event(self, kind: str, payload) -> None:
+        if kind == "papers":
+            self._set_papers(payload)
+
+    def cancel(self) -> None:
+        if self.current is not None:
+            self.current.cancel()
+
+    # -- intents ---------------------------------------------------------------------------
+    def add(self, paths: list[str]) -> JobHandle | None:
+        paths = [str(p) for p in paths if p]
+        if not paths:
+            return None
+        names = ", ".join(Path(p).name for p in paths[:3]) + ("…" if len(paths) > 3 else "")
+        self.message.emit(f"Adding {names}")
+        return self._run_long("import", "Importing", partial(jobs.import_paths, paths=paths), self._imported)
+
+    def _imported(self, report: ImportReport) -> None:
+        self.last_report = report
+        kind, message, details = report_summary(report)
+        self._failure_details = details
+        hint = details.splitlines()[0] if details.count("\n") == 0 and details else ""
+        actions = ["details"] if details.count("\n") >= 1 else []
+        self.pane.banner.show_message(kind, message, hint, actions)
+        self.message.emit(message)
+
+    def failure_details(self) -> str:
+        return self._failure_details
+
+    def remove(self, ids: list[str]) -> JobHandle:
+        handle = self.host.submit("remove", partial(jobs.remove_papers, ids=ids))
+        handle.finished.connect(lambda removed: (self.refresh(), self.message.emit(f"Removed {len(removed)} paper(s)")))
+        handle.failed.connect(lambda exc: self.pane.banner.show_error(exc))
+        return handle
+
+    def summarize(self, ids: list[str]) -> JobHandle:
+        def done(done_ids: list[str]) -> None:
+            self.pane.banner.show_message("info", f"Summarized {len(done_ids)} paper{'s' if len(done_ids) != 1 else ''}.")
+            self.summarized.emit(done_ids)
+
+        return self._run_long("summarize", "Summarizing", partial(jobs.summarize_papers, ids=ids), done)
+
+    def reindex(self, ids: list[str]) -> JobHandle:
+        def done(report: ImportReport) -> None:
+            kind, message, details = report_summary(report)
+            self.pane.banner.show_message(kind, message.replace("added", "re-indexed"), details)
+
+        return self._run_long("reindex", "Re-indexing", partial(jobs.reindex_papers, ids=ids), done)
+
+    def rebuild(self) -> JobHandle:
+        def done(count: int) -> None:
+            self.stale_reason = ""
+            self.pane.banner.show_message("info", f"Index rebuilt: {count} papers indexed with the current embedding model.")
+
+        return self._run_long("rebuild", "Rebuilding the index", jobs.rebuild_index, done)

@@ -1,0 +1,249 @@
+"""The library pane: papers table, filter, Add papers…, import progress, context menu.
+
+The pane only shows and asks: it emits intents (add, open, summarize, …)
+that the main window turns into worker jobs.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.records import Paper
+
+from . import theme
+from .banners import Banner
+from .import_panel import ImportPanel
+from .library_model import AUTHORS, PAGES, PAPER_ROLE, STATUS, TITLE, YEAR, PaperFilterProxy, PaperTableModel
+
+
+class LibraryPane(QWidget):
+    add_requested = Signal(list)  # paths (files and folders)
+    open_pdf_requested = Signal(str)  # paper id
+    summary_requested = Signal(str)
+    notes_requested = Signal(str)
+    summarize_requested = Signal(list)  # paper ids
+    reindex_requested = Signal(list)
+    remove_requested = Signal(list)
+    action_requested = Signal(str)  # banner actions
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("pane")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        layout.setSpacing(8)
+
+        head = QHBoxLayout()
+        self.title = QLabel("Library")
+        self.title.setObjectName("paneTitle")
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("paneSubtitle")
+        self.add_button = QPushButton(theme.icon("add", 16), "Add papers…")
+        self.add_button.setToolTip("Add PDF files or folders (or drop them onto the window)")
+        self.add_button.clicked.connect(self.choose_files)
+        head.addWidget(self.title)
+        head.addWidget(self.count_label)
+        head.addStretch(1)
+        head.addWidget(self.add_button)
+        layout.addLayout(head)
+
+        self.banner = Banner()
+        self.banner.action_requested.connect(self.action_requested)
+        layout.addWidget(self.banner)
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter by title, author, year, id…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.addAction(theme.icon("search", 16), QLineEdit.ActionPosition.LeadingPosition)
+        layout.addWidget(self.filter)
+
+        self.model = PaperTableModel(self)
+        self.proxy = PaperFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter.textChanged.connect(self._filter_changed)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(TITLE, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(28)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.doubleClicked.connect(self._double_clicked)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(AUTHORS, QHeaderView.ResizeMode.Interactive)
+        for col, width in ((AUTHORS, 120), (YEAR, 52), (PAGES, 58), (STATUS, 30)):
+            header.resizeSection(col, width)
+        header.setSectionResizeMode(YEAR, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(PAGES, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Fixed)
+        header.setMinimumSectionSize(24)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.viewport().installEventFilter(self)
+        layout.addWidget(self.table, 1)
+        self.setMinimumWidth(260)
+
+        self.empty_hint = QLabel(
+            "<p style='font-size:11pt'><b>Your library is empty</b></p>"
+            "<p>Drop PDF files or folders anywhere on this window,<br/>or use <b>Add papers…</b>.</p>"
+        )
+        self.empty_hint.setObjectName("muted")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        layout.addWidget(self.empty_hint, 1)
+
+        self.import_panel = ImportPanel()
+        layout.addWidget(self.import_panel)
+
+        self._remove_action = QAction("Remove", self)
+        self._remove_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self._remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self._remove_action.triggered.connect(self._remove_selected)
+        self.table.addAction(self._remove_action)
+        self.set_papers([])
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.table.viewport() and event.type() == event.Type.Resize:
+            self._fit_columns(event.size().width())
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self, width: int) -> None:
+        """A narrow pane drops Authors, then Year, rather than squeezing the title to nothing."""
+        self.table.setColumnHidden(AUTHORS, width < 440)
+        self.table.setColumnHidden(YEAR, width < 300)
+
+    # -- data -------------------------------------------------------------------------
+    def set_papers(self, papers: list[Paper]) -> None:
+        self.model.set_papers(papers)
+        failed = sum(1 for p in papers if p.status == "failed")
+        text = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        if failed:
+            text += f" · {failed} failed"
+        self.count_label.setText(text)
+        empty = not papers
+        self.table.setVisible(not empty)
+        self.filter.setVisible(not empty)
+        self.empty_hint.setVisible(empty)
+
+    def papers(self) -> list[Paper]:
+        return self.model.papers()
+
+    def paper(self, paper_id: str) -> Paper | None:
+        row = self.model.row_of(paper_id)
+        return self.model.paper(row)
+
+    def selected_ids(self) -> list[str]:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return [r.data(PAPER_ROLE).id for r in rows]
+
+    def visible_ids(self) -> list[str]:
+        return [self.proxy.index(r, 0).data(PAPER_ROLE).id for r in range(self.proxy.rowCount())]
+
+    def select(self, paper_id: str) -> None:
+        row = self.model.row_of(paper_id)
+        if row < 0:
+            return
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if index.isValid():
+            self.table.selectRow(index.row())
+            self.table.scrollTo(index)
+
+    # -- actions ------------------------------------------------------------------------
+    def choose_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Add papers", "", "PDF files (*.pdf);;All files (*)")
+        if files:
+            self.add_requested.emit(files)
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of papers (searched recursively)")
+        if folder:
+            self.add_requested.emit([folder])
+
+    def _filter_changed(self, text: str) -> None:
+        self.proxy.set_filter(text)
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        paper: Paper = index.data(PAPER_ROLE)
+        if paper is not None:
+            self.open_pdf_requested.emit(paper.id)
+
+    def _context_menu(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        if not index.isValid():
+            menu = QMenu(self)
+            menu.addAction(theme.icon("add", 16), "Add papers…", self.choose_files)
+            menu.addAction(theme.icon("folder", 16), "Add a folder…", self.choose_folder)
+            menu.exec(self.table.viewport().mapToGlobal(pos))
+            return
+        if not self.table.selectionModel().isRowSelected(index.row(), index.parent()):
+            self.table.selectRow(index.row())
+        ids = self.selected_ids()
+        one = ids[0] if len(ids) == 1 else None
+        paper = self.paper(ids[0]) if ids else None
+        menu = self.build_menu(ids, one, paper)
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
+    def build_menu(self, ids: list[str], one: str | None, paper: Paper | None) -> QMenu:
+        menu = QMenu(self)
+        complete = paper is not None and paper.complete
+        a = menu.addAction(theme.icon("summary", 16), "Show summary", lambda: self.summary_requested.emit(one))
+        a.setEnabled(one is not None)
+        a = menu.addAction(theme.icon("pdf", 16), "Open PDF", lambda: self.open_pdf_requested.emit(one))
+        a.setEnabled(one is not None)
+        a = menu.addAction(theme.icon("notes", 16), "Edit notes", lambda: self.notes_requested.emit(one))
+        a.setEnabled(one is not None and complete)
+        menu.addSeparator()
+        label = "Summarize" if len(ids) == 1 else f"Summarize {len(ids)} papers"
+        a = menu.addAction(theme.icon("improve", 16), label, lambda: self.summarize_requested.emit(ids))
+        a.setToolTip("Write an LLM summary (used to shortlist papers in research)")
+        label = "Re-index" if len(ids) == 1 else f"Re-index {len(ids)} papers"
+        menu.addAction(theme.icon("reindex", 16), label, lambda: self.reindex_requested.emit(ids))
+        menu.addSeparator()
+        label = "Remove…" if len(ids) == 1 else f"Remove {len(ids)} papers…"
+        menu.addAction(theme.icon("trash", 16), label, self._remove_selected)
+        return menu
+
+    def _remove_selected(self) -> None:
+        ids = self.selected_ids()
+        if not ids:
+            return
+        if len(ids) == 1:
+            paper = self.paper(ids[0])
+            what = f"“{paper.title if paper else ids[0]}”"
+        else:
+            what = f"{len(ids)} papers"
+        answer = QMessageBox.question(
+            self,
+            "Remove from library",
+            f"Remove {what} from the library?\n\nThe library's copy of the PDF, its extracted text, "
+            "summary and notes are deleted. Your original files are not touched.",
+            QMessageBox.StandardButton.Cancel | QMessageBox.StandardButton.Yes,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.remove_requested.emit(ids)

@@ -1,0 +1,248 @@
+"""UI parts without the whole window: rendering, link parsing, highlight finding,
+progress parsing, the worker's queue rules, the question box and the library table."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pymupdf
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
+
+from app.core.errors import NoRelevantPapers
+from app.core.records import Citation, Paper, Reference, ResearchResult
+from app.core.settings import Settings
+from app.ui.answer_render import citation_summary, cite_href, parse_cite, render_answer, render_streaming
+from app.ui.banners import error_action
+from app.ui.import_panel import parse_progress
+from app.ui.library_model import PaperFilterProxy, PaperTableModel
+from app.ui.pdf_highlight import locate_passage, passage_words
+from app.ui.question_box import QuestionBox
+from app.ui.worker import WorkerHost
+
+from tests.test_ui_helpers import wait_for_handle
+
+
+def _result() -> ResearchResult:
+    answer = "Glaciers retreated fast [2301.00001v2, page 3]. Bees use skylight [bees-2020, page 9]."
+    c1 = Citation("[2301.00001v2, page 3]", "2301.00001v2", 3, "verified", 0, 0, evidence_number=2, reference_number=1)
+    c1.start = answer.index("[2301")
+    c1.end = c1.start + len(c1.raw)
+    c2 = Citation("[bees-2020, page 9]", "bees-2020", 9, "page-mismatch", 0, 0, reference_number=2, note="evidence is on page 2")
+    c2.start = answer.index("[bees")
+    c2.end = c2.start + len(c2.raw)
+    refs = [
+        Reference(1, "2301.00001v2", "Glacier <Retreat>", ["I. Holm"], "2023"),
+        Reference(2, "bees-2020", "Bees", [], ""),
+    ]
+    return ResearchResult(query="q", answer=answer, citations=[c1, c2], references=refs)
+
+
+def test_answer_html_links_citations_with_status_marks():
+    html = render_answer(_result())
+    assert 'href="cite:2301.00001v2:3:2"' in html
+    assert 'href="cite:bees-2020:9:0"' in html
+    assert "\u2713" in html and "\u26a0" in html
+    assert "Glacier &lt;Retreat&gt;" in html  # titles are escaped
+    assert html.index("References") > html.index("Bees use skylight")
+    assert citation_summary(_result()) == "2 citations · 1 verified · 1 flagged"
+
+
+def test_cite_links_round_trip_odd_ids():
+    for pid in ("hep-th/9901001v1", "smith:2020", "a b"):
+        link = parse_cite(cite_href(pid, 12, 4))
+        assert (link.paper_id, link.page, link.evidence_number) == (pid, 12, 4)
+    assert parse_cite("summary:x") is None
+
+
+def test_streaming_html_shows_pending_citations_and_cursor():
+    html = render_streaming("Partial **bold** text [abc, page 4] and more")
+    assert "<strong>bold</strong>" in html
+    assert 'class="cite pending"' in html and "cite:abc:4:0" in html
+    assert "\u258d" in html
+
+
+def test_error_action_looks_through_synthesis_wrapper():
+    from app.core.errors import BackendUnavailable, SynthesisFailed
+
+    try:
+        try:
+            raise BackendUnavailable("LM Studio is not running at 127.0.0.1:1", "start it")
+        except BackendUnavailable as exc:
+            raise SynthesisFailed("Synthesis failed: could not load the chat model") from exc
+    except SynthesisFailed as wrapped:
+        assert error_action(wrapped) == "start-lmstudio"
+    assert error_action(NoRelevantPapers("none")) == ""
+
+
+def test_import_progress_lines_are_parsed():
+    step = parse_progress("[3/30] paper.pdf: page 4/12, 20 chunks — ETA 1m20s")
+    assert (step.file_no, step.files, step.name, step.page, step.pages, step.eta) == (3, 30, "paper.pdf", 4, 12, "1m20s")
+    step = parse_progress("Stage 1: searching")
+    assert step.files == 0 and step.detail == "Stage 1: searching"
+
+
+def test_highlight_covers_the_passage_on_its_page(tmp_path):
+    from tests.pdf_factory import make_paper
+
+    passage = ("Repeat photogrammetry compares aerial images of the same glacier taken decades apart. "
+               "Ground control points on stable bedrock align the image pairs to within half a metre.")
+    pdf = make_paper(tmp_path / "p.pdf", "T", ["A B"], ["# One\n\nUnrelated first page text here.", "# Methods\n\n" + passage])
+    hl = locate_passage(pdf, 2, passage)
+    assert hl.found and hl.method == "align"
+    assert len(hl.rects) >= 2  # the passage wraps over several lines
+    with pymupdf.open(pdf) as doc:
+        words = doc[1].get_text("words")
+    covered = [w for w in words if any(r[0] - 1 <= w[0] and w[2] <= r[2] + 1 and r[1] - 1 <= w[1] and w[3] <= r[3] + 1 for r in hl.rects)]
+    assert len(covered) >= len(passage_words(passage)) - 2
+    assert not locate_passage(pdf, 1, passage).found  # not on page 1
+
+
+def test_highlight_tolerates_markdown_markers(tmp_path):
+    from tests.pdf_factory import make_paper
+
+    pdf = make_paper(tmp_path / "p.pdf", "T", ["A B"], ["# Results\n\nThe median glacier lost 0.9 metres of ice thickness per year."])
+    hl = locate_passage(pdf, 1, "## Results\n\nThe **median glacier** lost 0.9 metres of ice thickness per year.")
+    assert hl.found
+
+
+def test_question_box_enter_runs_and_history_walks(qtbot):
+    box = QuestionBox()
+    qtbot.addWidget(box)
+    box.set_history(["first question", "second question"])
+    with qtbot.waitSignal(box.submitted) as sig:
+        box.setPlainText("new question")
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert sig.args == ["new question"]
+    box.remember("new question")
+    box.clear()
+    qtbot.keyClick(box, Qt.Key.Key_Up)
+    assert box.toPlainText() == "new question"
+    qtbot.keyClick(box, Qt.Key.Key_Up)
+    assert box.toPlainText() == "second question"
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert box.toPlainText() == ""
+    box.setPlainText("line one")
+    box.keyPressEvent(QKeyEvent(QKeyEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier))
+    assert "\n" in box.toPlainText()  # Shift+Enter breaks the line
+
+
+def _paper(pid: str, title: str, status: str = "indexed", **kw) -> Paper:
+    return Paper(pid, title, kw.get("authors", ["A. Author"]), kw.get("published", "2020"), "", "", "", "f.pdf", 3, [], "h" + pid, "", status, kw.get("reason", ""))
+
+
+def test_library_table_filters_sorts_and_explains_failures(qtbot):
+    model = PaperTableModel()
+    proxy = PaperFilterProxy()
+    proxy.setSourceModel(model)
+    model.set_papers([
+        _paper("b", "Bees navigate", authors=["Sofia Lindqvist"]),
+        _paper("a", "Alpine glaciers", published="2019"),
+        _paper("c", "Broken scan", status="failed", reason="no text layer: needs OCR"),
+    ])
+    proxy.set_filter("lindqvist")
+    assert proxy.rowCount() == 1
+    proxy.set_filter("")
+    proxy.sort(0, Qt.SortOrder.AscendingOrder)
+    assert [proxy.index(r, 0).data() for r in range(3)] == ["Alpine glaciers", "Bees navigate", "Broken scan"]
+    failed = model.index(2, 4)
+    assert "needs OCR" in model.data(failed, Qt.ItemDataRole.ToolTipRole)
+    assert model.data(failed, Qt.ItemDataRole.DecorationRole) is not None
+
+
+# -- worker ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def host(qapp):
+    h = WorkerHost(Settings(), None)
+    yield h
+    h.shutdown()
+    assert not h._thread.isRunning()
+
+
+def test_worker_runs_jobs_in_order_off_the_ui_thread(qtbot, host):
+    seen: list[tuple[str, bool]] = []
+    ui = threading.get_ident()
+    h1 = host.submit("a", lambda ctx: seen.append(("a", threading.get_ident() != ui)) or 1)
+    h2 = host.submit("b", lambda ctx: seen.append(("b", threading.get_ident() != ui)) or 2)
+    assert wait_for_handle(qtbot, h2) == ("finished", 2)
+    assert seen == [("a", True), ("b", True)]
+    assert h1.done
+
+
+def test_worker_drops_results_of_discarded_jobs(qtbot, host):
+    gate = threading.Event()
+
+    def slow(ctx):
+        gate.wait(5)
+        ctx.progress(0.5, "late progress")
+        return "late"
+
+    stale = host.submit("slow", slow)
+    got: list = []
+    stale.finished.connect(got.append)
+    stale.progress.connect(lambda f, m: got.append(m))
+    stale.discard()
+    gate.set()
+    marker = host.submit("after", lambda ctx: "after")
+    assert wait_for_handle(qtbot, marker) == ("finished", "after")
+    qtbot.wait(50)
+    assert got == []
+
+
+def test_worker_key_supersedes_queued_jobs_and_cancel_reaches_the_job(qtbot, host):
+    gate = threading.Event()
+    blocker = host.submit("block", lambda ctx: gate.wait(5))
+    ran: list[int] = []
+    first = host.submit("notes", lambda ctx: ran.append(1), key="notes:x")
+    second = host.submit("notes", lambda ctx: ran.append(2), key="notes:x")
+
+    def loop(ctx):
+        while True:
+            ctx.check()
+            time.sleep(0.01)
+
+    looping = host.submit("loop", loop)
+    gate.set()
+    assert wait_for_handle(qtbot, first)[0] == "cancelled"
+    assert wait_for_handle(qtbot, second)[0] == "finished"
+    assert ran == [2]
+    qtbot.waitUntil(lambda: looping.running, timeout=5000)
+    looping.cancel()
+    assert wait_for_handle(qtbot, looping)[0] == "cancelled"
+    assert blocker.done
+
+
+def test_worker_reports_core_errors_and_bugs_as_failures(qtbot, host):
+    def boom(ctx):
+        raise NoRelevantPapers("nothing matches", "rephrase")
+
+    kind, exc = wait_for_handle(qtbot, host.submit("x", boom))
+    assert kind == "failed" and exc.message == "nothing matches"
+    kind, exc = wait_for_handle(qtbot, host.submit("y", lambda ctx: 1 / 0))
+    assert kind == "failed" and isinstance(exc, ZeroDivisionError)
+
+
+def test_signal_emit_keeps_python_refcounts(qapp):
+    """PySide6 6.12.0 drops a reference to True on every Signal.emit(); on Python 3.11,
+    where True is not immortal, a few thousand emits abort the interpreter. The app
+    emits that many in one import, so the environment must not have that bug."""
+    import sys
+
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        sig = Signal(object)
+
+    e = Emitter()
+    e.sig.connect(lambda _o: None)
+    payload = object()
+    before_true, before_obj = sys.getrefcount(True), sys.getrefcount(payload)
+    for _ in range(200):
+        e.sig.emit(payload)
+    assert sys.getrefcount(payload) == before_obj
+    assert sys.getrefcount(True) >= before_true - 2, "PySide6 Signal.emit() leaks references (use PySide6 < 6.12 or a fixed release)"
