@@ -59,3 +59,10 @@ def test_bibtex_keys_stable_and_unique_and_parseable():
     parsed = bibtexparser.loads(text) if hasattr(bibtexparser, "loads") else bibtexparser.parse_string(text)
     entries = parsed.entries
     assert len(entries) == 3
+
+
+def test_reference_lists_are_not_evidence():
+    from app.core.research.funnel import is_bibliography
+
+    assert is_bibliography("References") and is_bibliography("## Bibliography ")
+    assert not is_bibliography("Related work") and not is_bibliography("")

@@ -182,6 +182,8 @@ class Funnel:
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
         candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
+        # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim.
+        candidates = [c for c in candidates if not is_bibliography(c.section)]
         passing = [c for c in candidates if c.cosine >= self.cutoffs.evidence]
         notes = []
         if len(passing) < len(candidates):
@@ -304,6 +306,13 @@ class Funnel:
     def _emit(self, kind: str, payload: Any) -> None:
         if self.on_event is not None:
             self.on_event(kind, payload)
+
+
+_BIBLIOGRAPHY = {"references", "bibliography", "literature cited", "works cited", "literature"}
+
+
+def is_bibliography(section: str) -> bool:
+    return section.strip().strip("#").strip().lower() in _BIBLIOGRAPHY
 
 
 def format_evidence(e: Evidence) -> str:
