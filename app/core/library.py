@@ -117,7 +117,31 @@ def atomic_copy(src: Path, dst: Path) -> None:
         raise
 
 
-class Library:
+class LibraryLayout:
+    """Where a library's files live; needs no LanceDB connection (the UI reads files with it)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root).expanduser()
+
+    def pdf_path(self, paper_id: str) -> Path:
+        return self.root / "pdfs" / f"{paper_id}.pdf"
+
+    def text_path(self, paper_id: str) -> Path:
+        return self.root / "text" / f"{paper_id}.md"
+
+    def summary_path(self, paper_id: str) -> Path:
+        return self.root / "summaries" / f"{paper_id}.md"
+
+    def notes_path(self, paper_id: str) -> Path:
+        return self.root / "notes" / f"{paper_id}.md"
+
+    @property
+    def results_dir(self) -> Path:
+        return self.root / "results"
+
+
+
+class Library(LibraryLayout):
     """One library folder and its LanceDB index."""
 
     # Below this many rows exact (flat) vector search is fast enough and exact; above it
@@ -147,23 +171,6 @@ class Library:
             ) from exc
         self._clean_temp_files()
         self.db = lancedb.connect(str(self.root / "index"))
-
-    # -- paths -------------------------------------------------------------
-    def pdf_path(self, paper_id: str) -> Path:
-        return self.root / "pdfs" / f"{paper_id}.pdf"
-
-    def text_path(self, paper_id: str) -> Path:
-        return self.root / "text" / f"{paper_id}.md"
-
-    def summary_path(self, paper_id: str) -> Path:
-        return self.root / "summaries" / f"{paper_id}.md"
-
-    def notes_path(self, paper_id: str) -> Path:
-        return self.root / "notes" / f"{paper_id}.md"
-
-    @property
-    def results_dir(self) -> Path:
-        return self.root / "results"
 
     def _clean_temp_files(self) -> None:
         """Temp files left by a crash mid-write are garbage: the real file was never replaced."""

@@ -35,7 +35,9 @@ from .answer_view import AnswerView
 from .drop_overlay import DropOverlay, local_paths
 from .library_controller import LibraryController
 from .library_pane import LibraryPane
-from .paper_panel import LibraryLayout, PaperPanel
+from app.core.library import LibraryLayout
+
+from .paper_panel import PaperPanel
 from .pdf_viewer import Passage, PdfViewer
 from .research_controller import ResearchController
 from .research_pane import ResearchPane

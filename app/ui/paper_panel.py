@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from app.core.library import LibraryLayout
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
@@ -20,26 +22,6 @@ from . import theme
 from .answer_render import markdown_to_html
 
 AUTOSAVE_MS = 1200  # save this long after the last keystroke
-
-
-class LibraryLayout:
-    """The library's file layout (DESIGN.md), for reading files without the worker's Library."""
-
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-
-    def pdf_path(self, paper_id: str) -> Path:
-        return self.root / "pdfs" / f"{paper_id}.pdf"
-
-    def summary_path(self, paper_id: str) -> Path:
-        return self.root / "summaries" / f"{paper_id}.md"
-
-    def notes_path(self, paper_id: str) -> Path:
-        return self.root / "notes" / f"{paper_id}.md"
-
-    @property
-    def results_dir(self) -> Path:
-        return self.root / "results"
 
 
 def _read(path: Path) -> str:
