@@ -56,9 +56,8 @@ def corpus_texts(limit: int = 2000) -> list[str]:
 def build(root: Path, n_chunks: int, dim: int, texts: list[str], rng) -> Library:
     lib = Library(root)
     n_papers = max(1, n_chunks // CHUNKS_PER_PAPER)
-    for i in range(n_papers):
-        lib.upsert_paper(Paper(f"paper-{i:05d}", f"Synthetic paper {i}", ["A. Author"], "2020", "", "", "", f"p{i}.pdf",
-                               CHUNKS_PER_PAPER, [], f"h{i}", "now", status="indexed"))
+    lib.upsert_papers([Paper(f"paper-{i:05d}", f"Synthetic paper {i}", ["A. Author"], "2020", "", "", "", f"p{i}.pdf",
+                             CHUNKS_PER_PAPER, [], f"h{i}", "now", status="indexed") for i in range(n_papers)])
     batch = 5000
     for name, total, per in ((CONTENT_CHUNKS, n_chunks, CHUNKS_PER_PAPER), (SUMMARY_CHUNKS, n_papers * 3, 3)):
         for start in range(0, total, batch):

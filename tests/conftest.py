@@ -11,8 +11,21 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"
-REFERENCE = REPO.parent / "shared" / "reference"
+
+
+def _shared_dir() -> Path:
+    """The team's shared folder (corpus, reference files): beside the checkout, or named by
+    $RESEARCH_DESK_SHARED, or /work/shared — CI may run from a clone elsewhere on the machine."""
+    for candidate in (os.environ.get("RESEARCH_DESK_SHARED"), REPO.parent / "shared", "/work/shared"):
+        if candidate and Path(candidate, "corpus").is_dir():
+            return Path(candidate)
+    return REPO.parent / "shared"
+
+
+SHARED = _shared_dir()
+CORPUS = SHARED / "corpus" / "r-papers"
+# Reference outputs of the upstream MiniLM converter and model (copied from the team share).
+REFERENCE = REPO / "tests" / "data" / "reference"
 # The same cache folder `scripts/install.sh --test` provisions into, so the tests
 # reuse the converted models instead of converting them again in every run.
 TEST_MODELS = Path(

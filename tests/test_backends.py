@@ -29,7 +29,7 @@ from app.core.models.openai_compat import OpenAIChat, OpenAIEmbedding
 from app.core.models.openai_compat import list_models as oai_list_models
 from app.core.settings import ModelConfig
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+from tests.conftest import REFERENCE  # noqa: E402
 
 HELLO = [{"role": "user", "content": "Say hello in one short sentence."}]
 SCHEMA = {

@@ -75,6 +75,24 @@ def test_budget_reserve_and_time_parsing():
         parse_time("-1")
 
 
+def test_speed_meter_learns_the_cost_of_writing_from_mixed_calls():
+    from app.core.research.deep import SpeedMeter
+
+    meter = SpeedMeter()
+    assert meter.gen_cost == SpeedMeter.DEFAULT_GEN_COST  # nothing measured yet
+    # A machine that reads 200 tokens/s and writes 20 tokens/s: writing costs 10 reads.
+    for prompt, output in ((400, 4), (300, 120), (900, 60), (200, 200)):
+        meter.record(prompt, output, prompt / 200 + output / 20)
+    assert abs(meter.gen_cost - 10.0) < 0.01
+    assert abs(meter.predict_s(1000, 100) - (1000 / 200 + 100 / 20)) < 0.05
+    assert meter.describe()["output_tokens_per_s"] == 20.0
+
+    same_mix = SpeedMeter()  # identical calls cannot tell reading from writing apart
+    for _ in range(3):
+        same_mix.record(100, 10, 1.0)
+    assert same_mix.gen_cost == SpeedMeter.DEFAULT_GEN_COST
+
+
 def test_no_gaps_stops_after_first_decision(fact_library):
     run = deep_for(fact_library, ScriptedChat([{"gaps": []}]))
     result = run.run(QUESTION)

@@ -204,6 +204,7 @@ def cli_env(tmp_path, tiny_models):
     return {"RESEARCH_DESK_CONFIG_DIR": str(config)}
 
 
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="development corpus not present")
 def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
     papers = tmp_path / "papers"
     papers.mkdir()

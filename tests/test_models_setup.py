@@ -18,7 +18,7 @@ from app.core import paths
 from app.core.errors import ModelError, ModelNotFound
 from app.core.models import catalog, provision
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+from tests.conftest import REFERENCE  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers

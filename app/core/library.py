@@ -263,13 +263,19 @@ class Library(LibraryLayout):
         return set(table.to_arrow().column("id").to_pylist())
 
     def upsert_paper(self, paper: Paper) -> None:
-        row = {f.name: getattr(paper, f.name) for f in fields(Paper)}
+        self.upsert_papers([paper])
+
+    def upsert_papers(self, papers: list[Paper]) -> None:
+        """Insert or update paper rows in one table version (one merge, whatever the count)."""
+        if not papers:
+            return
+        rows = [{f.name: getattr(paper, f.name) for f in fields(Paper)} for paper in papers]
         (
             self.papers_table()
             .merge_insert("id")
             .when_matched_update_all()
             .when_not_matched_insert_all()
-            .execute(pa.Table.from_pylist([row], schema=_papers_schema()))
+            .execute(pa.Table.from_pylist(rows, schema=_papers_schema()))
         )
 
     def set_status(self, paper_id: str, status: str, reason: str = "", **extra: Any) -> None:

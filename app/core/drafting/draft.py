@@ -49,7 +49,7 @@ from ..models.base import ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Evidence, Paper
 from ..research.citations import key_terms, support
-from ..research.deep import Budget, DeepResearch, SpeedMeter
+from ..research.deep import Budget, DeepResearch
 from ..research.funnel import Funnel
 from ..settings import DeepParams
 from .context import DraftContext
@@ -416,7 +416,7 @@ class SectionDrafter(DeepResearch):
         left = self.budget.remaining()
         if not math.isinf(left):
             units = self.meter.rate() * max(5.0, left, 0.5 * self.budget.reserve_s) * 0.8
-            budget = min(budget, int(units - skeleton_tokens - SpeedMeter.GEN_COST * answer_tokens))
+            budget = min(budget, int(units - skeleton_tokens - self.meter.gen_cost * answer_tokens))
         offered, blocks = [], []
         spent = 0
         for e in selected:

@@ -99,24 +99,59 @@ class Budget:
 class SpeedMeter:
     """Learns the chat model's speed on this machine from the calls it makes.
 
-    One figure, "prompt-token equivalents per second", with generation counted
-    as GEN_COST prompt tokens per token: on CPUs llama.cpp reads a prompt
-    several times faster than it writes.
+    Two costs: seconds per prompt token read and per token written. On CPUs
+    llama.cpp reads a prompt several times faster than it writes, and how many
+    times depends on the model and the machine, so the ratio is fitted (least
+    squares over the calls so far) once the calls differ enough to tell the two
+    apart; until then it is DEFAULT_GEN_COST. `rate()` is in "prompt-token
+    equivalents per second", with a written token counted as `gen_cost` read ones.
     """
 
-    GEN_COST = 6.0
+    DEFAULT_GEN_COST = 6.0
 
     def __init__(self) -> None:
-        self.units = 0.0
-        self.seconds = 0.0
+        self.samples: list[tuple[int, int, float]] = []
 
     def record(self, prompt_tokens: int, output_tokens: int, seconds: float) -> None:
         if seconds > 0.05:
-            self.units += prompt_tokens + self.GEN_COST * output_tokens
-            self.seconds += seconds
+            self.samples.append((prompt_tokens, max(1, output_tokens), seconds))
+
+    @property
+    def gen_cost(self) -> float:
+        fit = self._fit()
+        return self.DEFAULT_GEN_COST if fit is None else min(40.0, max(1.5, fit[1] / fit[0]))
 
     def rate(self, default: float = 150.0) -> float:
-        return self.units / self.seconds if self.seconds > 1.0 else default
+        seconds = sum(s for _, _, s in self.samples)
+        if seconds <= 1.0:
+            return default
+        cost = self.gen_cost
+        return sum(p + cost * o for p, o, _ in self.samples) / seconds
+
+    def predict_s(self, prompt_tokens: int, output_tokens: int, default_rate: float = 150.0) -> float:
+        return (prompt_tokens + self.gen_cost * output_tokens) / self.rate(default_rate)
+
+    def describe(self) -> dict[str, float | None]:
+        """Measured speeds for the report: prompt and output tokens per second (None: not known)."""
+        fit = self._fit()
+        if fit is None:
+            return {"prompt_tokens_per_s": None, "output_tokens_per_s": None, "gen_cost": self.gen_cost}
+        return {"prompt_tokens_per_s": round(1 / fit[0], 1), "output_tokens_per_s": round(1 / fit[1], 1),
+                "gen_cost": round(self.gen_cost, 2)}
+
+    def _fit(self) -> tuple[float, float] | None:
+        """(seconds per prompt token, seconds per output token), or None if not yet knowable."""
+        if len(self.samples) < 2:
+            return None
+        a = np.array([[p, o] for p, o, _ in self.samples], dtype=float)
+        b = np.array([s for _, _, s in self.samples], dtype=float)
+        # Calls that all have the same prompt/output mix cannot separate the two costs.
+        if np.linalg.cond(a) > 200:
+            return None
+        (per_prompt, per_output), *_ = np.linalg.lstsq(a, b, rcond=None)
+        if per_prompt <= 0 or per_output <= 0:
+            return None
+        return float(per_prompt), float(per_output)
 
 
 # -- loop bookkeeping -------------------------------------------------------------
@@ -414,7 +449,7 @@ class DeepResearch:
         chat = self._chat_model()
         prompt_tokens = chat.count_tokens("\n".join(m["content"] for m in messages))
         max_tokens = min(max_tokens, max(64, chat.context_length - prompt_tokens - 16))
-        predicted = (prompt_tokens + SpeedMeter.GEN_COST * max_tokens) / self.meter.rate()
+        predicted = self.meter.predict_s(prompt_tokens, max_tokens)
         if predicted > self.budget.research_remaining():
             raise ModelTimeout(f"not enough research time left for another model call (needs ~{predicted:.0f} s)")
         started = time.monotonic()
@@ -440,8 +475,9 @@ class DeepResearch:
         if math.isinf(remaining_s):
             return answer_max, chat.context_length
         units = self.meter.rate() * max(5.0, remaining_s) * 0.8  # 20 % margin
-        answer = int(min(answer_max, max(96, 0.4 * units / SpeedMeter.GEN_COST)))
-        evidence = int(max(300, units - SpeedMeter.GEN_COST * answer - 400))
+        gen_cost = self.meter.gen_cost
+        answer = int(min(answer_max, max(96, 0.4 * units / gen_cost)))
+        evidence = int(max(300, units - gen_cost * answer - 400))
         return answer, evidence
 
     # -- reporting ------------------------------------------------------------------------
@@ -471,6 +507,7 @@ class DeepResearch:
             "time_budget_s": self.budget.total_s,
             "time_used_s": round(self.budget.elapsed(), 1),
             "scoring_share": round(self.scoring_s / max(1e-6, self.budget.elapsed()), 3),
+            "model_speed": self.meter.describe(),
             "stop_reason": self.stop_reason,
             "limits_hit": list(dict.fromkeys(self.limits_hit)),
             "exhausted": [s.topic for s in self.subquestions.values() if s.status == RETRY_EXHAUSTED],
@@ -486,12 +523,18 @@ class DeepResearch:
             f"- Searches ({len(m['queries'])}): " + "; ".join(f"“{q}”" for q in m["queries"]),
             f"- Papers read: {len(m['papers_read'])} ({', '.join(m['papers_read']) or 'none'}); evidence kept: {m['evidence_kept']} passages.",
             f"- Time: {m['time_used_s']:.0f} s used of {budget}; evidence scoring took {m['scoring_share']:.0%} of it.",
+            *_speed_line(m["model_speed"]),
             f"- Stopped because: {m['stop_reason'] or 'see limits'}.",
             f"- Limits hit: {', '.join(m['limits_hit']) or 'none'}.",
         ]
         if m["exhausted"]:
             lines.append(f"- Sub-questions marked {RETRY_EXHAUSTED} after {self.params.max_attempts_per_question} attempts: " + "; ".join(m["exhausted"]))
         return "\n".join(lines) + "\n"
+
+    def clock_reading(self) -> dict[str, float | None]:
+        """The budget as seconds: total (None = unlimited), synthesis reserve, elapsed."""
+        return {"total_s": self.budget.total_s, "reserve_s": self.budget.reserve_s,
+                "elapsed_s": round(self.budget.elapsed(), 2)}
 
     def _check_user_cancel(self) -> None:
         if self.user_cancelled():
@@ -506,6 +549,9 @@ class DeepResearch:
         self.funnel.progress(-1, f"Deep: {message}")
 
     def _emit(self, kind: str, payload: Any) -> None:
+        if kind in ("round", "decision"):
+            # The clock travels with each round so a UI can draw the time left without polling.
+            self.funnel._emit("budget", self.clock_reading())
         if kind == "round":
             left = self.budget.research_remaining()
             when = "" if math.isinf(left) else f" ({max(0, left):.0f} s of research time left)"
@@ -517,6 +563,13 @@ class DeepResearch:
         if not best:
             return "(nothing yet)"
         return "\n".join(f"- {e.paper_id}, page {e.page}: {(e.summary or e.text)[:220].strip()}" for e in best)
+
+
+def _speed_line(speed: dict[str, float | None]) -> list[str]:
+    if not speed.get("prompt_tokens_per_s"):
+        return []
+    return [f"- Model speed measured on this machine: reads {speed['prompt_tokens_per_s']:.0f} and writes "
+            f"{speed['output_tokens_per_s']:.1f} tokens/s (the final answer was sized to fit the time left)."]
 
 
 def _key(c: retrieval.Candidate) -> str:
