@@ -149,3 +149,41 @@ def citation_summary(result: ResearchResult) -> str:
     flagged = total - verified
     text = f"{total} citation{'s' if total != 1 else ''} · {verified} verified"
     return text + (f" · {flagged} flagged" if flagged else "")
+
+
+_LIMIT_WORDS = {
+    "time": "time limit",
+    "iteration cap": "round cap",
+    "time (answer cut at the deadline)": "time limit (answer cut off)",
+}
+
+
+def limit_words(limit: str) -> str:
+    """A deep run's limit, as the core names it ("iteration cap"), in a reader's words."""
+    return _LIMIT_WORDS.get(str(limit), str(limit))
+
+
+def deep_summary_html(result: ResearchResult) -> str:
+    """One line above a deep answer: how it was researched, and any limit that stopped it.
+
+    The full account is the answer's own "## Methodology" section; this line makes
+    a stop by a limit (time, round cap, …) visible before the reader trusts the answer.
+    """
+    method = result.extra.get("methodology") if isinstance(result.extra, dict) else None
+    if not isinstance(method, dict):
+        return ""
+    searches = len(method.get("queries") or [])
+    papers = len(method.get("papers_read") or [])
+    kept = int(method.get("evidence_kept") or 0)
+    parts = [
+        "Deep research",
+        f"{searches} search{'es' if searches != 1 else ''}",
+        f"{kept} passage{'s' if kept != 1 else ''} from {papers} paper{'s' if papers != 1 else ''}",
+    ]
+    line = html.escape(" · ".join(parts))
+    limits = result.extra.get("limits_hit") or method.get("limits_hit") or []
+    if limits:
+        words = ", ".join(limit_words(x) for x in dict.fromkeys(limits))
+        line += f' · <span class="warn"><b>Stopped: {html.escape(words)}</b></span>'
+    return f'<p class="muted">{line} · details under Methodology below</p>'
+

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.core.records import ResearchResult
 
 from . import theme
-from .answer_render import CiteLink, citation_summary, parse_cite, parse_href, render_answer, render_streaming
+from .answer_render import CiteLink, citation_summary, deep_summary_html, parse_cite, parse_href, render_answer, render_streaming
 from .banners import Banner
 
 RENDER_INTERVAL_MS = 100  # re-render the streaming answer at most ~10 times a second
@@ -197,7 +197,7 @@ class AnswerView(QWidget):
         self.result = result
         self.question_label.setText(result.query)
         self.question_label.show()
-        body = render_answer(result)
+        body = deep_summary_html(result) + render_answer(result)
         if result.feedback:
             body = f'<p class="muted">Revised with feedback: “{html.escape(result.feedback[-1])}”</p>' + body
         if result.messages:

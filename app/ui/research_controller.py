@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.records import Evidence, ResearchResult
+from app.core.settings import DeepParams
 
 from . import jobs
 from .answer_render import CiteLink
@@ -56,14 +57,25 @@ class ResearchController(QObject):
     def run(self, question: str, mode: str = "standard", minutes: float | None = None) -> JobHandle:
         self.last_request = ("run", question, mode, minutes)
         fn = partial(jobs.research, question=question, mode=mode, time_minutes=minutes)
-        return self._start(fn, question, "research")
+        handle = self._start(fn, question, "research")
+        if mode == "deep":
+            params = self._deep_params()
+            self.pane.show_deep_run(question, minutes, params.max_iterations_deep, params.max_attempts_per_question)
+        return handle
+
+    def _deep_params(self) -> DeepParams:
+        """The loop's limits as the worker will run it (its copy of the settings)."""
+        settings = getattr(getattr(self.host, "worker", None), "settings", None)
+        return getattr(settings, "deep", None) or DeepParams()
 
     def improve(self, feedback: str) -> JobHandle | None:
         if self.result is None:
             return None
         previous = self.result
         self.last_request = ("improve", feedback)
-        return self._start(partial(jobs.improve, previous=previous, feedback=feedback), previous.query, "improve", keep_lists=True)
+        handle = self._start(partial(jobs.improve, previous=previous, feedback=feedback), previous.query, "improve", keep_lists=True)
+        self.pane.show_stage_lines()
+        return handle
 
     def retry(self) -> JobHandle | None:
         if not self.last_request:
@@ -103,11 +115,13 @@ class ResearchController(QObject):
     def cancel(self) -> None:
         if self.current is not None:
             self.current.cancel()
+            self.pane.rounds.cancelling()
 
     # -- live updates (only from the current run) -------------------------------------------
     def _started(self, handle: JobHandle) -> None:
         if handle is self.current:
             self.pane.set_queued("")
+            self.pane.rounds.start_clock()  # a queued deep run's budget starts only now
             self.answer.set_status("Working…")
             self._stage_text = ""
             self._clock.start()
@@ -116,6 +130,8 @@ class ResearchController(QObject):
         if handle is not self.current:
             return
         self.message.emit(message)
+        if self.pane.rounds.active:
+            self.pane.rounds.on_progress(message)
         if message.startswith(("Round ", "Deep: ")):
             # Deep research: its rounds are the evidence stage, said in its own words.
             self.pane.stages.stage(2, message)
@@ -123,6 +139,8 @@ class ResearchController(QObject):
     def _event(self, handle: JobHandle, kind: str, payload) -> None:
         if handle is not self.current:
             return
+        if self.pane.rounds.active:
+            self.pane.rounds.on_event(kind, payload)
         if kind == "stage":
             number, message = payload
             self.pane.stages.stage(int(number), message)
@@ -156,6 +174,7 @@ class ResearchController(QObject):
         self._clock.stop()
         self.pane.set_running(False)
         self.pane.stages.finish()
+        self.pane.rounds.finish(result)
         self.set_result(result)
         n, m = len(result.citations), len(result.references)
         self.message.emit(f"Answer ready: {n} citation{'s' if n != 1 else ''} from {m} paper{'s' if m != 1 else ''}")
@@ -175,6 +194,7 @@ class ResearchController(QObject):
         self.pane.set_running(False)
         message = getattr(exc, "message", str(exc))
         self.pane.stages.fail()
+        self.pane.rounds.fail(message)
         self.answer.show_stopped("The run stopped: " + message)
         self.pane.banner.show_error(exc)
         self.message.emit(message)
@@ -188,6 +208,7 @@ class ResearchController(QObject):
         self.pane.stages.fail("Cancelled")
         exc = handle.outcome[1] if handle.outcome else None
         gathered = getattr(exc, "partial", None)
+        self.pane.rounds.cancel(len(gathered.evidence) if gathered is not None else None)
         if gathered is not None and gathered.evidence:
             # Deep research keeps what it gathered; offer to write the report from it.
             self.cancelled_deep = exc
@@ -205,7 +226,9 @@ class ResearchController(QObject):
         exc, self.cancelled_deep = self.cancelled_deep, None
         if exc is None:
             return None
-        return self._start(partial(jobs.synthesize_partial, cancelled_exc=exc), exc.partial.query, "research", keep_lists=True)
+        handle = self._start(partial(jobs.synthesize_partial, cancelled_exc=exc), exc.partial.query, "research", keep_lists=True)
+        self.pane.rounds.begin_report()
+        return handle
 
     # -- citations ------------------------------------------------------------------------
     def evidence_for(self, link: CiteLink) -> Evidence | None:

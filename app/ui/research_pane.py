@@ -1,5 +1,6 @@
 """The research pane: question, Standard/Deep and time budget, Run/Cancel,
-live stage progress, and the shortlisted papers and evidence as they arrive."""
+live stage progress (or, for deep research, the live round-by-round view),
+and the shortlisted papers and evidence as they arrive."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTabWidget,
     QToolButton,
     QTreeWidget,
@@ -25,6 +27,7 @@ from app.core.records import Evidence, Paper
 
 from . import theme
 from .banners import Banner
+from .deep_rounds import DeepRoundsView
 from .question_box import QuestionBox
 
 STAGES = (
@@ -199,7 +202,16 @@ class ResearchPane(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tabs.addTab(self.papers, "Papers")
         self.tabs.addTab(self.evidence, "Evidence")
-        layout.addWidget(self.tabs, 1)
+        # A deep run's rounds sit above the lists, in a splitter: the reader decides
+        # how much room each gets (and can fold the rounds up to their time bar).
+        self.rounds = DeepRoundsView()
+        self.results_split = QSplitter(Qt.Orientation.Vertical)
+        self.results_split.setChildrenCollapsible(False)
+        self.results_split.addWidget(self.rounds)
+        self.results_split.addWidget(self.tabs)
+        self.results_split.setStretchFactor(0, 3)
+        self.results_split.setStretchFactor(1, 2)
+        layout.addWidget(self.results_split, 1)
         self.set_deep_available(True)
         self._mode_changed()
         self.clear_results()
@@ -265,8 +277,24 @@ class ResearchPane(QWidget):
         self.queue_label.setVisible(bool(text))
 
     # -- live results -------------------------------------------------------------------
+    def show_deep_run(self, question: str, minutes: float | None, cap: int = 0, max_attempts: int = 3) -> None:
+        """A deep run starts: its rounds view replaces the four stage lines (it shows those phases itself)."""
+        self.stages.hide()
+        self.rounds.begin(question, minutes, cap, max_attempts)
+        # The rounds are what a deep run is about; the lists keep a glimpse (drag for more).
+        total = max(200, self.results_split.height())
+        self.results_split.setSizes([total * 7 // 10, total * 3 // 10])
+
+    def show_stage_lines(self) -> None:
+        """A run that is not a deep search (e.g. Improve): the stage lines, the last rounds folded."""
+        self.stages.show()
+        if self.rounds.isVisible():
+            self.rounds.set_expanded(False)
+
     def clear_results(self) -> None:
         self.stages.reset()
+        self.stages.show()
+        self.rounds.clear()
         self.papers.clear()
         self.evidence.clear()
         self.tabs.setTabText(0, "Papers")
