@@ -70,6 +70,8 @@ def main() -> int:
     ap.add_argument("--library", required=True)
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
     ap.add_argument("--limit", type=int, default=0, help="first N questions only")
+    ap.add_argument("--lambda2", type=float, nargs="*", default=[],
+                    help="also run the hybrid funnel with these stage-2 MMR lambdas (calibration)")
     args = ap.parse_args()
 
     desk = Desk(library=args.library)
@@ -88,6 +90,7 @@ def main() -> int:
     configs = {
         "funnel (hybrid)": {"hybrid": True},
         "funnel (vector only)": {"hybrid": False},
+        **{f"funnel (hybrid, λ2 {lam:g})": {"hybrid": True, "mmr_lambda_evidence": lam} for lam in args.lambda2},
     }
     funnels = {name: desk.funnel(overrides=o) for name, o in configs.items()}
     print(f"cutoffs: {funnels['funnel (hybrid)'].cutoffs}")

@@ -75,6 +75,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--repeats", type=int, default=4)
+    ap.add_argument("--keep", metavar="DIR", help="build the libraries in DIR and reuse them on the next run")
     args = ap.parse_args()
     rng = np.random.default_rng(7)
     texts = corpus_texts()
@@ -82,8 +83,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             t = time.perf_counter()
-            root = Path(tmp) / f"lib{n}"
-            lib = build(root, n, 384, texts, rng)
+            root = Path(args.keep or tmp) / f"lib{n}"
+            if args.keep and (root / "index" / f"{CONTENT_CHUNKS}.lance").is_dir():
+                lib = Library(root)  # built by an earlier run
+            else:
+                lib = build(root, n, 384, texts, rng)
             build_s = time.perf_counter() - t
             desk = Desk(library=str(root))
             desk._library = lib

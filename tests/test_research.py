@@ -129,7 +129,7 @@ def test_synthesis_errors_are_typed(fact_library):
             funnel.run("When do kestrels depart from alpine valleys in autumn?")
 
 
-def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, tmp_path):
+def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, fact_pdfs, tmp_path):
     empty = make_desk(tmp_path / "empty")
     with pytest.raises(NoRelevantPapers, match="no indexed papers"):
         empty.funnel().run("anything at all")
@@ -137,23 +137,15 @@ def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, tmp_
     with pytest.raises(NoRelevantPapers):
         strict.run("What is the capital of Mongolia?")
     # Shortlisted papers whose content rows are gone → the re-index error.
-    funnel = fact_library.funnel()
-    original = funnel.library.chunks_table
-
-    class NoContent:
-        def __getattr__(self, name):
-            return getattr(original(CONTENT_CHUNKS), name)
-
-        def count_rows(self, where=None):
-            return 0
-
-    funnel.library.chunks_table = lambda name, dim=None: NoContent() if name == CONTENT_CHUNKS else original(name, dim)
-    try:
-        with pytest.raises(NoIndexedContent) as info:
-            funnel.gather("kestrels", funnel.embedder.embed_one("kestrels"), list(ids(fact_library).values()))
-        assert info.value.action == "reindex"
-    finally:
-        funnel.library.chunks_table = original
+    gone = make_desk(tmp_path / "gone")
+    assert gone.add([fact_pdfs]).ok
+    shortlist = [p.id for p in gone.library.list_papers()]
+    for pid in shortlist:
+        gone.library.delete_chunks(CONTENT_CHUNKS, pid)
+    funnel = gone.funnel()
+    with pytest.raises(NoIndexedContent) as info:
+        funnel.gather("kestrels", funnel.embedder.embed_one("kestrels"), shortlist)
+    assert info.value.action == "reindex"
 
 
 def test_cli_research_json_and_followups(fact_library, tmp_path, tiny_models):

@@ -22,7 +22,9 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from dataclasses import asdict, fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -170,7 +172,13 @@ class Library(LibraryLayout):
                 "Check that the disk is mounted and has free space, or choose another folder.",
             ) from exc
         self._clean_temp_files()
-        self.db = lancedb.connect(str(self.root / "index"))
+        # Table handles are opened once and kept (opening one costs milliseconds a query).
+        # A zero consistency interval makes every read check for a newer table version,
+        # so a kept handle still sees what another process (a CLI import) wrote.
+        self.db = lancedb.connect(str(self.root / "index"), read_consistency_interval=timedelta(0))
+        self._tables: dict[str, Any] = {}
+        self._papers_cache: tuple[int, list[Paper]] | None = None
+        self._lock = threading.Lock()
 
     def _clean_temp_files(self) -> None:
         """Temp files left by a crash mid-write are garbage: the real file was never replaced."""
@@ -215,19 +223,34 @@ class Library(LibraryLayout):
             if not token:
                 return names
 
+    def _open(self, name: str, schema: pa.Schema | None = None):
+        """The kept handle of table `name`; None if it does not exist and no schema is given."""
+        with self._lock:
+            table = self._tables.get(name)
+            if table is not None:
+                return table
+            if name in self._table_names():
+                table = self.db.open_table(name)
+            elif schema is not None:
+                table = self.db.create_table(name, schema=schema, exist_ok=True)
+            else:
+                return None
+            self._tables[name] = table
+            return table
+
+    def drop_table(self, name: str) -> None:
+        with self._lock:
+            self._tables.pop(name, None)
+            if name in self._table_names():
+                self.db.drop_table(name)
+
     def papers_table(self):
-        if PAPERS not in self._table_names():
-            return self.db.create_table(PAPERS, schema=_papers_schema(), exist_ok=True)
-        return self.db.open_table(PAPERS)
+        return self._open(PAPERS, _papers_schema())
 
     def chunks_table(self, name: str, dim: int | None = None):
         """Open a chunk table; create it with vectors of `dim` if missing."""
-        if name in self._table_names():
-            return self.db.open_table(name)
-        if dim is None:
-            return None
-        schema = _chunks_schema(dim, content=name == CONTENT_CHUNKS)
-        return self.db.create_table(name, schema=schema, exist_ok=True)
+        schema = None if dim is None else _chunks_schema(dim, content=name == CONTENT_CHUNKS)
+        return self._open(name, schema)
 
     def vector_dim(self) -> int | None:
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
@@ -238,9 +261,17 @@ class Library(LibraryLayout):
 
     # -- papers ----------------------------------------------------------------
     def list_papers(self) -> list[Paper]:
-        rows = self.papers_table().to_arrow().to_pylist()
-        papers = [_paper_from_row(r) for r in rows]
-        return sorted(papers, key=lambda p: p.id)
+        """All papers, by id. Every question needs this list, so it is kept per table
+        version: re-reading thousands of rows into records took longer than the searches."""
+        table = self.papers_table()
+        version = table.version
+        cached = self._papers_cache
+        if cached is None or cached[0] != version:
+            papers = sorted((_paper_from_row(r) for r in table.to_arrow().to_pylist()), key=lambda p: p.id)
+            cached = self._papers_cache = (version, papers)
+        # The records are shared with the cache: treat them as read-only (dataclasses.replace
+        # to change one). Copying thousands of them per question cost as much as re-reading.
+        return list(cached[1])
 
     def get_paper(self, paper_id: str) -> Paper | None:
         rows = (

@@ -8,6 +8,8 @@ incomplete, and running the rebuild again finishes them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .callbacks import IsCancelled, Progress
 from .library import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from .records import PaperStatus
@@ -16,13 +18,9 @@ from .records import PaperStatus
 def rebuild_index(desk, *, progress: Progress | None = None, cancelled: IsCancelled | None = None) -> int:
     library = desk.library
     for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
-        if name in library._table_names():
-            library.db.drop_table(name)
+        library.drop_table(name)
     library.set_meta(embedding=None)
-    papers = library.list_papers()
-    for paper in papers:
-        if paper.status != PaperStatus.FAILED.value:
-            paper.status = PaperStatus.IMPORTING.value
-            library.upsert_paper(paper)
+    library.upsert_papers([replace(p, status=PaperStatus.IMPORTING.value)
+                           for p in library.list_papers() if p.status != PaperStatus.FAILED.value])
     report = desk.add([library.root / "pdfs"], progress=progress, cancelled=cancelled)
     return report.count("added")

@@ -30,6 +30,10 @@ class PageText:
     markdown: str
 
 
+# Statuses of a paper whose every part is written (a frozenset: checked for thousands of papers per question).
+_COMPLETE_STATUSES = frozenset({PaperStatus.INDEXED.value, PaperStatus.SUMMARIZED.value})
+
+
 @dataclass
 class PaperMeta:
     """Bibliographic metadata found in a PDF (metadata dictionary and first pages)."""
@@ -68,7 +72,7 @@ class Paper:
 
     @property
     def complete(self) -> bool:
-        return self.status in (PaperStatus.INDEXED.value, PaperStatus.SUMMARIZED.value)
+        return self.status in _COMPLETE_STATUSES
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

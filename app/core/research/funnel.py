@@ -10,7 +10,6 @@ the evidence and builds the references.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -123,16 +122,20 @@ class Funnel:
                 "The library has no indexed papers yet.",
                 "Add PDFs first (`research-desk add PATH` or drag them onto the window).",
             )
-        # The summary search and the full-text probe (below) are independent; LanceDB
-        # releases the GIL, so running them side by side saves one search's latency.
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="scope") as pool:
-            summary_job = pool.submit(retrieval.search, self.library.chunks_table(SUMMARY_CHUNKS), qvec, query,
-                                      limit=max(4 * p.k_summaries, 32), hybrid=p.hybrid)
-            probe_job = pool.submit(retrieval.search, self.library.chunks_table(CONTENT_CHUNKS), qvec, query,
-                                    limit=24, hybrid=p.hybrid)
-            candidates, probe = summary_job.result(), probe_job.result()
+        # The summary search and the full-text probe (below) are independent, so they
+        # run side by side (LanceDB releases the GIL).
+        candidates, probe = retrieval.search_many([
+            retrieval.Request(self.library.chunks_table(SUMMARY_CHUNKS), qvec, query, max(4 * p.k_summaries, 32), hybrid=p.hybrid),
+            retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), qvec, query, 24, hybrid=p.hybrid),
+        ])
         candidates = [c for c in candidates if c.paper_id in complete]
-        passing = [c for c in candidates if c.cosine >= self.cutoffs.summaries]
+        # Keyword matches alone never make a shortlist (BM25 matches common words in any
+        # question): if nothing clears the cosine cutoff, nothing in the library matches.
+        if not any(c.cosine >= self.cutoffs.summaries for c in candidates) and not any(
+            c.cosine >= self.cutoffs.evidence for c in probe if c.paper_id in complete
+        ):
+            candidates, probe = [], []
+        passing = [c for c in candidates if c.passes(self.cutoffs.summaries)]
         notes = []
         if len(passing) < len(candidates):
             notes.append(f"Stage 1: the similarity cutoff {self.cutoffs.summaries:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} summary passages.")
@@ -152,7 +155,7 @@ class Funnel:
 
         # Summaries are short and a question about a detail may match no summary well,
         # so the shortlist is widened with the papers whose full text matches best.
-        probe_papers = [c.paper_id for c in probe if c.cosine >= self.cutoffs.evidence and c.paper_id in complete]
+        probe_papers = [c.paper_id for c in probe if c.passes(self.cutoffs.evidence) and c.paper_id in complete]
         reserve = max(2, p.max_shortlist - p.min_shortlist)
         shortlist = shortlist[: p.max_shortlist - min(reserve, len(set(probe_papers) - set(shortlist)))]
         for pid in probe_papers:
@@ -176,15 +179,17 @@ class Funnel:
         self._stage(2, f"Stage 2: gathering evidence from {len(shortlist)} papers…")
         table = self.library.chunks_table(CONTENT_CHUNKS)
         where = in_list("paper_id", shortlist)
-        if table is None or table.count_rows(where) == 0:
+        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
+        if not candidates:  # only a shortlist with no indexed text can give nothing at all
             raise NoIndexedContent(
                 "The shortlisted papers have no indexed full text.",
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
-        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
         # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim.
         candidates = [c for c in candidates if not is_bibliography(c.section)]
-        passing = [c for c in candidates if c.cosine >= self.cutoffs.evidence]
+        # Within papers stage 1 judged relevant, a top keyword match is kept even below the
+        # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
+        passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]
         notes = []
         if len(passing) < len(candidates):
             notes.append(f"Stage 2: the similarity cutoff {self.cutoffs.evidence:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} passages.")
