@@ -1,7 +1,7 @@
-"""The main window: library | research over answer | reader (PDF, summary & notes).
+"""The main window: library | research over answer, or the Draft tab | reader (PDF, summary & notes).
 
 It builds the panes, owns the worker threads and wires pane intents to the
-library and research controllers. Window geometry and splitter positions
+library, research and draft controllers. Window geometry and splitter positions
 live in QSettings (a file in the config folder); everything else is the
 core's Settings.
 """
@@ -32,6 +32,8 @@ from app.core.settings import Settings
 from . import jobs, theme
 from .answer_render import CiteLink
 from .answer_view import AnswerView
+from .draft_controller import DraftController
+from .draft_pane import DraftPane
 from .drop_overlay import DropOverlay, local_paths
 from .library_controller import LibraryController
 from .library_pane import LibraryPane
@@ -85,10 +87,17 @@ class MainWindow(QMainWindow):
         self.center.addWidget(self.answer_view)
         self.center.setStretchFactor(1, 1)
         self.center.setChildrenCollapsible(False)
+        # Research and section drafting share the middle column as two tabs.
+        self.draft_pane = DraftPane()
+        self.work_tabs = QTabWidget()
+        self.work_tabs.setObjectName("workTabs")
+        self.work_tabs.setDocumentMode(True)
+        self.work_tabs.addTab(self.center, theme.icon("search", 16), "Research")
+        self.work_tabs.addTab(self.draft_pane, theme.icon("notes", 16), "Draft")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.library_pane)
-        self.splitter.addWidget(self.center)
+        self.splitter.addWidget(self.work_tabs)
         self.splitter.addWidget(self.reader)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setCollapsible(1, False)
@@ -97,6 +106,10 @@ class MainWindow(QMainWindow):
 
         self.library = LibraryController(self.host, self.library_pane, self)
         self.research = ResearchController(self.host, self.research_pane, self.answer_view, self)
+        self.draft = DraftController(
+            self.host, self.draft_pane, files_host=self.aux,
+            default_folder=lambda: self.layout_.results_dir / "drafts", parent=self,
+        )
         self._build_toolbar()
         self._build_statusbar()
         self._connect()
@@ -129,7 +142,7 @@ class MainWindow(QMainWindow):
         self.results_action.triggered.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.layout_.results_dir))))
         focus = QAction("Ask", self)
         focus.setShortcut(QKeySequence("Ctrl+L"))
-        focus.triggered.connect(lambda: self.research_pane.question.setFocus())
+        focus.triggered.connect(lambda: (self.work_tabs.setCurrentIndex(0), self.research_pane.question.setFocus()))
         self.addAction(focus)
         self.addAction(self.add_action)  # Ctrl+O; the button is in the library pane
         bar.addAction(self.add_folder_action)
@@ -169,6 +182,9 @@ class MainWindow(QMainWindow):
         self.library.summarized.connect(lambda _ids: self.paper_panel.refresh_summary())
         self.library.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
         self.research.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
+        self.draft.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
+        self.draft.citation_requested.connect(self.open_draft_citation)
+        self.draft.action_requested.connect(self.handle_action)
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
             hints.colorSchemeChanged.connect(lambda *_: self.settings.theme == "system" and self.apply_theme())
@@ -194,6 +210,8 @@ class MainWindow(QMainWindow):
             history = [history]
         self.research_pane.question.set_history([str(h) for h in (history or [])])
         self.research_pane.set_mode(str(qs.value("mode", "standard")))
+        self.draft_pane.restore_state(qs)
+        self.work_tabs.setCurrentIndex(1 if qs.value("workTab") == "draft" else 0)
 
     def save_state(self) -> None:
         qs = window_settings()
@@ -204,6 +222,8 @@ class MainWindow(QMainWindow):
             qs.setValue("readerWidth", self.splitter.sizes()[2])
         qs.setValue("history", self.research_pane.question.history[-MAX_HISTORY:])
         qs.setValue("mode", self.research_pane.mode)
+        qs.setValue("workTab", "draft" if self.work_tabs.currentWidget() is self.draft_pane else "research")
+        self.draft_pane.save_state(qs)
         qs.sync()
 
     # -- library ---------------------------------------------------------------------------
@@ -259,6 +279,16 @@ class MainWindow(QMainWindow):
             where = f"§ {evidence.section}" if evidence.section else ""
             passage = Passage(evidence.text, " · ".join(x for x in (f"Source {evidence.number}", where) if x))
         return self.open_pdf(link.paper_id, link.page, passage)
+
+    def open_draft_citation(self, cite) -> bool:
+        """A draft's citation: its paper at the evidence page, the ledger's quote highlighted."""
+        if not self.layout_.pdf_path(cite.paper_id).exists():
+            self.draft_pane.view.banner.show_message(
+                "error", f"The PDF of {cite.paper_id} is not in the library.", str(self.layout_.pdf_path(cite.paper_id)),
+            )
+            return False
+        label = " · ".join(x for x in (f"@{cite.key}", f"paragraph {cite.paragraph}" if cite.paragraph else "", "quote from the evidence ledger") if x)
+        return self.open_pdf(cite.paper_id, cite.page, Passage(cite.quote, label) if cite.quote else None)
 
     def open_evidence(self, evidence) -> bool:
         where = f"§ {evidence.section}" if evidence.section else ""
@@ -351,6 +381,7 @@ class MainWindow(QMainWindow):
     def apply_theme(self) -> None:
         theme.apply_theme(QApplication.instance(), self.settings.theme)
         self.answer_view.apply_theme()
+        self.draft_pane.view.apply_theme()
         self.paper_panel.refresh_summary()
 
     # -- banner actions ------------------------------------------------------------------------

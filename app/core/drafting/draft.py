@@ -1001,14 +1001,19 @@ def copied_runs(text: str, by_paper: dict[str, list[Evidence]], keys: dict[str, 
 
 
 # -- small helpers -------------------------------------------------------------------------
-def author_year(paper: Paper) -> str:
-    year = paper.year or "n.d."
+def author_names(paper: Paper) -> str:
+    """'Zeileis', 'Zeileis and Hothorn', 'Berger et al.' (empty without authors)."""
     if not paper.authors:
-        return f"Anonymous ({year})"
+        return ""
     first = family_name(paper.authors[0])
     if len(paper.authors) == 2:
-        return f"{first} and {family_name(paper.authors[1])} ({year})"
-    return f"{first}{' et al.' if len(paper.authors) > 2 else ''} ({year})"
+        return f"{first} and {family_name(paper.authors[1])}"
+    return f"{first}{' et al.' if len(paper.authors) > 2 else ''}"
+
+
+def author_year(paper: Paper) -> str:
+    """'Zeileis et al. (2022)' for reference lists."""
+    return f"{author_names(paper) or 'Anonymous'} ({paper.year or 'n.d.'})"
 
 
 def section_instructions(section: str) -> str:
