@@ -184,3 +184,54 @@ def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, tmp_pa
     assert record["methodology"]["queries"] and record["evidence"]
     print(f"deep --time 1 wall {wall:.1f} s; limits {record['limits_hit']}; rounds {record['methodology']['rounds']}")
     assert wall <= 60 + 15, f"deep --time 1 took {wall:.1f} s"
+
+
+class ToolCallingChat(ScriptedChat):
+    """Stands in for LM Studio's act(): calls the search tool with scripted queries, in order."""
+
+    supports_tools = True
+
+    def __init__(self, queries, **kw):
+        super().__init__([], **kw)
+        self.queries = list(queries)
+        self.tool_replies: list[str] = []
+
+    def act(self, messages, tools, *, max_rounds, max_tokens=400, cancelled=None):
+        (tool,) = tools
+        assert tool.name == "search_evidence" and "query" in tool.parameters
+        # A model may ask for several calls in one round, so the rounds alone do not cap the searches.
+        for query in self.queries:
+            self.tool_replies.append(tool.run(query=query))
+        return ["The evidence covers departure timing; nothing on ash."]
+
+
+def test_tool_calling_loop_enforces_cap_and_retries_inside_the_tool(fact_library):
+    queries = ["kestrel departure dates"] + ["volcanic ash composition"] * 4 + [f"extra {i}" for i in range(10)]
+    chat = ToolCallingChat(queries)
+    run = deep_for(fact_library, chat, deep=True, cutoff_evidence=0.5)
+    result = run.run(QUESTION)
+    decisions = result.extra["loop_decisions"]
+    assert decisions and all(d["via"] == "tool call" for d in decisions)
+    assert len(decisions) <= 7  # the deep cap, whatever the model asks for
+    tracking = {t["topic"]: t for t in result.extra["retry_tracking"]}
+    assert tracking["volcanic ash composition"]["attempts"] == 3
+    assert tracking["volcanic ash composition"]["status"] == RETRY_EXHAUSTED
+    assert any("already searched 3 times" in r for r in chat.tool_replies)  # the 4th try runs no search
+    assert any("limit is reached" in r for r in chat.tool_replies)
+    assert "iteration cap" in result.extra["limits_hit"]
+    assert decisions[-1]["summary"].startswith("The evidence covers")
+    assert "## Methodology" in result.answer
+
+
+def test_lmstudio_sdk_accepts_our_tool_definition():
+    """The LM Studio SDK's own parser takes the tool as LMStudioChat.act builds it."""
+    import lmstudio as lms
+    from lmstudio.json_api import ChatResponseEndpoint
+
+    from app.core.models.base import Tool
+
+    tool = Tool("search_evidence", "Search the papers.", {"query": "a short query"}, lambda query: f"found {query}")
+    definition = lms.ToolFunctionDef(name=tool.name, implementation=tool.run, parameters={k: str for k in tool.parameters},
+                                     description=tool.description)
+    _, llm_tools = ChatResponseEndpoint.parse_tools([definition])
+    assert llm_tools is not None

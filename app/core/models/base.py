@@ -8,7 +8,8 @@ Backends: llama.cpp in-process (`llamacpp.py`), LM Studio through its SDK
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 
@@ -20,11 +21,22 @@ class ChatMessage(TypedDict):
     content: str
 
 
+@dataclass
+class Tool:
+    """A function the model may call during `ChatModel.act` (string parameters only)."""
+
+    name: str
+    description: str
+    parameters: dict[str, str]  # parameter name → what to put in it
+    run: Callable[..., str]  # called with the parameters as keyword arguments; returns the result text
+
+
 class ChatModel(ABC):
     """A chat model that streams tokens and can be held to a JSON schema."""
 
     name: str = ""
     context_length: int = 4096
+    supports_tools = False  # True where `act` drives the backend's own tool calling
 
     @abstractmethod
     def chat(
@@ -49,6 +61,22 @@ class ChatModel(ABC):
     def count_tokens(self, text: str) -> int:
         """Token count of `text`; backends with a tokenizer override this."""
         return max(1, len(text) // 4)
+
+    def act(
+        self,
+        messages: list[ChatMessage],
+        tools: list[Tool],
+        *,
+        max_rounds: int,
+        max_tokens: int = 400,
+        cancelled: IsCancelled | None = None,
+    ) -> list[str]:
+        """Let the model call `tools` for up to `max_rounds` rounds; return its texts, one per round.
+
+        Only backends with native tool calling implement this (`supports_tools`).
+        Raises `Cancelled` when `cancelled()` turns true (work in flight is abandoned).
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no tool calling")
 
     def close(self) -> None:
         """Release the model (memory, connections)."""

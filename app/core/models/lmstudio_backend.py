@@ -20,7 +20,7 @@ import numpy as np
 from ..callbacks import IsCancelled, OnToken
 from ..errors import BackendUnavailable, Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
-from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise
+from .base import ChatMessage, ChatModel, EmbeddingModel, Tool, l2_normalise
 from .factory import RemoteModel, require_json
 
 START_HINT = (
@@ -200,8 +200,59 @@ class LMStudioChat(ChatModel):
             require_json(text, stop_reason == "maxPredictedTokensReached", max_tokens)
         return text
 
+    supports_tools = True
+
+    def act(
+        self,
+        messages: list[ChatMessage],
+        tools: list[Tool],
+        *,
+        max_rounds: int,
+        max_tokens: int = 400,
+        cancelled: IsCancelled | None = None,
+    ) -> list[str]:
+        """LM Studio's own tool-calling loop (`llm.act`); the last round may not call tools."""
+        history = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages]}
+        texts: list[str] = []
+
+        def check(*_args: Any) -> None:
+            # The SDK swallows a callback's Exception; a BaseException ends the act() call.
+            if cancelled is not None and cancelled():
+                raise _StopAct()
+
+        with self._conn.lock:
+            try:
+                model = self._conn.connect()
+            except SDK_ERRORS as exc:
+                raise self._conn.fail(exc) from None
+        # Not under the lock: the tools run on the SDK's threads while act() waits, and
+        # they may call this model themselves (the evidence scoring does).
+        try:
+            model.act(
+                history,
+                [lms.ToolFunctionDef(name=t.name, implementation=t.run, parameters={k: str for k in t.parameters},
+                                     description=t.description + " " + " ".join(f"`{k}`: {v}." for k, v in t.parameters.items()))
+                 for t in tools],
+                max_prediction_rounds=max_rounds,
+                config={"maxTokens": max_tokens, "temperature": 0.0},
+                on_round_start=check,
+                on_prediction_fragment=check,
+                on_prompt_processing_progress=check,
+                on_prediction_completed=lambda result: texts.append(result.content),
+            )
+        except _StopAct:
+            self._conn.close()  # the stream was left mid-prediction: start clean next time
+            raise Cancelled() from None
+        except SDK_ERRORS as exc:
+            raise self._conn.fail(exc) from None
+        return texts
+
     def close(self) -> None:
         self._conn.close()
+
+
+class _StopAct(BaseException):
+    """Raised inside act()'s callbacks to stop it (see LMStudioChat.act)."""
 
 
 class LMStudioEmbedding(EmbeddingModel):

@@ -22,12 +22,12 @@ import numpy as np
 from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError, SynthesisFailed
 from ..library import CONTENT_CHUNKS, in_list
-from ..models.base import ChatModel
+from ..models.base import ChatModel, Tool
 from ..paths import load_prompt
 from ..records import Evidence, ResearchResult
 from ..settings import DeepParams
 from . import retrieval
-from .funnel import Funnel
+from .funnel import Funnel, is_bibliography
 
 RETRY_EXHAUSTED = "RETRY_EXHAUSTED"
 SCORE_BATCH = 4  # passages per scoring call: fits a 2k-token context with room to answer
@@ -262,6 +262,13 @@ class DeepResearch:
     def _research(self, query: str, shortlist: list[str]) -> None:
         self._emit("round", {"iteration": 0, "topic": query})
         self.search_evidence(query, papers=shortlist)
+        if self.budget.research_over():
+            self._limit("time")
+            return
+        chat = self._chat_model()
+        if chat.supports_tools:  # LM Studio: the model drives search_evidence itself
+            self._research_with_tools(query, chat)
+            return
         for iteration in range(1, self.cap + 1):
             self._check_user_cancel()
             if self.budget.research_over():
@@ -305,6 +312,68 @@ class DeepResearch:
                 sub.status = RETRY_EXHAUSTED
         if not self.stop_reason:
             self._limit("iteration cap")
+
+    def _research_with_tools(self, query: str, chat: ChatModel) -> None:
+        """The loop as native tool calls: every call of the tool is one round.
+
+        The same rules hold as in the decision loop, enforced inside the tool: a
+        call past the research time, past the iteration cap, or for a sub-question
+        already tried 3 times runs no search and tells the model to stop.
+        """
+        calls = 0
+
+        def search_evidence(query: str) -> str:
+            nonlocal calls
+            topic = " ".join(str(query).split())
+            if self.user_cancelled():
+                return "Cancelled by the user. Stop now."
+            if self.budget.research_over():
+                self._limit("time")
+                return "The search time is used up. Stop searching and reply with your summary."
+            if calls >= self.cap:
+                self._limit("iteration cap")
+                return "The search limit is reached. Stop searching and reply with your summary."
+            sub = self.subquestions.setdefault(topic.lower(), SubQuestion(topic))
+            if sub.status == RETRY_EXHAUSTED:
+                return f"“{topic}” was already searched {sub.attempts} times without results; search something else or stop."
+            calls += 1
+            self._emit("round", {"iteration": calls, "topic": topic})
+            sub.attempts += 1
+            try:
+                found = self.search_evidence(topic)
+            except (ResearchDeskError, Cancelled) as exc:
+                found = []
+                self._note(f"search for {topic!r} failed: {getattr(exc, 'message', exc)}")
+            sub.found += len(found)
+            sub.status = "answered" if found else (RETRY_EXHAUSTED if sub.attempts >= self.params.max_attempts_per_question else "open")
+            decision = {"iteration": calls, "summary": "", "gaps": [topic], "shouldContinue": True,
+                        "nextSearchTopic": topic, "via": "tool call",
+                        "timeRemainingMinutes": round(max(0.0, self.budget.research_remaining()) / 60, 2) if self.budget.total_s else None}
+            self.decisions.append(decision)
+            self._emit("decision", decision)
+            if not found:
+                return "No new passages for this query."
+            return "New passages:\n" + "\n".join(f"- {e.paper_id}, page {e.page}: {(e.summary or e.text)[:240].strip()}" for e in found)
+
+        prompt = load_prompt("deep_tools.md").format(query=query, evidence=self._evidence_digest(), max_calls=self.cap)
+        tool = Tool("search_evidence", "Search the papers' full text for one aspect of the question.",
+                    {"query": "a short search query in the words the papers would use"}, search_evidence)
+        try:
+            texts = chat.act([{"role": "user", "content": prompt}], [tool], max_rounds=self.cap + 1,
+                             cancelled=self._deadline_cancel(stop_at_total=False))
+        except Cancelled:
+            if self.user_cancelled():
+                raise
+            self._limit("time")
+            return
+        except ModelError as exc:
+            self._note(f"the model's tool calling failed ({exc.message}); writing the report from what was found")
+            self.stop_reason = self.stop_reason or "the model's tool calling failed"
+            return
+        if texts and self.decisions:
+            self.decisions[-1]["summary"] = texts[-1].strip()[:600]
+        if not self.stop_reason:
+            self.stop_reason = "the model stopped searching" if calls else "the model judged the first search sufficient"
 
     def _next_topic(self, decision: dict[str, Any], gaps: list[str]) -> str | None:
         """The model's next topic unless exhausted; else the first gap that is not."""
@@ -366,15 +435,20 @@ class DeepResearch:
         qvec = f.embedder.embed_one(query)
         where = in_list("paper_id", papers) if papers else None
         table = f.library.chunks_table(CONTENT_CHUNKS)
-        candidates = retrieval.search(table, qvec, query, limit=self.params.candidates, where=where, hybrid=False)
-        candidates = [c for c in candidates if c.cosine >= f.cutoffs.evidence and (c.paper_id, c.page, c.char_start) not in self._seen]
+        # Candidates as standard mode finds them (hybrid, which measured best), so that
+        # deep research starts from at least the same evidence.
+        candidates = retrieval.search(table, qvec, query, limit=self.params.candidates, where=where, hybrid=f.params.hybrid)
+        candidates = [c for c in candidates if not is_bibliography(c.section) and c.passes(f.cutoffs.evidence)
+                      and (c.paper_id, c.page, c.char_start) not in self._seen]
         scores = self._score(query, candidates)
         ranked = []
         for c in candidates:
             llm = scores.get((query, _key(c)))
             combined = self.params.vector_weight * c.cosine + self.params.llm_weight * llm[0] if llm else c.cosine
             ranked.append((combined, c, llm))
-        ranked.sort(key=lambda t: -t[0])
+        if any(llm for _, _, llm in ranked):
+            ranked.sort(key=lambda t: -t[0])
+        # else: no time was left to score these; the retrieval's own (fused) order is the best we have
         # Drop what the model called unrelated, unless that would leave (almost) nothing:
         # a weak model scoring everything 0 must not empty the evidence.
         related = [t for t in ranked if t[2] is None or t[2][0] > 0.05]
