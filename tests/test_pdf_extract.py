@@ -194,6 +194,17 @@ def test_meta_reads_the_arxiv_stamp_in_the_margin(tmp_path):
     assert make_paper_id(meta, "download.pdf", set()) == "2312.01234v4"
 
 
+def test_meta_prefers_where_the_paper_says_it_was_published_over_the_build_date(tmp_path):
+    # Preprints and package vignettes are rebuilt years later: the metadata dates the file.
+    path = pf.make_paper(
+        tmp_path / "vignette.pdf", title="Sandwich Estimators",
+        pages=["# Introduction\n\nThis is a slightly modified version of Smith (2004), published in the "
+               "Journal of Things. Since then, Jones (2010) extended it."],
+        metadata={"creationDate": "D:20220614025606+02'00'"},
+    )
+    assert px.extract_meta(px.open_pdf(path), "vignette.pdf").published == "2004"
+
+
 def test_meta_ignores_implausible_metadata_title(tmp_path):
     path = pf.make_paper(
         tmp_path / "x.pdf", title="The Real Title", metadata={"title": "Microsoft Word - draft7.docx"}
@@ -205,7 +216,9 @@ def test_meta_ignores_implausible_metadata_title(tmp_path):
 @pytest.mark.parametrize(
     "name, title, first_author, extra",
     [
-        ("lmer.pdf", "Fitting Linear Mixed-Effects Models using lme4", "Douglas Bates", {"doi": "10.18637/jss.v067.i01"}),
+        ("lmer.pdf", "Fitting Linear Mixed-Effects Models using lme4", "Douglas Bates",
+         {"doi": "10.18637/jss.v067.i01", "published": "2015"}),
+        ("sandwich.pdf", None, "Achim Zeileis", {"published": "2004"}),
         ("strucchange-intro.pdf", "strucchange: An R Package for Testing for Structural Change in Linear Regression Models",
          "Achim Zeileis", {}),
         ("Rcpp-FAQ.pdf", "Rcpp FAQ", "Dirk Eddelbuettel", {"published": "2022-04-03"}),

@@ -644,11 +644,27 @@ def _find_arxiv(filename: str, text: str, info: dict[str, str]) -> str:
     return ""
 
 
+# "a modified version of Zeileis (2004), published in …", "has been published as … (2005)",
+# "published online in the Journal … on Oct. 2015": preprints and package vignettes say where
+# the paper appeared, while their PDF metadata holds the date the file was last built.
+# Within one sentence: a full stop counts as its end only before a capital ("on Oct. 2015" does not end it).
+_PUBLISHED_AS = re.compile(r"\b(?:published|version of|reprint of|appeared)\b(?:[^.]|\.(?!\s+[A-Z])){0,160}?\b(19[5-9]\d|20\d{2})\b", re.I)
+
+
 def _published(text: str, info: dict[str, str]) -> str:
-    """Best date: arXiv stamp, then a full date on page 1, then metadata, then a year."""
+    """Best date: arXiv stamp, then a stated publication, then a full date on page 1,
+    then metadata, then a year."""
     m = _ARXIV_STAMP.search(text)
     if m:
         return _iso(int(m.group(3)), _month(m.group(2)), int(m.group(1)))
+    m = _PUBLISHED_AS.search(" ".join(text.split()))
+    if m:
+        return _first_full_date(m.group(0)) or m.group(1)
+    return _first_full_date(text) or _metadata_or_any_year(text, info)
+
+
+def _first_full_date(text: str) -> str:
+    """The earliest full date written in `text` (ISO), or ''."""
     best: tuple[int, str] | None = None
     for rx, order in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_ISO, "ymd")):
         for m in rx.finditer(text):
@@ -665,8 +681,10 @@ def _published(text: str, info: dict[str, str]) -> str:
             if best is None or m.start() < best[0]:
                 best = (m.start(), iso)
             break
-    if best:
-        return best[1]
+    return best[1] if best else ""
+
+
+def _metadata_or_any_year(text: str, info: dict[str, str]) -> str:
     for key in ("creationDate", "modDate"):
         m = re.match(r"(?:D:)?((?:19|20)\d{2})(\d{2})?(\d{2})?", info.get(key, ""))
         if m:

@@ -35,6 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.wording import plural
+
 from . import theme
 from .answer_render import limit_words
 
@@ -55,10 +57,6 @@ def clock_text(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-def plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"{n} {word}"
-    return f"{n} {word}{'es' if word.endswith(('s', 'ch', 'sh', 'x')) else 's'}"
 
 
 # -- the run, as data -------------------------------------------------------------------
