@@ -79,3 +79,26 @@ def test_multiple_in_one_bracket_keep_distinct_spans():
     answer = "Both hold [2301.12345v1, page 5; zeileis-2004-econometric, page 3]."
     text, cits = normalise_answer(answer, check_citations(answer, parse(answer), EVIDENCE))
     assert [text[c.start:c.end] for c in cits] == ["[2301.12345v1, page 5]", "[zeileis-2004-econometric, page 3]"]
+
+
+def test_uncited_sentences_are_attributed_to_the_passage_holding_their_terms():
+    from app.core.research.citations import attribute_citations
+
+    evidence = [
+        Evidence(1, "zeileis-2004", 5, "5", "", "The default type in vcovHC is HC3; types HC0, HC1 and HC2 can also be requested.", 0.7, "stage2"),
+        Evidence(2, "grothendieck-2005", 2, "2", "", "The zoo class stores an ordered index alongside the data matrix.", 0.6, "stage2"),
+    ]
+    answer = ("## Answer\n\nBy default vcovHC uses the HC3 type. Other types HC0, HC1 and HC2 can be requested.\n"
+              "The weather was pleasant in Innsbruck last spring.")
+    tagged, added = attribute_citations(answer, evidence)
+    assert added == 2
+    assert "HC3 type [zeileis-2004, page 5]." in tagged
+    assert "requested [zeileis-2004, page 5]." in tagged
+    assert "Innsbruck last spring." in tagged and "spring. [" not in tagged  # unrelated: left uncited
+    assert tagged.startswith("## Answer\n\n")
+    cits = parse_citations(tagged, evidence, ["zeileis-2004", "grothendieck-2005"])
+    check_citations(tagged, cits, evidence)
+    assert [c.status for c in cits] == ["verified", "verified"]
+    # An answer that cites already is left alone.
+    cited = "The default is HC3 [zeileis-2004, page 5]."
+    assert attribute_citations(cited, evidence) == (cited, 0)

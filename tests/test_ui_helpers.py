@@ -83,7 +83,7 @@ def ui_settings(tiny_models: dict[str, Path], library: Path) -> Settings:
     return s
 
 
-_SOURCE = re.compile(r"\[Source (\d+)\] paper: (\S+) \| page (\d+)[^\n]*\n([^\n]+)")
+_SOURCE = re.compile(r"Passage (\d+)[^\n]*? cite it as \[(\S+), page (\d+)\]\n([^\n]+)")
 
 
 class ScriptedChat(ChatModel):

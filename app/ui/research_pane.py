@@ -117,7 +117,7 @@ class ResearchPane(QWidget):
         layout.setContentsMargins(10, 10, 10, 8)
         layout.setSpacing(8)
 
-        title = QLabel("Research")
+        title = QLabel("Ask your library")
         title.setObjectName("paneTitle")
         layout.addWidget(title)
         self.banner = Banner()

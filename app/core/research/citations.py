@@ -164,6 +164,39 @@ def check_citations(
     return citations
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[*`])")
+ATTRIBUTED_NOTE = "added by Research Desk: the model cited nothing here; this passage holds most of the sentence's key terms"
+
+
+def attribute_citations(answer: str, evidence: list[Evidence], *, min_support: float = 0.5) -> tuple[str, int]:
+    """Tag each uncited factual sentence with the evidence passage that holds most of its key terms.
+
+    A fallback for models that answer from the evidence but write no citations (small
+    local models often do). Conservative: a sentence needs 3+ key terms and half of them
+    in one passage; anything less stays uncited. Returns the tagged answer and the count.
+    """
+    out_lines: list[str] = []
+    added = 0
+    for line in answer.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            out_lines.append(line)
+            continue
+        pieces = []
+        for sentence in _SENTENCE_END.split(line):
+            terms = key_terms(_BRACKET.sub(" ", sentence))
+            if len(terms) >= 3 and not _BRACKET.search(sentence):
+                score, best = max(((support(sentence, e.text), e) for e in evidence), key=lambda t: t[0])
+                if score >= min_support:
+                    tag = f" [{best.paper_id}, page {best.page}]"
+                    body = sentence.rstrip()
+                    end = len(body) - len(body.rstrip(".!?:;"))
+                    sentence = body[: len(body) - end] + tag + body[len(body) - end :]
+                    added += 1
+            pieces.append(sentence)
+        out_lines.append(" ".join(pieces))
+    return "\n".join(out_lines), added
+
+
 def canonical(c: Citation) -> str:
     return f"[{c.paper_id}, page {c.page}]" if c.page else f"[{c.paper_id}]"
 

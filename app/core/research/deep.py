@@ -261,7 +261,7 @@ class DeepResearch:
     # -- the loop ----------------------------------------------------------------------
     def _research(self, query: str, shortlist: list[str]) -> None:
         self._emit("round", {"iteration": 0, "topic": query})
-        self.search_evidence(query, papers=shortlist)
+        self.search_evidence(query, papers=shortlist, keep=self.funnel.params.k_evidence)
         if self.budget.research_over():
             self._limit("time")
             return
@@ -428,34 +428,39 @@ class DeepResearch:
         return decision
 
     # -- search_evidence (PaperQA2-style scoring) ----------------------------------------
-    def search_evidence(self, query: str, papers: list[str] | None = None) -> list[Evidence]:
-        """Vector top N → query-aware summary and LLM score per candidate → top K kept."""
+    def search_evidence(self, query: str, papers: list[str] | None = None, *, keep: int | None = None) -> list[Evidence]:
+        """Hybrid top N → query-aware summary and LLM score per candidate → top K kept.
+
+        `keep` above the usual 5–8 widens the search (round 0 keeps as many passages as
+        standard mode, so deep research never starts from less evidence than it).
+        """
         self.queries.append(query)
         f = self.funnel
+        keep = keep or self.params.keep_per_search
         qvec = f.embedder.embed_one(query)
         where = in_list("paper_id", papers) if papers else None
         table = f.library.chunks_table(CONTENT_CHUNKS)
-        # Candidates as standard mode finds them (hybrid, which measured best), so that
-        # deep research starts from at least the same evidence.
-        candidates = retrieval.search(table, qvec, query, limit=self.params.candidates, where=where, hybrid=f.params.hybrid)
+        # Candidates as standard mode finds them (hybrid, which measured best).
+        candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), where=where, hybrid=f.params.hybrid)
         candidates = [c for c in candidates if not is_bibliography(c.section) and c.passes(f.cutoffs.evidence)
                       and (c.paper_id, c.page, c.char_start) not in self._seen]
-        scores = self._score(query, candidates)
-        ranked = []
+        scores = self._score(query, candidates[: self.params.candidates])
+        scored, unscored = [], []
         for c in candidates:
             llm = scores.get((query, _key(c)))
-            combined = self.params.vector_weight * c.cosine + self.params.llm_weight * llm[0] if llm else c.cosine
-            ranked.append((combined, c, llm))
-        if any(llm for _, _, llm in ranked):
-            ranked.sort(key=lambda t: -t[0])
-        # else: no time was left to score these; the retrieval's own (fused) order is the best we have
+            if llm is None:  # past the scoring window or out of time: keeps the retrieval's fused order
+                unscored.append((c.cosine, c, None))
+            else:
+                scored.append((self.params.vector_weight * c.cosine + self.params.llm_weight * llm[0], c, llm))
+        scored.sort(key=lambda t: -t[0])
         # Drop what the model called unrelated, unless that would leave (almost) nothing:
         # a weak model scoring everything 0 must not empty the evidence.
-        related = [t for t in ranked if t[2] is None or t[2][0] > 0.05]
-        if len(related) >= 2 or not ranked:
-            ranked = related
+        related = [t for t in scored if t[2][0] > 0.05]
+        if len(related) + len(unscored) >= 2:
+            scored = related
+        ranked = scored + unscored
         kept: list[Evidence] = []
-        for combined, c, llm in ranked[: self.params.keep_per_search]:
+        for combined, c, llm in ranked[:keep]:
             self._seen.add((c.paper_id, c.page, c.char_start))
             e = Evidence(
                 number=len(self.pool) + 1, paper_id=c.paper_id, page=c.page, page_label=c.page_label,
@@ -556,7 +561,10 @@ class DeepResearch:
 
     # -- reporting ------------------------------------------------------------------------
     def _fill(self, result: ResearchResult) -> None:
-        ranked = sorted(self.pool, key=lambda e: -e.score)
+        # Unless every passage has an LLM score (comparable across searches), the pool keeps
+        # its order: the question's own search first, each search best first.
+        scored = bool(self.pool) and all(e.llm_score is not None for e in self.pool)
+        ranked = sorted(self.pool, key=lambda e: -e.score) if scored else list(self.pool)
         for n, e in enumerate(ranked, 1):
             e.number = n
         if not result.answer:

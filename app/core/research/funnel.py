@@ -28,10 +28,11 @@ from ..errors import (
 from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library, in_list
 from ..models.base import ChatMessage, ChatModel, EmbeddingModel
 from ..paths import load_prompt
+from ..wording import plural
 from ..records import CitationStatus, Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
-from .citations import check_citations, normalise_answer, parse_citations
+from .citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, normalise_answer, parse_citations
 from .mmr import mmr, scale01
 from .references import build_references, references_markdown
 
@@ -169,14 +170,14 @@ class Funnel:
                 "No paper in the library matches this question closely enough.",
                 "Rephrase the question with the terms the papers use, lower the similarity cutoff in Settings, or add papers on this topic.",
             )
-        self._stage(1, f"Stage 1: searching summaries… found {len(shortlist)} papers")
+        self._stage(1, f"Stage 1: searching summaries… found {plural(len(shortlist), 'paper')}")
         self._emit("shortlist", [self._papers[pid] for pid in shortlist])
         return shortlist, notes
 
     # -- stage 2 ------------------------------------------------------------------
     def gather(self, query: str, qvec: np.ndarray, shortlist: list[str]) -> tuple[list[Evidence], list[str]]:
         p = self.params
-        self._stage(2, f"Stage 2: gathering evidence from {len(shortlist)} papers…")
+        self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}…")
         table = self.library.chunks_table(CONTENT_CHUNKS)
         where = in_list("paper_id", shortlist)
         candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
@@ -214,7 +215,7 @@ class Funnel:
             )
             for n, c in enumerate((passing[i] for i in order), 1)
         ]
-        self._stage(2, f"Stage 2: gathering evidence from {len(shortlist)} papers… {len(evidence)} passages")
+        self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}… {plural(len(evidence), 'passage')}")
         self._emit("evidence", evidence)
         return evidence, notes
 
@@ -255,6 +256,16 @@ class Funnel:
     def format_into(self, result: ResearchResult, answer: str) -> None:
         papers = self._papers or {p.id: p for p in self.library.list_papers()}
         citations = parse_citations(answer, result.evidence, list(papers))
+        if not citations and result.evidence:
+            tagged, added = attribute_citations(answer, result.evidence)
+            if added:
+                answer = tagged
+                citations = parse_citations(answer, result.evidence, list(papers))
+                for c in citations:
+                    c.note = ATTRIBUTED_NOTE
+                result.messages.append(
+                    f"Citations: the model wrote none, so {added} were added by matching each sentence to the passage "
+                    "that holds most of its key terms; check them against the passages.")
         check_citations(answer, citations, result.evidence)
         answer, citations = normalise_answer(answer.strip(), citations)
         result.answer = answer
@@ -321,9 +332,16 @@ def is_bibliography(section: str) -> bool:
 
 
 def format_evidence(e: Evidence) -> str:
-    label = f" (printed page {e.page_label})" if e.page_label and e.page_label != str(e.page) else ""
-    section = f" | section: {e.section}" if e.section else ""
-    return f"[Source {e.number}] paper: {e.paper_id} | page {e.page}{label}{section}\n{e.text.strip()}"
+    """One passage for the prompt, headed by the exact citation to copy.
+
+    Small models cite far more often when the tag is written out for them than
+    when they must assemble it from an id and a page given separately.
+    """
+    where = [f"section: {e.section}"] if e.section else []
+    if e.page_label and e.page_label != str(e.page):
+        where.append(f"printed page {e.page_label}")
+    context = f" ({'; '.join(where)})" if where else ""
+    return f"Passage {e.number}{context} — cite it as [{e.paper_id}, page {e.page}]\n{e.text.strip()}"
 
 
 def answer_with_references(result: ResearchResult) -> str:
