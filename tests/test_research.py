@@ -129,6 +129,38 @@ def test_synthesis_errors_are_typed(fact_library):
             funnel.run("When do kestrels depart from alpine valleys in autumn?")
 
 
+class _LoopingChat(ChatModel):
+    """Streams one good sentence, then the same two sentences over and over (a small-model loop)."""
+
+    context_length = 2048
+
+    def __init__(self):
+        self.streamed = 0
+
+    def chat(self, messages, *, on_token=None, cancelled=None, **kwargs):
+        from app.core.errors import Cancelled
+
+        loop = "Kestrels leave the valleys in mid September. They fly south over the passes in small groups. "
+        text = "The evidence covers departure timing. " + loop * 40
+        for word in text.split(" "):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            self.streamed += 1
+            if on_token is not None:
+                on_token(word + " ")
+        return text
+
+
+def test_a_looping_answer_is_stopped_and_cut_before_the_repetition(fact_library):
+    chat = _LoopingChat()
+    funnel = fact_library.funnel()
+    funnel.chat_model = lambda: chat
+    result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
+    assert result.answer.count("They fly south over the passes") == 1
+    assert chat.streamed < 120  # stopped early, not at the end of the 40 repetitions (~600 words)
+    assert any("repeating itself" in m for m in result.messages)
+
+
 def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, fact_pdfs, tmp_path):
     empty = make_desk(tmp_path / "empty")
     with pytest.raises(NoRelevantPapers, match="no indexed papers"):

@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
+import re
+
 
 def plural(n: int, word: str) -> str:
     """'1 paper', '3 papers', '2 passages'."""
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}{'es' if word.endswith(('s', 'ch', 'sh', 'x')) else 's'}"
+
+
+def trim_repetition(text: str, n: int = 8) -> tuple[str, bool]:
+    """Cut a looping text at the start of its first repeated run of `n` words."""
+    words = list(re.finditer(r"\S+", text))
+    seen: set[tuple[str, ...]] = set()
+    for i in range(len(words) - n + 1):
+        gram = tuple(w.group().lower().strip(".,;:") for w in words[i : i + n])
+        if gram in seen:
+            head = text[: words[i].start()].rstrip()
+            return to_sentence_end(head), True
+        seen.add(gram)
+    return text, False
+
+
+def to_sentence_end(text: str) -> str:
+    """`text` cut back to its last full sentence (or marked as cut with an ellipsis)."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text)]
+    if ends and ends[-1] >= 0.3 * len(text):
+        return text[: ends[-1]]
+    return text.rstrip(" ,;:") + (" …" if text and text[-1] not in ".!?" else "")

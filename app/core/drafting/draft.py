@@ -50,6 +50,7 @@ from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Evidence, Paper
 from ..research.citations import key_terms, support
 from ..research.deep import Budget, DeepResearch
+from ..wording import to_sentence_end, trim_repetition
 from ..research.funnel import Funnel
 from ..settings import DeepParams
 from .context import DraftContext
@@ -71,7 +72,7 @@ PARAGRAPHS = {"abstract": 1, "conclusion": 2, "introduction": 4, "related-work":
 WORDS = {"abstract": 180, "conclusion": 220, "introduction": 450, "related-work": 450, "methods": 380, "results": 350, "discussion": 450}
 QUOTE_WORDS = 30  # longest quote in the ledger
 COPY_WORDS = 12  # a run of this many words copied from a passage is flagged
-LOOP_WORDS = 8  # a repeated run of this many words means the model is looping
+LOOP_WORDS = 8  # a repeated run of this many words means the writer is looping
 MIN_SUPPORT = 0.2  # as in the research citation check
 
 
@@ -485,7 +486,7 @@ class SectionDrafter(DeepResearch):
                 self._emit("draft_text", [str(i.get("text") or "") for i, _ in items])
                 text = str(items[-1][0].get("text") or "")
                 state["usable"] = len(items) > 1 or items[-1][1] or len(text.split()) >= 25
-                if trim_repetition(text)[1]:
+                if trim_repetition(text, LOOP_WORDS)[1]:
                     state["why"] = "the model started repeating itself"
                 elif len(text.split()) > 3 * words_per_paragraph + 40:
                     state["why"] = "a paragraph ran far past its length"
@@ -739,26 +740,6 @@ def _partial_object(fragment: str) -> dict[str, Any] | None:
     return item if item.get("text") else None
 
 
-def trim_repetition(text: str, n: int = LOOP_WORDS) -> tuple[str, bool]:
-    """Cut a looping text at the start of its first repeated run of `n` words."""
-    words = list(re.finditer(r"\S+", text))
-    seen: set[tuple[str, ...]] = set()
-    for i in range(len(words) - n + 1):
-        gram = tuple(w.group().lower().strip(".,;:") for w in words[i : i + n])
-        if gram in seen:
-            head = text[: words[i].start()].rstrip()
-            return _to_sentence_end(head), True
-        seen.add(gram)
-    return text, False
-
-
-def _to_sentence_end(text: str) -> str:
-    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text)]
-    if ends and ends[-1] >= 0.3 * len(text):
-        return text[: ends[-1]]
-    return text.rstrip(" ,;:") + (" …" if text and text[-1] not in ".!?" else "")
-
-
 # -- citations in the text ---------------------------------------------------------------
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around resolved keys while processing
 _MARKER = re.compile(r"\[@[^\[\]]+\]")
@@ -806,7 +787,7 @@ def finish_paragraph(
     if looped:
         warnings.append(f"Paragraph {number}: the model repeated itself; the repetition was cut.")
     if not complete:
-        text = _to_sentence_end(text)
+        text = to_sentence_end(text)
 
     def resolve(candidates: list[str], raw: str) -> str:
         kept = []

@@ -28,7 +28,7 @@ from ..errors import (
 from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library, in_list
 from ..models.base import ChatMessage, ChatModel, EmbeddingModel
 from ..paths import load_prompt
-from ..wording import plural
+from ..wording import plural, trim_repetition
 from ..records import CitationStatus, Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
@@ -37,6 +37,7 @@ from .mmr import mmr, scale01
 from .references import build_references, references_markdown
 
 CITATION_FORMAT = "[PAPER_ID, page N]"
+LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
 EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", payload)
 
 # Cutoffs used when the embedding model has no calibrated values in the catalog.
@@ -229,21 +230,43 @@ class Funnel:
         if dropped:
             result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window (or, in deep mode, the time left) and were not sent.")
         result.evidence = used
+        # Small models can fall into a loop, restating the same sentences until the token
+        # limit: watch the stream, stop it at the first long repeated run, keep what came before.
+        tokens: list[str] = []
+        looping = {"now": False}
+
+        def on_token(token: str) -> None:
+            tokens.append(token)
+            if len(tokens) % 16 == 0 and trim_repetition("".join(tokens), LOOP_WORDS)[1]:
+                looping["now"] = True
+            if self.on_token is not None:
+                self.on_token(token)
+
+        def cancelled() -> bool:
+            return looping["now"] or (self.cancelled is not None and self.cancelled())
+
         try:
             answer = chat.chat(
                 messages,
                 max_tokens=self._answer_tokens(chat),
                 temperature=self.params.temperature,
-                on_token=self.on_token,
-                cancelled=self.cancelled,
+                on_token=on_token,
+                cancelled=cancelled,
                 timeout_s=self.params.synthesis_timeout_s,
             )
-        except (Cancelled, SynthesisFailed):
+        except Cancelled:
+            if not looping["now"] or (self.cancelled is not None and self.cancelled()):
+                raise
+            answer = "".join(tokens)
+        except SynthesisFailed:
             raise
         except ModelTimeout as exc:
             raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
         except ModelError as exc:
             raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
+        answer, looped = trim_repetition(answer, LOOP_WORDS)
+        if looped:
+            result.messages.append("Stage 3: the model started repeating itself; the answer was cut before the repetition.")
         if not answer.strip():
             raise SynthesisFailed("Synthesis failed: the model returned an empty answer.", "Retry, or choose a larger model in Settings.")
         result.timings["synthesis_s"] = time.monotonic() - t
