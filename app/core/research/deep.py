@@ -487,6 +487,10 @@ class DeepResearch:
                 try:
                     raw = self._call([{"role": "user", "content": prompt}], max_tokens=90 * len(batch), json_schema=SCORE_SCHEMA)
                     items = json.loads(raw).get("items", [])
+                except Cancelled:
+                    if self.user_cancelled():
+                        raise
+                    break  # the research deadline cut this call: the candidates keep their retrieval order
                 except (ValueError, ModelError) as exc:
                     if isinstance(exc, ModelTimeout):
                         break
@@ -517,8 +521,11 @@ class DeepResearch:
         cannot finish before the deadline must not be started at all.
         """
         prompt = "Reply with the word ok. " + "context " * 150
-        started = time.monotonic()
         try:
+            # A model's first call pays one-off costs (buffers, caches): seconds, on a laptop,
+            # that would make every later call look that slow. It is not measured.
+            chat.chat([{"role": "user", "content": "ok"}], max_tokens=1, temperature=0.0)
+            started = time.monotonic()
             out = chat.chat([{"role": "user", "content": prompt}], max_tokens=4, temperature=0.0)
         except (ModelError, Cancelled):
             return
