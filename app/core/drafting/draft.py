@@ -50,7 +50,7 @@ from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Evidence, Paper
 from ..research.citations import key_terms, support
 from ..research.deep import Budget, DeepResearch
-from ..wording import to_sentence_end, trim_repetition
+from ..wording import plural, to_sentence_end, trim_repetition
 from ..research.funnel import Funnel
 from ..settings import DeepParams
 from .context import DraftContext
@@ -254,7 +254,7 @@ class SectionDrafter(DeepResearch):
 
         t = self.budget.clock()
         selected = select_evidence(self.pool, self.draft_params.max_evidence, self.draft_params.max_per_paper)
-        self._progress(0.7, f"Stage 2/3: writing the {self.title} section from {len(selected)} passages of {len({e.paper_id for e in selected})} papers…")
+        self._progress(0.7, f"Stage 2/3: writing the {self.title} section from {plural(len(selected), 'passage')} of {plural(len({e.paper_id for e in selected}), 'paper')}…")
         paragraphs, offered, warnings = self.write(selected)
         result.timings["write_s"] = round(self.budget.clock() - t, 2)
 
@@ -271,7 +271,7 @@ class SectionDrafter(DeepResearch):
         result.limits_hit = list(dict.fromkeys(self.limits_hit))
         result.timings["scoring_s"] = round(self.scoring_s, 2)
         result.timings["total_s"] = round(self.budget.elapsed(), 2)  # from `started_at`: model loading included
-        self._progress(1.0, f"Stage 3/3: {len(result.cited_keys())} papers cited, {len(result.ledger)} citations in the ledger")
+        self._progress(1.0, f"Stage 3/3: {plural(len(result.cited_keys()), 'paper')} cited, {plural(len(result.ledger), 'citation')} in the ledger")
         return result
 
     # -- evidence gathering ------------------------------------------------------------
