@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from retrieval import gold_pages, load_questions  # noqa: E402
+from retrieval import gold_pages, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.research.citations import ATTRIBUTED_NOTE  # noqa: E402
@@ -36,9 +36,7 @@ def main() -> int:
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
-    questions = [q for q in load_questions(Path(args.questions)) if gold_pages(q, by_file)]
-    step = max(1, len(questions) // args.limit)
-    questions = questions[::step][: args.limit]
+    questions = spread_questions(Path(args.questions), by_file, args.limit)
     print(f"chat model: {desk.chat_config().describe()}; {len(questions)} questions")
     desk.chat()  # loaded once, outside the timings
 

@@ -38,6 +38,13 @@ def gold_pages(q: dict, by_file: dict[str, str]) -> set[tuple[str, int]]:
     return {(by_file[a["file"]], p) for a in q["answers"] if a["file"] in by_file for p in a["pages"]}
 
 
+def spread_questions(path: Path, by_file: dict[str, str], limit: int) -> list[dict]:
+    """`limit` answerable questions spread evenly over the set (for the slow, model-bound benches)."""
+    questions = [q for q in load_questions(path) if gold_pages(q, by_file)]
+    step = max(1, len(questions) // limit)
+    return questions[::step][:limit]
+
+
 def score(ranked: list[tuple[str, int]], gold: set[tuple[str, int]]) -> dict[str, float]:
     out = {}
     for k in (5, 15):
