@@ -68,22 +68,16 @@ class AnswerView(QWidget):
         head.addWidget(self.status)
         head.addStretch(1)
 
-        def button(icon: str, text: str, tip: str) -> QPushButton:
-            b = QPushButton(theme.icon(icon, 16), text)
-            b.setToolTip(tip)
-            head.addWidget(b)
-            return b
-
-        self.improve_button = button("improve", "Improve", "Revise the answer with your feedback (same evidence plus new searches)")
+        self.improve_button = theme.header_button(head, "improve", "Improve", "Revise the answer with your feedback (same evidence plus new searches)")
         self.improve_button.clicked.connect(self._toggle_improve)
-        self.save_button = button("save", "Save", "Save the answer with its references to the library's results folder")
+        self.save_button = theme.header_button(head, "save", "Save", "Save the answer with its references to the library's results folder")
         self.save_button.clicked.connect(self.save_requested)
-        self.export_button = button("export", "Export", "Export the answer as Markdown, or its references as BibTeX")
+        self.export_button = theme.header_button(head, "export", "Export", "Export the answer as Markdown, or its references as BibTeX")
         menu = QMenu(self.export_button)
         menu.addAction("Markdown (answer with references)…", lambda: self.export_requested.emit("markdown"))
         menu.addAction("BibTeX (cited papers)…", lambda: self.export_requested.emit("bibtex"))
         self.export_button.setMenu(menu)
-        self.copy_button = button("copy", "Copy", "Copy the answer with its references (Markdown and rich text)")
+        self.copy_button = theme.header_button(head, "copy", "Copy", "Copy the answer with its references (Markdown and rich text)")
         self.copy_button.clicked.connect(self.copy_to_clipboard)
         layout.addLayout(head)
 

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -76,17 +75,11 @@ class DraftView(QWidget):
         head.addWidget(self.title)
         head.addStretch(1)
 
-        def button(icon: str, text: str, tip: str) -> QPushButton:
-            b = QPushButton(theme.icon(icon, 16), text)
-            b.setToolTip(tip)
-            head.addWidget(b)
-            return b
-
-        self.save_button = button("save", "Save files…", "Write the section as .md, .tex and .bib, plus the evidence ledger, into a folder")
+        self.save_button = theme.header_button(head, "save", "Save files…", "Write the section as .md, .tex and .bib, plus the evidence ledger, into a folder")
         self.save_button.clicked.connect(self.save_files_requested)
-        self.copy_md_button = button("copy", "Copy Markdown", "Copy the section with [@key] citations and its reference list")
+        self.copy_md_button = theme.header_button(head, "copy", "Copy Markdown", "Copy the section with [@key] citations and its reference list")
         self.copy_md_button.clicked.connect(self.copy_markdown)
-        self.copy_tex_button = button("copy", "Copy LaTeX", "Copy the section as LaTeX with \\cite{key} (the keys are in the .bib file)")
+        self.copy_tex_button = theme.header_button(head, "copy", "Copy LaTeX", "Copy the section as LaTeX with \\cite{key} (the keys are in the .bib file)")
         self.copy_tex_button.clicked.connect(self.copy_latex)
         layout.addLayout(head)
         # Its own line under the buttons: elided, so a long summary never widens the tab.

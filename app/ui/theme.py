@@ -13,7 +13,7 @@ from functools import lru_cache
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QBoxLayout, QPushButton
 
 from app.core.paths import resources_dir
 
@@ -210,3 +210,11 @@ def app_icon() -> QIcon:
     for size in (16, 24, 32, 48, 64, 128, 256):
         result.addPixmap(_svg_pixmap(svg, size))
     return result
+
+
+def header_button(row: QBoxLayout, icon_name: str, text: str, tip: str) -> QPushButton:
+    """An icon button with a tooltip, added to a pane's header row (answer and draft views)."""
+    button = QPushButton(icon(icon_name, 16), text)
+    button.setToolTip(tip)
+    row.addWidget(button)
+    return button
