@@ -30,10 +30,12 @@ from typing import Any, Iterable
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap
+from lancedb.index import FTS, Bitmap, HnswSq
 
 from .errors import LibraryError
 from .records import Chunk, Paper
+from .sql_filter import in_list, sql_str
+from .table_reader import latest_version
 
 PAPERS = "papers"
 SUMMARY_CHUNKS = "summary_chunks"
@@ -81,15 +83,6 @@ def _chunks_schema(dim: int, *, content: bool) -> pa.Schema:
             pa.field("char_end", pa.int32()),
         ]
     return pa.schema(cols)
-
-
-def sql_str(value: str) -> str:
-    """Quote a string for a LanceDB SQL filter."""
-    return "'" + value.replace("'", "''") + "'"
-
-
-def in_list(column: str, values: Iterable[str]) -> str:
-    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -142,13 +135,13 @@ class LibraryLayout:
         return self.root / "results"
 
 
-
 class Library(LibraryLayout):
     """One library folder and its LanceDB index."""
 
-    # Below this many rows exact (flat) vector search is fast enough and exact; above it
-    # an approximate index keeps stage latency sub-linear (see bench/scale.py).
-    VECTOR_INDEX_MIN_ROWS = 50_000
+    # Below this many rows searches are exact, from the vectors held in memory (≤ 30 MB
+    # at 384 dimensions; see table_reader); above it an approximate index keeps stage
+    # latency sub-linear (see bench/scale.py).
+    VECTOR_INDEX_MIN_ROWS = 20_000
 
     def __init__(self, root: str | Path, *, create: bool = True) -> None:
         self.root = Path(root).expanduser()
@@ -264,7 +257,7 @@ class Library(LibraryLayout):
         """All papers, by id. Every question needs this list, so it is kept per table
         version: re-reading thousands of rows into records took longer than the searches."""
         table = self.papers_table()
-        version = table.version
+        version = latest_version(table)
         cached = self._papers_cache
         if cached is None or cached[0] != version:
             papers = sorted((_paper_from_row(r) for r in table.to_arrow().to_pylist()), key=lambda p: p.id)
@@ -419,12 +412,7 @@ class Library(LibraryLayout):
                 table.create_index("paper_id", config=Bitmap(), replace=True)
             rows = table.count_rows()
             if ("vector",) not in existing and rows >= self.VECTOR_INDEX_MIN_ROWS:
-                table.create_index(
-                    metric="cosine",
-                    vector_column_name="vector",
-                    index_type="IVF_HNSW_SQ",
-                    num_partitions=max(1, int(rows**0.5) // 4),
-                )
+                table.create_index("vector", config=HnswSq(distance_type="cosine", num_partitions=max(1, int(rows**0.5) // 4)))
         except Exception:  # noqa: BLE001 - indices are optimisations; search works without them
             pass
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError, SynthesisFailed
-from ..library import CONTENT_CHUNKS, in_list
+from ..library import CONTENT_CHUNKS
 from ..models.base import ChatModel, Tool
 from ..paths import load_prompt
 from ..records import Evidence, ResearchResult
@@ -438,10 +438,9 @@ class DeepResearch:
         f = self.funnel
         keep = keep or self.params.keep_per_search
         qvec = f.embedder.embed_one(query)
-        where = in_list("paper_id", papers) if papers else None
         table = f.library.chunks_table(CONTENT_CHUNKS)
         # Candidates as standard mode finds them (hybrid, which measured best).
-        candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), where=where, hybrid=f.params.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), papers=papers or None, hybrid=f.params.hybrid)
         candidates = [c for c in candidates if not is_bibliography(c.section) and c.passes(f.cutoffs.evidence)
                       and (c.paper_id, c.page, c.char_start) not in self._seen]
         scores = self._score(query, candidates[: self.params.candidates])

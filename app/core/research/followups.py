@@ -11,7 +11,7 @@ import numpy as np
 import yaml
 
 from ..bibtex import bibtex, citation_keys
-from ..library import CONTENT_CHUNKS, Library, atomic_write_text, in_list
+from ..library import CONTENT_CHUNKS, Library, atomic_write_text
 from ..records import Evidence, Paper, ResearchResult
 from . import retrieval
 from .funnel import Funnel, answer_with_references
@@ -52,8 +52,8 @@ def targeted_search(funnel: Funnel, query: str, shortlist: list[str], seen: set)
     qvec = funnel.embedder.embed_one(query)
     table = funnel.library.chunks_table(CONTENT_CHUNKS)
     found: list[retrieval.Candidate] = []
-    for where in (in_list("paper_id", shortlist) if shortlist else None, None):
-        for c in retrieval.search(table, qvec, query, limit=30, where=where, hybrid=funnel.params.hybrid):
+    for papers in (shortlist or None, None):
+        for c in retrieval.search(table, qvec, query, limit=30, papers=papers, hybrid=funnel.params.hybrid):
             if c.cosine >= funnel.cutoffs.evidence and (c.paper_id, c.page, c.text) not in seen:
                 found.append(c)
                 seen.add((c.paper_id, c.page, c.text))

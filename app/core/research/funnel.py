@@ -25,7 +25,7 @@ from ..errors import (
     ResearchDeskError,
     SynthesisFailed,
 )
-from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library, in_list
+from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from ..models.base import ChatMessage, ChatModel, EmbeddingModel
 from ..paths import load_prompt
 from ..wording import plural, trim_repetition
@@ -93,8 +93,7 @@ class Funnel:
         self._papers = {p.id: p for p in self.library.list_papers()}
 
         t = time.monotonic()
-        qvec = self.embedder.embed_one(query)
-        shortlist, notes = self.scope(query, qvec)
+        qvec, shortlist, notes = self.embed_and_scope(query)
         result.papers = shortlist
         result.messages += notes
         result.timings["stage1_s"] = time.monotonic() - t
@@ -116,6 +115,17 @@ class Funnel:
 
     # -- stage 1 ------------------------------------------------------------------
     def scope(self, query: str, qvec: np.ndarray) -> tuple[list[str], list[str]]:
+        """The shortlist of papers for the query (and notes on what the cutoff removed)."""
+        complete, searches = self._start_scoping(query)
+        return self._shortlist(complete, *searches.finish(qvec))
+
+    def embed_and_scope(self, query: str) -> tuple[np.ndarray, list[str], list[str]]:
+        """Embed the query while stage 1's full-text searches run; then `scope`."""
+        complete, searches = self._start_scoping(query)
+        qvec = self.embedder.embed_one(query)
+        return (qvec, *self._shortlist(complete, *searches.finish(qvec)))
+
+    def _start_scoping(self, query: str) -> tuple[set[str], retrieval.Searches]:
         p = self.params
         self._stage(1, "Stage 1: searching summaries…")
         complete = {pid for pid, paper in self._papers.items() if paper.complete}
@@ -125,11 +135,14 @@ class Funnel:
                 "Add PDFs first (`research-desk add PATH` or drag them onto the window).",
             )
         # The summary search and the full-text probe (below) are independent, so they
-        # run side by side (LanceDB releases the GIL).
-        candidates, probe = retrieval.search_many([
-            retrieval.Request(self.library.chunks_table(SUMMARY_CHUNKS), qvec, query, max(4 * p.k_summaries, 32), hybrid=p.hybrid),
-            retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), qvec, query, 24, hybrid=p.hybrid),
+        # run side by side (Lance releases the GIL). Stage 1 needs papers, not passages.
+        return complete, retrieval.start([
+            retrieval.Request(self.library.chunks_table(SUMMARY_CHUNKS), None, query, max(4 * p.k_summaries, 32), hybrid=p.hybrid, details=False),
+            retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), None, query, 24, hybrid=p.hybrid, details=False),
         ])
+
+    def _shortlist(self, complete: set[str], candidates: list[retrieval.Candidate], probe: list[retrieval.Candidate]) -> tuple[list[str], list[str]]:
+        p = self.params
         candidates = [c for c in candidates if c.paper_id in complete]
         # Keyword matches alone never make a shortlist (BM25 matches common words in any
         # question): if nothing clears the cosine cutoff, nothing in the library matches.
@@ -180,8 +193,7 @@ class Funnel:
         p = self.params
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}…")
         table = self.library.chunks_table(CONTENT_CHUNKS)
-        where = in_list("paper_id", shortlist)
-        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, where=where, hybrid=p.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, papers=shortlist, hybrid=p.hybrid)
         if not candidates:  # only a shortlist with no indexed text can give nothing at all
             raise NoIndexedContent(
                 "The shortlisted papers have no indexed full text.",

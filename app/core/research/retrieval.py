@@ -1,17 +1,18 @@
-"""Candidate retrieval from LanceDB: vector or hybrid (BM25 + vector, fused by RRF).
+"""Candidate retrieval: vector or hybrid (BM25 + vector, fused by RRF).
 
-LanceDB does the searching and the filtering (prefilter, so `paper_id IN (…)`
-narrows the search rather than trimming its results). A hybrid search is two
-LanceDB queries, a vector one and a full-text (BM25) one, fused by reciprocal
-rank. We run the legs ourselves rather than through LanceDB's hybrid builder
-because stage 1 needs two hybrid searches at once: all four legs go to one
-kept thread pool together (LanceDB releases the GIL), where the builder made a
-new pool per search and ran the searches one after another. On a 2-core
-laptop that was half of stage 1's time. The fusion is the standard RRF
-(score = Σ 1 / (K + rank)), the same formula as LanceDB's RRFReranker.
+A hybrid search is two queries on the table's Lance dataset (see
+`table_reader`): a vector one and a full-text (BM25) one over LanceDB's FTS
+index, fused by reciprocal rank (score = Σ 1 / (K + rank), the same formula as
+LanceDB's RRFReranker, which gave identical recall figures). We run the legs
+ourselves because stage 1 needs two hybrid searches at once: all four legs go
+to one kept thread pool together (Lance releases the GIL), where LanceDB's
+hybrid builder made a new pool per search and ran the searches one after
+another. A paper filter narrows the search (prefilter) rather than trimming its
+results.
 
-We also add the cosine of each candidate to the query, computed from the
-returned vectors, which the cutoffs and MMR use.
+The legs read only each hit's paper and vector; the cosine to the query (which
+the cutoffs and MMR use) is computed from the vector, and text and metadata
+are read once, for the fused result only.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
+
 RRF_K = 60  # the usual constant: ranks below ~60 matter little to the fused order
 KEYWORD_KEEP = 5  # the best BM25 matches pass the cosine cutoff whatever their cosine
 
@@ -33,20 +36,22 @@ atexit.register(_POOL.shutdown, wait=False)
 
 @dataclass
 class Candidate:
+    """One chunk found by a search. Without `details` (see `Request`) only the paper,
+    vector, scores and ranks are set: the text and metadata are left empty."""
+
     paper_id: str
-    text: str
-    section: str
-    source_type: str
-    chunk_index: int
-    page: int
-    page_label: str
-    char_start: int
-    char_end: int
     vector: np.ndarray
     cosine: float  # similarity to the query embedding
     relevance: float  # fused (hybrid) or cosine score; higher is better
     rank: int  # position in the result list
     text_rank: int | None = None  # position in the full-text (BM25) leg; None: not found by it
+    text: str = ""
+    section: str = ""
+    chunk_index: int = 0
+    page: int = 0
+    page_label: str = ""
+    char_start: int = 0
+    char_end: int = 0
 
     def passes(self, cutoff: float) -> bool:
         """Similar enough to the query, or one of the best keyword matches.
@@ -60,14 +65,19 @@ class Candidate:
 
 @dataclass
 class Request:
-    """One search: `limit` best chunks of `table` for the query, optionally prefiltered."""
+    """One search: the `limit` best chunks of `table` for the query, optionally within `papers`.
+
+    `details=False` skips reading the chunks' text and metadata (stage 1 only needs
+    to know which papers match). `query_vector` may be left out when the searches are
+    started before the query is embedded (see `start`)."""
 
     table: Any
-    query_vector: np.ndarray
+    query_vector: np.ndarray | None
     query_text: str
     limit: int
-    where: str | None = None
+    papers: list[str] | None = None
     hybrid: bool = True
+    details: bool = True
 
 
 def search(
@@ -76,108 +86,107 @@ def search(
     query_text: str,
     *,
     limit: int,
-    where: str | None = None,
+    papers: list[str] | None = None,
     hybrid: bool = True,
 ) -> list[Candidate]:
-    """Top `limit` candidates from `table`, best first."""
-    return search_many([Request(table, query_vector, query_text, limit, where, hybrid)])[0]
+    """Top `limit` candidates from `table` (within `papers` if given), best first."""
+    return search_many([Request(table, query_vector, query_text, limit, papers, hybrid)])[0]
 
 
 def search_many(requests: list[Request]) -> list[list[Candidate]]:
     """Run several searches side by side; each result list is best first."""
-    live = [r for r in requests if r.table is not None and r.limit > 0]
-    fts_legs: dict[int, Future] = {}
-    for r in live:
-        text = _fts_safe(r.query_text) if r.hybrid else ""
-        if text:
-            fts_legs[id(r)] = _POOL.submit(_fts_leg, r, text)
-    vector_legs = {id(r): _POOL.submit(_vector_leg, r) for r in live}
-    results: list[list[Candidate]] = []
-    for r in requests:
-        if id(r) not in vector_legs:
-            results.append([])
-            continue
-        vector_rows = vector_legs[id(r)].result()
-        fts_rows = fts_legs[id(r)].result() if id(r) in fts_legs else None
-        results.append(_fuse(vector_rows, fts_rows, r))
-    return results
+    return start(requests).finish()
 
 
-def _vector_leg(r: Request) -> pa.Table:
-    q = r.table.search(r.query_vector.astype(np.float32), vector_column_name="vector").distance_type("cosine")
-    if r.where:
-        q = q.where(r.where, prefilter=True)
-    return q.limit(r.limit).to_arrow()
+def start(requests: list[Request]) -> Searches:
+    """Start the full-text legs of `requests` now; `finish` runs the vector legs.
+
+    The full-text legs need no query vector, so they can run while the caller embeds
+    the query (on a 2-core laptop the embedding leaves the other core idle).
+    """
+    return Searches(requests)
 
 
-def _fts_leg(r: Request, text: str) -> pa.Table | None:
+class Searches:
+    """Searches under way (see `start`)."""
+
+    def __init__(self, requests: list[Request]) -> None:
+        self.requests = requests
+        self._live = [r for r in requests if r.table is not None and r.limit > 0 and r.papers != []]
+        self._snapshots = {id(r): snapshot(r.table) for r in self._live}
+        self._text_legs: dict[int, Future] = {}
+        for r in self._live:
+            text = _fts_safe(r.query_text) if r.hybrid else ""
+            if text:
+                self._text_legs[id(r)] = _POOL.submit(_fts_leg, self._snapshots[id(r)], r, text)
+
+    def finish(self, query_vector: np.ndarray | None = None) -> list[list[Candidate]]:
+        """Each request's candidates, best first; `query_vector` for requests without one."""
+        vectors = {id(r): np.asarray(r.query_vector if r.query_vector is not None else query_vector, dtype=np.float32)
+                   for r in self._live}
+        vector_legs = {id(r): _POOL.submit(self._snapshots[id(r)].nearest, vectors[id(r)], r.limit, r.papers)
+                       for r in self._live}
+        results: list[list[Candidate]] = []
+        for r in self.requests:
+            if id(r) not in vector_legs:
+                results.append([])
+                continue
+            text_leg = self._text_legs.get(id(r))
+            found = _fuse(vector_legs[id(r)].result(), text_leg.result() if text_leg else None, vectors[id(r)], r.limit)
+            if r.details:
+                _add_details(found, self._snapshots[id(r)])
+            results.append([c for _, c in found])
+        return results
+
+
+def _fts_leg(snap: Snapshot, r: Request, text: str) -> pa.Table | None:
     try:
-        q = r.table.search(text, query_type="fts", fts_columns="text")
-        if r.where:
-            q = q.where(r.where, prefilter=True)
-        return q.limit(r.limit).to_arrow()
+        return snap.full_text(text, r.limit, r.papers)
     except Exception:  # noqa: BLE001 - no FTS index yet (or a query it cannot parse): vector only
         return None
 
 
-def _fuse(vector_rows: pa.Table, fts_rows: pa.Table | None, r: Request) -> list[Candidate]:
-    """Reciprocal-rank fusion of the two legs (vector order alone without a text leg)."""
-    rows: dict[str, dict[str, Any]] = {}
-    score: dict[str, float] = {}
-    text_rank: dict[str, int] = {}
-    for table in (vector_rows, fts_rows):
-        if table is None:
+def _fuse(vector_hits: pa.Table, text_hits: pa.Table | None, qv: np.ndarray, limit: int) -> list[tuple[int, Candidate]]:
+    """Reciprocal-rank fusion of the two legs (vector order alone without a text leg).
+
+    Returns (row id, candidate) pairs, best first.
+    """
+    hits: dict[int, tuple[str, np.ndarray]] = {}
+    score: dict[int, float] = {}
+    text_rank: dict[int, int] = {}
+    for table in (vector_hits, text_hits):
+        if table is None or table.num_rows == 0:
             continue
-        for rank, row in enumerate(_rows(table)):
-            key = row["id"]
-            rows.setdefault(key, row)
-            score[key] = score.get(key, 0.0) + 1.0 / (RRF_K + rank)
-            if table is fts_rows:
-                text_rank[key] = rank
-    qv = r.query_vector.astype(np.float32)
-    fused = fts_rows is not None
-    ranked = sorted(rows, key=lambda k: -score[k]) if fused else list(rows)
+        row_ids = table.column(ROW_ID).to_pylist()
+        for rank, (row_id, paper_id, vector) in enumerate(zip(row_ids, table.column("paper_id").to_pylist(), vector_matrix(table))):
+            hits.setdefault(row_id, (paper_id, vector))
+            score[row_id] = score.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
+            if table is text_hits:
+                text_rank[row_id] = rank
+    fused = text_hits is not None
+    ranked = sorted(hits, key=lambda k: -score[k]) if fused else list(hits)
     out = []
-    for rank, key in enumerate(ranked[: r.limit]):
-        row = rows[key]
-        cosine = float(row["vector"] @ qv)
-        out.append(_candidate(rank, row, cosine, score[key] if fused else cosine, text_rank.get(key)))
+    for rank, row_id in enumerate(ranked[:limit]):
+        paper_id, vector = hits[row_id]
+        cosine = float(vector @ qv)
+        out.append((row_id, Candidate(paper_id, vector, cosine, score[row_id] if fused else cosine, rank, text_rank.get(row_id))))
     return out
 
 
-def _rows(table: pa.Table) -> list[dict[str, Any]]:
-    """Rows as dicts, with the vector as a numpy array (not a Python list of floats)."""
-    if table.num_rows == 0:
-        return []
-    vectors = table.column("vector").combine_chunks()
-    dim = vectors.type.list_size
-    matrix = vectors.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-    rows = table.drop_columns(["vector"]).to_pylist()
-    for row, vec in zip(rows, matrix):
-        row["vector"] = vec
-    return rows
+def _add_details(found: list[tuple[int, Candidate]], snap: Snapshot) -> None:
+    details = snap.details([row_id for row_id, _ in found])
+    for row_id, c in found:
+        row = details.get(row_id) or {}
+        c.text = row.get("text") or ""
+        c.section = row.get("section") or ""
+        c.chunk_index = int(row.get("chunk_index") or 0)
+        c.page = int(row.get("page") or 0)
+        c.page_label = row.get("page_label") or ""
+        c.char_start = int(row.get("char_start") or 0)
+        c.char_end = int(row.get("char_end") or 0)
 
 
 def _fts_safe(text: str) -> str:
     """Strip characters the full-text query parser treats as syntax."""
     cleaned = "".join(ch if ch.isalnum() or ch in "-_ " else " " for ch in text)
     return " ".join(cleaned.split())
-
-
-def _candidate(rank: int, row: dict[str, Any], cosine: float, relevance: float, text_rank: int | None) -> Candidate:
-    return Candidate(
-        paper_id=row["paper_id"],
-        text=row["text"],
-        section=row.get("section") or "",
-        source_type=row.get("source_type") or "content",
-        chunk_index=int(row.get("chunk_index") or 0),
-        page=int(row.get("page") or 0),
-        page_label=row.get("page_label") or "",
-        char_start=int(row.get("char_start") or 0),
-        char_end=int(row.get("char_end") or 0),
-        vector=np.asarray(row["vector"], dtype=np.float32),
-        cosine=cosine,
-        relevance=relevance,
-        rank=rank,
-        text_rank=text_rank,
-    )
