@@ -93,6 +93,20 @@ def test_speed_meter_learns_the_cost_of_writing_from_mixed_calls():
     assert same_mix.gen_cost == SpeedMeter.DEFAULT_GEN_COST
 
 
+def test_speed_meter_expects_the_reply_lengths_it_has_seen():
+    from app.core.research.deep import SpeedMeter
+
+    meter = SpeedMeter()
+    assert meter.expected_output("decision", 220) == 220  # unknown: the limit
+    meter.record(500, 55, 10.0, kind="decision", max_tokens=220)
+    assert meter.expected_output("decision", 220) == 69  # 55 × 1.25
+    assert meter.expected_output("score", 360) == 360, "each kind of call learns its own length"
+    meter.record(500, 40, 9.0, kind="decision", max_tokens=220)
+    assert meter.expected_output("decision", 220) == 69, "the longest reply seen sets the expectation"
+    meter.record(500, 210, 30.0, kind="decision", max_tokens=220)
+    assert meter.expected_output("decision", 220) == 220, "never more than the limit"
+
+
 def test_no_gaps_stops_after_first_decision(fact_library):
     run = deep_for(fact_library, ScriptedChat([{"gaps": []}]))
     result = run.run(QUESTION)
