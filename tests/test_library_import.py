@@ -282,13 +282,18 @@ def test_remove_and_rebuild_index(make_desk, fact_pdfs, tmp_path):
 
 
 def test_changing_embedding_model_marks_index_stale(make_desk, fact_pdfs, tmp_path, tiny_models):
-    from app.core.models import provision
+    import shutil
+
+    from app.core.rebuild import rebuild_index
 
     desk = make_desk(tmp_path / "lib")
     desk.add([fact_pdfs / "kestrel.pdf"])
     assert desk.stale_reason() == ""
-    q8 = provision.model_path("all-minilm-l6-v2-q8_0")
-    if not q8.exists():
-        pytest.skip("Q8_0 MiniLM not provisioned")
-    desk.settings.embedding.path = str(q8)
-    assert "rebuild" in desk.stale_reason()
+    # Another model file (a copy under another name stands in for, say, the Q8_0 build):
+    # vectors from it must not be mixed with the index's, so the library asks for a rebuild.
+    other = tmp_path / "other-embedder.gguf"
+    shutil.copyfile(desk.settings.embedding.path, other)
+    desk.settings.embedding.path = str(other)
+    assert "rebuild" in desk.stale_reason() and "other-embedder.gguf" in desk.stale_reason()
+    assert rebuild_index(desk) == 1
+    assert desk.stale_reason() == ""
