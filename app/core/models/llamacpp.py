@@ -34,6 +34,15 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 SETUP_HINT = "run `research-desk models setup` or choose a GGUF file in Settings"
 
+# A text this short (a question) is embedded on one thread. Its graph is ~100 small
+# operations, and with passive OpenMP workers each one ends in a cross-core wake-up;
+# under a hypervisor those cost so much that two threads were 2-4x slower than one
+# (MiniLM, 13-token query, 2 cores: 1 thread 7-9 ms every time, 2 threads 5 ms at
+# best and 15-35 ms in most processes; bench/scale.py). It also leaves the other
+# core to the full-text searches the funnel runs while the query is embedded.
+# Longer texts (chunks at import) have enough work per operation to gain from both.
+SINGLE_THREAD_TOKENS = 32
+
 
 def _check_gguf(path: str) -> Path:
     """Fail early with a clear message instead of llama.cpp's generic ValueError."""
@@ -193,6 +202,8 @@ class LlamaCppEmbedding(EmbeddingModel):
 
         path = _check_gguf(cfg.path)
         n_threads = _threads(cfg)
+        self._threads = n_threads
+        self._threads_now = n_threads
         self._lock = threading.Lock()
 
         def load(pooling: int, n_tokens: int) -> Any:
@@ -259,6 +270,10 @@ class LlamaCppEmbedding(EmbeddingModel):
         import llama_cpp
 
         llm = self._llm
+        threads = 1 if len(tokens) <= SINGLE_THREAD_TOKENS else self._threads
+        if threads != self._threads_now:  # a per-call setting of the context: no reload
+            llama_cpp.llama_set_n_threads(llm._ctx.ctx, threads, threads)
+            self._threads_now = threads
         llm._batch.reset()
         llm._batch.add_sequence(tokens, 0, True)
         llm._ctx.kv_cache_clear()

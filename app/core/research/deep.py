@@ -225,7 +225,7 @@ class DeepResearch:
     def run(self, query: str) -> ResearchResult:
         query = " ".join(query.split())
         result = ResearchResult(query=query, mode=self.mode)
-        self.funnel._papers = {p.id: p for p in self.funnel.library.list_papers()}
+        self.funnel._papers = self.funnel.library.papers_by_id()
         qvec = self.funnel.embedder.embed_one(query)
         shortlist, notes = self.funnel.scope(query, qvec)
         result.papers, result.messages = shortlist, notes

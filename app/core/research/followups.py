@@ -32,7 +32,7 @@ def improve(funnel: Funnel, previous: ResearchResult, feedback: str) -> Research
         messages=[],
         extra=dict(previous.extra),
     )
-    funnel._papers = {p.id: p for p in funnel.library.list_papers()}
+    funnel._papers = funnel.library.papers_by_id()
     seen = {(e.paper_id, e.page, e.text) for e in result.evidence}
     new = targeted_search(funnel, f"{previous.query} {feedback}", result.papers, seen)
     for e in new:
@@ -102,7 +102,7 @@ def save_result(library: Library, result: ResearchResult, *, model: str = "") ->
 
 
 def cited_papers(library: Library, result: ResearchResult) -> list[Paper]:
-    papers = {p.id: p for p in library.list_papers()}
+    papers = library.papers_by_id()
     return [papers[r.paper_id] for r in result.references if r.paper_id in papers]
 
 

@@ -90,7 +90,7 @@ class Funnel:
         query = " ".join(query.split())
         result = ResearchResult(query=query)
         started = time.monotonic()
-        self._papers = {p.id: p for p in self.library.list_papers()}
+        self._papers = self.library.papers_by_id()
 
         t = time.monotonic()
         qvec, shortlist, notes = self.embed_and_scope(query)
@@ -125,10 +125,10 @@ class Funnel:
         qvec = self.embedder.embed_one(query)
         return (qvec, *self._shortlist(complete, *searches.finish(qvec)))
 
-    def _start_scoping(self, query: str) -> tuple[set[str], retrieval.Searches]:
+    def _start_scoping(self, query: str) -> tuple[frozenset[str], retrieval.Searches]:
         p = self.params
         self._stage(1, "Stage 1: searching summaries…")
-        complete = {pid for pid, paper in self._papers.items() if paper.complete}
+        complete = self.library.complete_paper_ids()
         if not complete:
             raise NoRelevantPapers(
                 "The library has no indexed papers yet.",
@@ -141,7 +141,7 @@ class Funnel:
             retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), None, query, 24, hybrid=p.hybrid, details=False),
         ])
 
-    def _shortlist(self, complete: set[str], candidates: list[retrieval.Candidate], probe: list[retrieval.Candidate]) -> tuple[list[str], list[str]]:
+    def _shortlist(self, complete: frozenset[str], candidates: list[retrieval.Candidate], probe: list[retrieval.Candidate]) -> tuple[list[str], list[str]]:
         p = self.params
         candidates = [c for c in candidates if c.paper_id in complete]
         # Keyword matches alone never make a shortlist (BM25 matches common words in any
@@ -289,7 +289,7 @@ class Funnel:
         result.timings["formatting_s"] = time.monotonic() - t
 
     def format_into(self, result: ResearchResult, answer: str) -> None:
-        papers = self._papers or {p.id: p for p in self.library.list_papers()}
+        papers = self._papers or self.library.papers_by_id()
         citations = parse_citations(answer, result.evidence, list(papers))
         if not citations and result.evidence:
             tagged, added = attribute_citations(answer, result.evidence)
