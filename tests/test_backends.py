@@ -143,6 +143,21 @@ def test_embeddings_are_unit_vectors_batch_equals_single_and_match_reference(emb
     assert (np.sum(batch * expected, axis=1) >= 0.999).all()
 
 
+def test_short_texts_run_on_one_thread_with_the_same_vectors(embedder, monkeypatch):
+    from app.core.models import llamacpp
+
+    short = "How are heteroskedasticity-consistent standard errors computed?"
+    long = "Sandwich estimators of the covariance matrix stay valid under heteroskedasticity. " * 12
+    assert embedder.count_tokens(short) <= llamacpp.SINGLE_THREAD_TOKENS < embedder.count_tokens(long)
+    mixed = embedder.embed([short, long, short])  # switches 1 → 2 → 1 threads
+    assert embedder._threads_now == 1, "the last text was short: one thread"
+    monkeypatch.setattr(llamacpp, "SINGLE_THREAD_TOKENS", 0)  # every text on all threads
+    every_core = embedder.embed([short, long])
+    assert embedder._threads_now == embedder._threads == 2
+    assert np.allclose(mixed[0], mixed[2], atol=1e-6)
+    assert (np.sum(mixed[:2] * every_core, axis=1) > 0.9999).all()
+
+
 def test_embedding_truncates_long_input_instead_of_failing(embedder):
     long_text = "regression models with heteroskedastic errors " * 400  # ~2,400 tokens
     assert embedder.count_tokens(long_text) == embedder.max_tokens == 512
