@@ -243,7 +243,7 @@ def cmd_research(desk: Desk, args, progress) -> int:
         overrides = dict(
             k_summaries=args.k1, k_evidence=args.k2, cutoff_summaries=args.cutoff1, cutoff_evidence=args.cutoff2,
             mmr_lambda_summaries=args.lambda1, mmr_lambda_evidence=args.lambda2, answer_max_tokens=args.max_tokens,
-            hybrid=False if args.no_hybrid else None,
+            hybrid=False if args.no_hybrid else None, citation_style=args.citation_style,
         )
         stream = not args.json and not args.evidence_only and sys.stdout.isatty()
         funnel = _funnel(desk, progress, overrides=overrides, on_token=(lambda t: (sys.stdout.write(t), sys.stdout.flush())) if stream else None)

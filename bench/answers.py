@@ -5,7 +5,7 @@ of answers with at least one citation, citations per answer, the share of citati
 the checker, the share of answers citing a right page (one of the question's gold pages), and the
 wall time per answer. Compare prompt or model changes by running it before and after.
 
-    .venv/bin/python bench/answers.py --library /tmp/rlib [--limit 8] [--show]
+    .venv/bin/python bench/answers.py --library /tmp/rlib [--limit 8] [--show] [--citation-style numbers|tags]
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ def main() -> int:
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
     ap.add_argument("--limit", type=int, default=8, help="questions (spread over the set)")
     ap.add_argument("--show", action="store_true", help="print each answer")
+    ap.add_argument("--citation-style", choices=["numbers", "tags"], help="override the setting (compare prompts)")
     args = ap.parse_args()
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
     questions = spread_questions(Path(args.questions), by_file, args.limit)
-    print(f"chat model: {desk.chat_config().describe()}; {len(questions)} questions")
+    style = args.citation_style or desk.settings.research.citation_style
+    print(f"chat model: {desk.chat_config().describe()}; {len(questions)} questions; citation style: {style}")
     desk.chat()  # loaded once, outside the timings
 
     cited, own, per_answer, verified_share, right_page, walls = [], [], [], [], [], []
@@ -45,7 +47,7 @@ def main() -> int:
         gold = gold_pages(q, by_file)
         started = time.monotonic()
         try:
-            result = desk.funnel().run(q["question"])
+            result = desk.funnel(overrides={"citation_style": args.citation_style}).run(q["question"])
         except Exception as exc:  # noqa: BLE001 - a failed question counts as uncited
             print(f"  {q['id']}: {exc}", file=sys.stderr)
             cited.append(0.0)

@@ -102,3 +102,20 @@ def test_uncited_sentences_are_attributed_to_the_passage_holding_their_terms():
     # An answer that cites already is left alone.
     cited = "The default is HC3 [zeileis-2004, page 5]."
     assert attribute_citations(cited, evidence) == (cited, 0)
+
+
+def test_numbered_citations_map_to_their_passages_and_normalise():
+    answer = "HC3 is recommended for small samples [2]. Both estimators exist [1][3]. Also [2, 3]."
+    cits = check_citations(answer, parse(answer), EVIDENCE)
+    assert [(c.paper_id, c.page, c.evidence_number) for c in cits] == [
+        ("zeileis-2004-econometric", 3, 2),
+        ("2301.12345v1", 5, 1),
+        ("zeileis-2004-econometric", 7, 3),
+        ("zeileis-2004-econometric", 3, 2),
+        ("zeileis-2004-econometric", 7, 3),
+    ]
+    assert cits[0].status == "verified"
+    text, _ = normalise_answer(answer, cits)
+    assert text.startswith("HC3 is recommended for small samples [zeileis-2004-econometric, page 3].")
+    assert "[2, 3]" not in text and "[2]" not in text
+    assert parse("Years such as [2004] or a list [a, b] are not passage numbers.") == []

@@ -15,6 +15,7 @@ from app.core.library import CONTENT_CHUNKS
 from app.core.models.base import ChatModel
 from app.core.records import Evidence
 from app.core.research import followups
+from app.core.research.citations import ATTRIBUTED_NOTE
 from app.core.research.funnel import answer_with_references
 from tests.conftest import REPO
 
@@ -59,6 +60,27 @@ def test_full_run_with_tiny_model_streams_and_checks_citations(fact_library):
     cited_in_library = {c.paper_id for c in result.citations if c.paper_id in library_ids}
     assert {r.paper_id for r in result.references} == cited_in_library
     assert [r.number for r in result.references] == list(range(1, len(result.references) + 1))
+
+
+def test_prompt_numbers_or_tags_the_passages_and_numbered_citations_come_back_canonical(fact_library):
+    funnel = fact_library.funnel()
+    result = funnel.run("When do kestrels depart from alpine valleys in autumn?", evidence_only=True)
+    first = result.evidence[0]
+    chat = fact_library.chat()
+    numbered = fact_library.funnel(overrides={"citation_style": "numbers"})
+    messages, used, _ = numbered.build_prompt(chat, result.query, result.evidence, "synthesis.md", {})
+    prompt = messages[-1]["content"]
+    assert f"[{first.number}] ({first.paper_id}, page {first.page}" in prompt
+    assert "cite it as" not in prompt and f"such as [{first.number}]" in prompt
+    tagged = fact_library.funnel(overrides={"citation_style": "tags"})
+    prompt = tagged.build_prompt(chat, result.query, result.evidence, "synthesis.md", {})[0][-1]["content"]
+    assert f"cite it as [{first.paper_id}, page {first.page}]" in prompt
+    # A model answer citing passage numbers ends up in the canonical form, checked.
+    result.evidence = used
+    numbered.format_into(result, f"The kestrels leave the valleys in autumn [{first.number}].")
+    assert result.answer.endswith(f"[{first.paper_id}, page {first.page}].")
+    assert [(c.paper_id, c.page) for c in result.citations] == [(first.paper_id, first.page)]
+    assert result.citations[0].note != ATTRIBUTED_NOTE
 
 
 def test_checker_flags_a_page_outside_the_evidence(fact_library):

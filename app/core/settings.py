@@ -60,6 +60,10 @@ class ResearchParams:
     mmr_lambda_evidence: float = 0.75  # seed: 0.6; 0.75 measured better on bench/retrieval.py
     cutoff_evidence: float | None = None
     hybrid: bool = True
+    # How the prompt asks for citations: "numbers" (passages numbered [1], [2]…, the
+    # model cites the number, the answer shows [PAPER_ID, page N]) or "tags" (each
+    # passage headed by its [PAPER_ID, page N] tag to copy). See docs/research.md.
+    citation_style: str = "numbers"
     min_shortlist: int = 5
     max_shortlist: int = 8
     answer_max_tokens: int = 700

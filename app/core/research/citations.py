@@ -2,7 +2,7 @@
 
 Canonical form: `[PAPER_ID, page N]`. Tolerated near-misses, because small
 models write them: `[ID, p. 5]`, `[ID p5]`, `[ID, pp. 5-6]`, `(ID, page 5)`,
-several in one bracket separated by `;`, `[Source 3]` / `[3]` when the
+several in one bracket separated by `;`, `[Source 3]` / `[3]` / `[2, 5]` when the
 evidence was numbered, an arXiv ID without its version, an ID in another case.
 
 A citation is checked three ways: the paper is in the evidence (else
@@ -22,6 +22,7 @@ from ..records import Citation, CitationStatus, Evidence
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,120}?,\s*(?:page|p\.|pp\.|pg\.)\s*\d[^()\n]{0,40})\)")
 _PAGE = re.compile(r"^(?P<id>.+?)[,;:\s]+(?:page|pages|pg\.?|pp?\.?)\s*(?P<page>\d+)(?:\s*[-–]\s*\d+)?\s*$", re.I)
 _SOURCE = re.compile(r"^(?:source|src|evidence|passage|doc)?\s*#?\s*(?P<n>\d{1,3})$", re.I)
+_SOURCE_LIST = re.compile(r"^(?:(?:sources?|passages?)\s*)?\d{1,3}(?:\s*[,;]\s*\d{1,3})+$", re.I)  # [2, 5]
 _ARXIV_VERSION = re.compile(r"v\d+$")
 
 _STOP = set(
@@ -75,7 +76,8 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
     by_number = {e.number: e for e in evidence}
     citations: list[Citation] = []
     for raw in find_citations(answer):
-        for part in re.split(r";", raw.inner):
+        parts = re.findall(r"\d+", raw.inner) if evidence and _SOURCE_LIST.match(raw.inner.strip()) else re.split(r";", raw.inner)
+        for part in parts:
             part = part.strip()
             if not part:
                 continue

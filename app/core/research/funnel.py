@@ -40,6 +40,8 @@ CITATION_FORMAT = "[PAPER_ID, page N]"
 LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
 EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", payload)
 
+# Prompt templates with a numbered-citation variant (ResearchParams.citation_style).
+NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
 # Cutoffs used when the embedding model has no calibrated values in the catalog.
 FALLBACK_CUTOFFS = (0.2, 0.2)
 EVIDENCE_POOL = 2  # candidates fetched per evidence passage kept, for the cutoff and MMR to choose from
@@ -316,8 +318,12 @@ class Funnel:
     def build_prompt(self, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
         """Fit whole evidence passages, best first, into the context window."""
         system = load_prompt("synthesis_system.md").strip()
-        body = load_prompt(template)
-        example = f"[{evidence[0].paper_id}, page {evidence[0].page}]" if evidence else "[smith2020, page 4]"
+        numbered = self.params.citation_style == "numbers" and template in NUMBERED_TEMPLATES
+        body = load_prompt(NUMBERED_TEMPLATES[template] if numbered else template)
+        if numbered:
+            example = f"[{evidence[0].number}]" if evidence else "[1]"
+        else:
+            example = f"[{evidence[0].paper_id}, page {evidence[0].page}]" if evidence else "[smith2020, page 4]"
         fields = dict(query=query, citation_format=CITATION_FORMAT, citation_example=example, **extra)
         skeleton = body.format(evidence="", **fields)
         budget = chat.context_length - chat.count_tokens(system + skeleton) - self._answer_tokens(chat) - 48
@@ -327,7 +333,7 @@ class Funnel:
         blocks: list[str] = []
         spent = 0
         for e in evidence:
-            block = format_evidence(e)
+            block = format_evidence(e, numbered=numbered)
             cost = chat.count_tokens(block) + 2
             if spent + cost > budget:
                 continue  # a shorter, lower-ranked passage may still fit
@@ -366,15 +372,20 @@ def is_bibliography(section: str) -> bool:
     return section.strip().strip("#").strip().lower() in _BIBLIOGRAPHY
 
 
-def format_evidence(e: Evidence) -> str:
-    """One passage for the prompt, headed by the exact citation to copy.
+def format_evidence(e: Evidence, *, numbered: bool = False) -> str:
+    """One passage for the prompt, headed by what to cite it with.
 
-    Small models cite far more often when the tag is written out for them than
-    when they must assemble it from an id and a page given separately.
+    Tags: the exact `[ID, page N]` to copy (small models cite far more often when the
+    tag is written out than when they must assemble it from an id and a page).
+    Numbered: `[N]` first, then where it comes from; the model cites `[N]` and the
+    answer is rewritten to `[ID, page N]` (citations.normalise_answer).
     """
     where = [f"section: {e.section}"] if e.section else []
     if e.page_label and e.page_label != str(e.page):
         where.append(f"printed page {e.page_label}")
+    if numbered:
+        source = "; ".join([f"{e.paper_id}, page {e.page}", *where])
+        return f"[{e.number}] ({source})\n{e.text.strip()}"
     context = f" ({'; '.join(where)})" if where else ""
     return f"Passage {e.number}{context} — cite it as [{e.paper_id}, page {e.page}]\n{e.text.strip()}"
 
