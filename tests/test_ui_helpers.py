@@ -83,7 +83,8 @@ def ui_settings(tiny_models: dict[str, Path], library: Path) -> Settings:
     return s
 
 
-_SOURCE = re.compile(r"Passage (\d+)[^\n]*? cite it as \[(\S+), page (\d+)\]\n([^\n]+)")
+_SOURCE = re.compile(r"Passage (\d+)[^\n]*? cite it as \[(\S+), page (\d+)\]\n([^\n]+)")  # citation style "tags"
+_NUMBERED = re.compile(r"^\[(\d+)\] \((\S+), page (\d+)[^\n]*\)\n([^\n]+)", re.M)  # citation style "numbers"
 
 
 class ScriptedChat(ChatModel):
@@ -110,11 +111,13 @@ class ScriptedChat(ChatModel):
             if cancelled is not None and cancelled():
                 raise Cancelled()
             return self._json(json_schema, prompt)
-        found = _SOURCE.findall(prompt)[: self.sources]
+        numbered = _NUMBERED.findall(prompt)[: self.sources]
+        found = numbered or _SOURCE.findall(prompt)[: self.sources]
         lines = ["The library answers this directly.", ""]
-        for _n, paper_id, page, text in found:
+        for n, paper_id, page, text in found:
             words = re.sub(r"[#*`]", "", text).split()[:14]
-            lines.append(f"- {' '.join(words).rstrip('.,;:')} [{paper_id}, page {page}]")
+            tag = f"[{n}]" if numbered else f"[{paper_id}, page {page}]"
+            lines.append(f"- {' '.join(words).rstrip('.,;:')} {tag}")
         if not found:
             lines.append("The evidence does not answer the question.")
         answer = "\n".join(lines) + "\n"
