@@ -400,6 +400,8 @@ def test_settings_dialog_saves_and_applies(make_window, qtbot, seed_library):
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Research"
     dialog.k2.setValue(9)
     dialog.cutoff1.setValue(0.3)
+    assert dialog.citation_style.currentData() == "numbers"  # the default
+    dialog.citation_style.setCurrentIndex(dialog.citation_style.findData("tags"))
     dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
     dialog.chat.backend.setCurrentIndex(dialog.chat.backend.findData("lmstudio"))
     dialog.chat.host.setText("studio.local:1234")
@@ -407,6 +409,7 @@ def test_settings_dialog_saves_and_applies(make_window, qtbot, seed_library):
     saved = Settings.load()
     assert saved.research.k_evidence == 9 and saved.research.cutoff_summaries == pytest.approx(0.3)
     assert saved.research.cutoff_evidence is None  # left on "calibrated for the model"
+    assert saved.research.citation_style == "tags"
     assert saved.chat.backend == "lmstudio" and saved.chat.host == "studio.local:1234"
     assert saved.theme == "dark" and ui_theme.is_dark()
     # The worker got the new settings: the chat model is now LM Studio's.
