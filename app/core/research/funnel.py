@@ -42,6 +42,7 @@ EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", p
 
 # Prompt templates with a numbered-citation variant (ResearchParams.citation_style).
 NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
+
 # Cutoffs used when the embedding model has no calibrated values in the catalog.
 FALLBACK_CUTOFFS = (0.2, 0.2)
 EVIDENCE_POOL = 2  # candidates fetched per evidence passage kept, for the cutoff and MMR to choose from
