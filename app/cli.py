@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .core.errors import Cancelled, ResearchDeskError
+from .core.settings import CITATION_STYLES
 
 STARTED = time.monotonic()  # deep research budgets count from here, model loading included
 
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--lambda2", type=float, help="stage 2 MMR lambda")
     q.add_argument("--no-hybrid", action="store_true", help="vector search only (no BM25)")
     q.add_argument("--max-tokens", type=int, help="longest answer in tokens")
-    q.add_argument("--citation-style", choices=["numbers", "tags"],
+    q.add_argument("--citation-style", choices=CITATION_STYLES,
                    help="how the prompt asks for citations: passage numbers [3] or [PAPER_ID, page N] tags")
     q.add_argument("--deep", action="store_true", help="deep research: agentic loop (cap 7 rounds)")
     q.add_argument("--time", default=None, help="deep research time budget in minutes, or 'unlimited' (default 5)")

@@ -24,6 +24,7 @@ from retrieval import gold_pages, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.research.citations import ATTRIBUTED_NOTE  # noqa: E402
+from app.core.settings import CITATION_STYLES  # noqa: E402
 
 
 def main() -> int:
@@ -32,7 +33,7 @@ def main() -> int:
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
     ap.add_argument("--limit", type=int, default=8, help="questions (spread over the set)")
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--citation-style", choices=["numbers", "tags"], help="override the setting (compare prompts)")
+    ap.add_argument("--citation-style", choices=CITATION_STYLES, help="override the setting (compare prompts)")
     args = ap.parse_args()
 
     desk = Desk(library=args.library)

@@ -48,6 +48,9 @@ class ModelConfig:
         return f"{self.backend}:{Path(target).name if self.backend == 'llamacpp' else target}"
 
 
+CITATION_STYLES = ("numbers", "tags")  # ResearchParams.citation_style
+
+
 @dataclass
 class ResearchParams:
     """Funnel defaults (DESIGN.md, "The research funnel"). Cutoffs of None mean
@@ -63,7 +66,7 @@ class ResearchParams:
     # How the prompt asks for citations: "numbers" (passages numbered [1], [2]…, the
     # model cites the number, the answer shows [PAPER_ID, page N]) or "tags" (each
     # passage headed by its [PAPER_ID, page N] tag to copy). See docs/research.md.
-    citation_style: str = "numbers"
+    citation_style: str = "numbers"  # one of CITATION_STYLES
     min_shortlist: int = 5
     max_shortlist: int = 8
     answer_max_tokens: int = 700

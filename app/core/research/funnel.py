@@ -131,7 +131,9 @@ class Funnel:
     def _start_scoping(self, query: str) -> tuple[frozenset[str], retrieval.Searches]:
         p = self.params
         self._stage(1, "Stage 1: searching summaries…")
-        complete = self.library.complete_paper_ids()
+        # The paper map was read at the start of the run; an import finishing since then
+        # may have added ids to the library's newer list that the map lacks.
+        complete = self.library.complete_paper_ids() & self._papers.keys()
         if not complete:
             raise NoRelevantPapers(
                 "The library has no indexed papers yet.",
