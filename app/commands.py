@@ -224,14 +224,21 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
     from .core.research.funnel import answer_with_references
 
     if as_json:
-        _out(json.dumps(result.to_dict(), indent=2, default=str))
+        data = result.to_dict()
+        data["claims"] = result.claims_view()
+        _out(json.dumps(data, indent=2, default=str))
         return
     _out(answer_with_references(result))
-    flagged = [c for c in result.citations if c.status != "verified"]
-    if flagged:
-        _out("## Citation check\n")
-        for c in flagged:
-            _out(f"- {c.raw} → {c.status}: {c.note}")
+    if result.citations:
+        # Every verdict, not only the flagged ones: the reader sees what each claim rests on.
+        _out("## Support check\n")
+        marks = {"verified": "✓ supported", "partial": "~ partial", "unsupported": "✗ unsupported"}
+        for c in result.citations:
+            verdict = marks.get(c.status, f"✗ {c.status}")
+            quote = f' — "{c.quote[:160]}{"…" if len(c.quote) > 160 else ""}"' if c.quote else ""
+            note = f" ({c.note})" if c.note and c.status != "verified" else ""
+            _out(f"- {c.raw} {verdict}{note}{quote}")
+        _out()
     for m in result.messages:
         print(f"note: {m}", file=sys.stderr)
 

@@ -1,19 +1,33 @@
-"""Answer quality of standard research with the configured chat model: does it cite, and rightly?
+"""The answer bench: today's free-text pipeline against the claim-bound engine, in one run.
 
-For questions spread over the eval set, runs the whole funnel (stages 1–4) and reports: the share
-of answers with at least one citation, citations per answer, the share of citations verified by
-the checker, the share of answers citing a right page (one of the question's gold pages), and the
-wall time per answer. Compare prompt or model changes by running it before and after.
+For questions spread over the eval sets (bench/questions/r-papers.jsonl and mixed.jsonl,
+each with gold pages and gold facts), both pipelines answer every question, alternating
+which goes first. It prints per pipeline:
 
-    .venv/bin/python bench/answers.py --library /tmp/rlib [--limit 8] [--show] [--citation-style numbers|tags]
+- answers right: every gold fact group is in the answer (a group is a list of accepted
+  spellings of one fact — the number, the named method or organism, the direction);
+- claims cited: share of claims (structured) or factual sentences (free text) with a citation;
+- citations supported: judged by the same support check for both pipelines (for the old
+  one after the fact, untimed), so the two are scored alike;
+- gold page cited: the answer cites one of the question's gold pages;
+- time to evidence on screen, to the first claim, to the whole answer: p50 and p95;
+- the model's own time to read 1,000 tokens and write 100 on this machine, and the answer
+  time as a ratio to it.
+
+    .venv/bin/python bench/answers.py --library /tmp/rlib [--mixed-library /tmp/mlib] [--limit 12] [--mixed-limit 6] [--show]
+
+Build the libraries first: `research-desk --library /tmp/rlib add ../shared/corpus/r-papers`
+(and `/tmp/mlib` from `../shared/corpus/mixed`).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,55 +37,134 @@ sys.path.insert(0, str(REPO / "bench"))
 from retrieval import gold_pages, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.research.citations import ATTRIBUTED_NOTE  # noqa: E402
-from app.core.settings import CITATION_STYLES  # noqa: E402
+from app.core.records import ResearchResult  # noqa: E402
+from app.core.research.citations import claim_before  # noqa: E402
+from app.core.research.support import Pair, check_pairs  # noqa: E402
+
+PIPELINES = {"today (free text)": {"structured_answers": False, "check_support": False}, "claims (new)": {}}
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower().replace("−", "-").replace("–", "-")
+    return " ".join(text.split())
+
+
+def answer_right(answer: str, facts: list[list[str]]) -> bool:
+    """Every fact group has one accepted spelling in the answer (citations stripped)."""
+    body = _norm(re.sub(r"\[[^\]]*\]", " ", answer))
+    return bool(facts) and all(any(_norm(alt) in body for alt in group) for group in facts)
+
+
+def model_speed(desk: Desk) -> tuple[float, float]:
+    """Seconds to read 1,000 new tokens and to write 100, measured on the loaded chat model."""
+    chat = desk.chat()
+    text = (REPO / "docs" / "research.md").read_text() * 4
+    words = text.split()
+    prompt = " ".join(words[:700])
+    while chat.count_tokens(prompt) < 1000:
+        words = words[700:] + words[:700]
+        prompt += " " + " ".join(words[:100])
+    nonce = f"Session {time.time_ns()}. "  # a fresh start: nothing of it is in the KV cache
+    t = time.monotonic()
+    chat.chat([{"role": "user", "content": nonce + prompt + "\nReply with OK."}], max_tokens=1, temperature=0.0)
+    read = time.monotonic() - t
+    pieces: list[str] = []
+    t = time.monotonic()
+    chat.chat([{"role": "user", "content": "Count from 1 to 300, separated by commas."}], max_tokens=100,
+              temperature=0.0, on_token=pieces.append)
+    write = (time.monotonic() - t) * 100 / max(1, len(pieces))
+    return read, write
+
+
+def judge_citations(desk: Desk, result: ResearchResult) -> list[str]:
+    """The support verdicts of a free-text answer's citations, by the product's check (untimed)."""
+    by_number = {e.number: e for e in result.evidence}
+    usable = [c for c in result.citations if c.evidence_number in by_number]
+    pairs = [Pair(claim_before(result.answer, c.start), by_number[c.evidence_number]) for c in usable]
+    check_pairs(pairs, desk.chat(), context=result.query)
+    return [p.verdict for p in pairs] + ["unsupported"] * (len(result.citations) - len(usable))
+
+
+def cited_share(result: ResearchResult) -> float:
+    if result.claims:
+        return sum(bool(c.sources) for c in result.claims) / len(result.claims)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", re.sub(r"\n+", " ", result.answer)) if len(s.split()) >= 4]
+    return sum(bool(re.search(r"\[[^\]]+\]", s)) for s in sentences) / max(1, len(sentences))
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
+def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int) -> None:
+    for n, q in enumerate(questions):
+        gold = gold_pages(q, by_file)
+        order = list(PIPELINES.items())
+        if (n + flip) % 2:
+            order.reverse()  # alternate which pipeline runs first (the KV cache, the OS page cache)
+        for name, overrides in order:
+            s = stats[name]
+            started = time.monotonic()
+            try:
+                result = desk.funnel(overrides=overrides).run(q["question"])
+            except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
+                print(f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
+                s["right"].append(0.0)
+                continue
+            wall = time.monotonic() - started
+            verdicts = [c.support for c in result.citations] if result.claims else judge_citations(desk, result)
+            s["right"].append(float(answer_right(result.answer, q.get("facts") or [])))
+            s["cited"].append(cited_share(result))
+            s["supported"].extend(float(v == "supported") for v in verdicts)
+            s["gold"].append(float(any((c.paper_id, c.page) in gold for c in result.citations)))
+            s["evidence"].append(result.timings.get("evidence_s", result.timings.get("stage1_s", 0) + result.timings.get("stage2_s", 0)))
+            s["first"].append(result.timings.get("first_claim_s", wall))
+            s["total"].append(wall)
+            if show:
+                print(f"--- {q['id']} [{name}] right={answer_right(result.answer, q.get('facts') or [])} {wall:.0f}s\n"
+                      f"Q: {q['question']}\nGold: {q['answer']}\n{result.answer}\n")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--library", required=True)
+    ap.add_argument("--library", required=True, help="a library of ../shared/corpus/r-papers")
+    ap.add_argument("--mixed-library", help="a library of ../shared/corpus/mixed")
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
-    ap.add_argument("--limit", type=int, default=8, help="questions (spread over the set)")
+    ap.add_argument("--mixed-questions", default=str(REPO / "bench" / "questions" / "mixed.jsonl"))
+    ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
+    ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--citation-style", choices=CITATION_STYLES, help="override the setting (compare prompts)")
     args = ap.parse_args()
 
-    desk = Desk(library=args.library)
-    by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
-    questions = spread_questions(Path(args.questions), by_file, args.limit)
-    style = args.citation_style or desk.settings.research.citation_style
-    print(f"chat model: {desk.chat_config().describe()}; {len(questions)} questions; citation style: {style}")
-    desk.chat()  # loaded once, outside the timings
+    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "first", "total")} for name in PIPELINES}
+    sets = [(args.library, Path(args.questions), args.limit)]
+    if args.mixed_library:
+        sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
+    read = write = 0.0
+    count = 0
+    for flip, (library, path, limit) in enumerate(sets):
+        desk = Desk(library=library)
+        by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
+        questions = spread_questions(path, by_file, limit)
+        count += len(questions)
+        if not read:
+            print(f"chat model: {desk.chat_config().describe()}")
+            read, write = model_speed(desk)
+        run(desk, questions, by_file, stats, args.show, flip)
+        desk.close()
 
-    cited, own, per_answer, verified_share, right_page, walls = [], [], [], [], [], []
-    for q in questions:
-        gold = gold_pages(q, by_file)
-        started = time.monotonic()
-        try:
-            result = desk.funnel(overrides={"citation_style": args.citation_style}).run(q["question"])
-        except Exception as exc:  # noqa: BLE001 - a failed question counts as uncited
-            print(f"  {q['id']}: {exc}", file=sys.stderr)
-            cited.append(0.0)
-            own.append(0.0)
-            per_answer.append(0)
-            right_page.append(0.0)
-            continue
-        walls.append(time.monotonic() - started)
-        citations = result.citations
-        cited.append(float(bool(citations)))
-        own.append(float(any(c.note != ATTRIBUTED_NOTE for c in citations)))
-        per_answer.append(len(citations))
-        if citations:
-            verified_share.append(sum(c.status == "verified" for c in citations) / len(citations))
-        right_page.append(float(any((c.paper_id, c.page) in gold for c in citations)))
-        if args.show:
-            print(f"--- {q['id']}: {q['question']}\n{result.answer}\n")
-    print(f"answers citing anything: {statistics.mean(cited):.2f} (with the model's own citations: "
-          f"{statistics.mean(own):.2f}; the rest attributed by key terms); citations per answer: mean "
-          f"{statistics.mean(per_answer):.1f}; verified: {statistics.mean(verified_share) if verified_share else 0:.2f} "
-          f"of citations; answers citing a right page: {statistics.mean(right_page):.2f}; "
-          f"wall p50 {statistics.median(walls) if walls else 0:.0f} s")
-    desk.close()
+    unit = read + write
+    print(f"\n{count} questions. Model on this machine: read 1,000 tokens {read:.1f} s, write 100 tokens {write:.1f} s "
+          f"(unit = {unit:.1f} s)\n")
+    print("| pipeline | answers right | claims cited | citations supported | gold page cited | evidence p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, s in stats.items():
+        mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
+        print(f"| {name} | {mean(s['right']):.0%} ({int(sum(s['right']))}/{len(s['right'])}) | {mean(s['cited']):.0%} | "
+              f"{mean(s['supported']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
+              f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
+              f"{pct(s['total'], .5) / unit:.2f} |")
     return 0
 
 

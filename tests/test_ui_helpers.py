@@ -6,6 +6,7 @@ slow streaming to cancel); the main flow test uses the real tiny GGUF.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -90,21 +91,29 @@ _NUMBERED = re.compile(r"^\[(\d+)\] \((\S+), page (\d+)[^\n]*\)\n([^\n]+)", re.M
 class ScriptedChat(ChatModel):
     """Writes a short answer citing the evidence in its prompt, word by word.
 
-    Each bullet repeats the start of one evidence passage, so the core's
-    citation check verifies it. `delay` slows streaming (for cancel tests).
+    Each bullet (or, asked for claims, each claim) repeats the start of one
+    evidence passage, so the core's citation check verifies it; the support
+    check gets `verdicts` in turn. `delay` slows streaming (for cancel tests).
     """
 
     name = "scripted"
 
-    def __init__(self, delay: float = 0.0, context_length: int = 4096, sources: int = 3) -> None:
+    def __init__(self, delay: float = 0.0, context_length: int = 4096, sources: int = 3, verdicts: list[str] | None = None) -> None:
         self.delay = delay
         self.context_length = context_length
         self.sources = sources
+        self.verdicts = verdicts or ["supported"]  # the support check's verdicts, in turn
         self.calls = 0
 
     def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
         self.calls += 1
         prompt = messages[-1]["content"]
+        properties = (json_schema or {}).get("properties", {})
+        if "claims" in properties:  # the claim-bound answer: one claim per passage, streamed
+            return self._stream(self._claims(prompt), on_token, cancelled)
+        if "verdicts" in properties:  # the support check
+            n = properties["verdicts"].get("maxItems") or 1
+            return json.dumps({"verdicts": [{"pair": i + 1, "verdict": self.verdicts[i % len(self.verdicts)]} for i in range(n)]})
         if json_schema is not None:  # deep research: loop decisions and passage scores
             if self.delay:
                 time.sleep(self.delay * 5)
@@ -120,7 +129,19 @@ class ScriptedChat(ChatModel):
             lines.append(f"- {' '.join(words).rstrip('.,;:')} {tag}")
         if not found:
             lines.append("The evidence does not answer the question.")
-        answer = "\n".join(lines) + "\n"
+        return self._stream("\n".join(lines) + "\n", on_token, cancelled)
+
+    def _claims(self, prompt: str) -> str:
+        """Each claim repeats the start of one passage and cites it, so the rules agree with it."""
+        claims = []
+        for n, _paper_id, _page, text in _NUMBERED.findall(prompt)[: self.sources]:
+            words = re.sub(r"[#*`]", "", text).split()[:14]
+            claims.append({"text": " ".join(words).rstrip(".,;:") + ".", "sources": [int(n)]})
+        if not claims:
+            claims.append({"text": "The passages do not answer the question.", "sources": []})
+        return json.dumps({"claims": claims})
+
+    def _stream(self, answer: str, on_token, cancelled) -> str:
         out: list[str] = []
         for piece in re.findall(r"\S+\s*|\s+", answer):
             if cancelled is not None and cancelled():
@@ -133,8 +154,6 @@ class ScriptedChat(ChatModel):
         return "".join(out)
 
     def _json(self, schema: dict, prompt: str) -> str:
-        import json
-
         if "gaps" in schema.get("properties", {}):
             first = not getattr(self, "_decided", False)
             self._decided = True

@@ -139,6 +139,15 @@ def _units(md: str, max_tokens: int, count: TokenCounter) -> list[_Unit]:
     return units
 
 
+def text_units(md: str, max_tokens: int = 500, count_tokens: TokenCounter = approx_tokens) -> list[tuple[int, int, str]]:
+    """Sentences, headings and whole blocks (tables, equations, code) of `md` as (start, end, kind).
+
+    The same units chunks are packed from; evidence focusing (research/focus.py) picks
+    among them, so a kept "sentence" is never half a table or half an equation.
+    """
+    return [(u.start, u.end, u.kind) for u in _units(md, max_tokens, count_tokens)]
+
+
 def chunk_pages(
     paper_id: str,
     pages: Iterable[PageText],

@@ -94,6 +94,20 @@ class Chunk:
 
 
 @dataclass
+class Sentence:
+    """One kept sentence (or table/equation block) of an evidence passage.
+
+    The span is in the page's markdown, like the passage's own, so the viewer can
+    highlight exactly the sentences a claim rests on.
+    """
+
+    text: str
+    char_start: int
+    char_end: int
+    score: float = 0.0  # how well it bears on the question (focus.py)
+
+
+@dataclass
 class Evidence:
     """A retrieved passage offered to the model as evidence."""
 
@@ -110,13 +124,41 @@ class Evidence:
     char_end: int = 0
     llm_score: float | None = None  # relevance score from the model (deep mode)
     summary: str = ""  # query-aware summary (deep mode)
+    sentences: list[Sentence] = field(default_factory=list)  # focused sentences sent to the model; empty: whole text
+
+    @property
+    def focus_text(self) -> str:
+        """The kept sentences in page order, "…" where sentences were skipped; the whole text if none were kept."""
+        if not self.sentences:
+            return self.text.strip()
+        parts = [self.sentences[0].text]
+        for prev, cur in zip(self.sentences, self.sentences[1:]):
+            gap = self.text[prev.char_end - self.char_start : cur.char_start - self.char_start]
+            parts.append(" … " if gap.strip() else " ")
+            parts.append(cur.text)
+        return "".join(parts)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Evidence":
+        d = dict(d)
+        d["sentences"] = [Sentence(**s) for s in d.get("sentences") or []]
+        return cls(**d)
 
 
 class CitationStatus(str, Enum):
-    VERIFIED = "verified"
+    VERIFIED = "verified"  # the support check found the claim supported by the cited sentences
+    PARTIAL = "partial"  # supported in part (a detail the passage does not state): doubtful
     PAGE_MISMATCH = "page-mismatch"  # paper in evidence, page not
     NOT_IN_EVIDENCE = "not-in-evidence"  # paper not in evidence at all
-    UNSUPPORTED = "unsupported"  # page in evidence, claim's key terms not found there
+    UNSUPPORTED = "unsupported"  # the cited passage does not support the claim
+
+
+class Support(str, Enum):
+    """The support check's verdict on one (claim, cited passage) pair."""
+
+    SUPPORTED = "supported"
+    PARTIAL = "partial"
+    UNSUPPORTED = "unsupported"
 
 
 @dataclass
@@ -132,6 +174,19 @@ class Citation:
     evidence_number: int | None = None  # the evidence passage that supports it
     reference_number: int | None = None  # number in the References section
     note: str = ""
+    support: str = ""  # Support value once checked; "" before the check
+    quote: str = ""  # the exact sentences of the passage that support the claim (highlighted)
+    printed_page: str = ""  # the page number printed on the page, where the PDF defines one
+    claim: int | None = None  # index of the claim in ResearchResult.claims it belongs to
+
+
+@dataclass
+class Claim:
+    """One claim of an answer with the evidence passages it rests on (structured synthesis)."""
+
+    text: str
+    sources: list[int] = field(default_factory=list)  # evidence numbers the model bound it to
+    support: str = ""  # the best verdict over its citations ("" while unchecked)
 
 
 @dataclass
@@ -156,6 +211,7 @@ class ResearchResult:
     papers: list[str] = field(default_factory=list)  # stage 1 shortlist
     evidence: list[Evidence] = field(default_factory=list)
     answer: str = ""
+    claims: list[Claim] = field(default_factory=list)  # structured synthesis; empty for free-text answers
     citations: list[Citation] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -170,6 +226,33 @@ class ResearchResult:
         d.update(extra)
         return d
 
+    def claims_view(self) -> list[dict[str, Any]]:
+        """`claims: [{text, support, citations: [{paper_id, page, printed_page, support, quote}]}]` for `--json`.
+
+        Free-text answers (improve, fallback) have no claims: each cited sentence stands in.
+        """
+        if self.claims:
+            groups = [(c.text, c.support, [x for x in self.citations if x.claim == i]) for i, c in enumerate(self.claims)]
+        else:
+            from itertools import groupby
+
+            groups = []
+            for _, cits in groupby(sorted(self.citations, key=lambda c: c.start), key=lambda c: c.start):
+                cits = list(cits)
+                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, cits))
+        return [
+            {
+                "text": text,
+                "support": support,
+                "citations": [
+                    {"paper_id": c.paper_id, "page": c.page, "printed_page": c.printed_page or str(c.page),
+                     "support": c.support or c.status, "quote": c.quote}
+                    for c in cits
+                ],
+            }
+            for text, support, cits in groups
+        ]
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ResearchResult":
         known = {f for f in cls.__dataclass_fields__}
@@ -177,8 +260,9 @@ class ResearchResult:
         return cls(
             query=d["query"],
             papers=list(d.get("papers", [])),
-            evidence=[Evidence(**e) for e in d.get("evidence", [])],
+            evidence=[Evidence.from_dict(e) for e in d.get("evidence", [])],
             answer=d.get("answer", ""),
+            claims=[Claim(**c) for c in d.get("claims", [])],
             citations=[Citation(**c) for c in d.get("citations", [])],
             references=[Reference(**r) for r in d.get("references", [])],
             timings=dict(d.get("timings", {})),

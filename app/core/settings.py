@@ -69,7 +69,16 @@ class ResearchParams:
     citation_style: str = "numbers"  # one of CITATION_STYLES
     min_shortlist: int = 5
     max_shortlist: int = 8
-    answer_max_tokens: int = 700
+    answer_max_tokens: int = 700  # free-text answers (improve, fallback)
+    # Claim-bound answers (research/synthesis.py): the model writes claims through structured
+    # output and each is checked against the sentences it cites. Off: the free-text prompt.
+    structured_answers: bool = True
+    # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
+    check_support: bool = True
+    # Evidence tokens in the prompt after focusing: ~1,000-token prompts for the starter model,
+    # which reads ~30 tokens/s on 2 cores. Raise it for faster models or servers.
+    focus_tokens: int = 640
+    claims_max_tokens: int = 300
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

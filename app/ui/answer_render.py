@@ -2,7 +2,11 @@
 
 Citations are replaced by placeholders before markdown-it renders the text
 (so a citation's brackets are never read as markdown), then swapped for
-links `cite:<paper_id>:<page>:<evidence_number>` plus a status mark.
+links `cite:<paper_id>:<page>:<evidence_number>[:<citation index>]` plus a
+mark of the support check's verdict. A claim that no source supports gets a
+mark of its own. Before the first claim is written, the best focused sentences
+of the evidence are shown (`render_evidence_preview`), linked as
+`cite:<paper_id>:<page>:<evidence_number>:s<sentence index>`.
 Qt-free on purpose: the HTML is tested without a window.
 """
 
@@ -15,19 +19,26 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 
-from app.core.records import Citation, Reference, ResearchResult
+from app.core.records import Citation, Evidence, Reference, ResearchResult
 
 _PLACEHOLDER = "\u27e6{}\u27e7"  # ⟦n⟧: survives markdown rendering untouched
 _PLACEHOLDER_RE = re.compile("\u27e6(\\d+)\u27e7")
 # While streaming, citations are not checked yet; show them as pending links.
 _STREAM_CITE_RE = re.compile(r"\[([^\[\]\n,]{1,80}?),\s*(?:page|p\.|pp\.)\s*(\d+)\]")
 
+# status → (mark, CSS class, meaning). Supported ✓ green, partly supported ? amber,
+# unsupported ✗ red; the page and evidence checks keep their own marks.
 STATUS_MARK = {
-    "verified": ("\u2713", "ok", "Verified: the cited page's evidence supports this claim"),
+    "verified": ("\u2713", "ok", "Supported: the cited passage says this"),
+    "partial": ("?", "partial", "Partly supported: the cited passage says only part of this"),
+    "unsupported": ("\u2717", "bad", "Unsupported: the cited passage does not say this"),
     "page-mismatch": ("\u26a0", "warn", "Page mismatch: the paper is in the evidence, but not this page"),
-    "unsupported": ("\u26a0", "warn", "Unsupported: the claim's key terms are not in the cited passage"),
     "not-in-evidence": ("\u2717", "bad", "Not in evidence: this paper was not given to the model"),
 }
+NO_SOURCE_MARK = ("\u2717\u00a0no\u00a0source", "No source supports this claim: it cites no passage")
+UNSUPPORTED_CLAIM_TIP = "No source supports this claim: none of its cited passages says it"
+PREVIEW_SENTENCES = 5  # the best focused sentences shown before the first claim
+QUOTE_TIP_CHARS = 400
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": True}).enable("table")
 
@@ -37,10 +48,15 @@ class CiteLink:
     paper_id: str
     page: int
     evidence_number: int  # 0 when the citation matches no evidence passage
+    citation: int | None = None  # index into ResearchResult.citations (its quote is highlighted)
+    sentence: int | None = None  # index into the evidence passage's sentences (the evidence preview)
 
 
-def cite_href(paper_id: str, page: int, evidence_number: int | None) -> str:
-    return f"cite:{quote(paper_id, safe='')}:{page}:{evidence_number or 0}"
+def cite_href(paper_id: str, page: int, evidence_number: int | None, citation: int | None = None, sentence: int | None = None) -> str:
+    href = f"cite:{quote(paper_id, safe='')}:{page}:{evidence_number or 0}"
+    if citation is not None:
+        return f"{href}:{citation}"
+    return f"{href}:s{sentence}" if sentence is not None else href
 
 
 def parse_href(href: str) -> tuple[str, list[str]]:
@@ -50,11 +66,19 @@ def parse_href(href: str) -> tuple[str, list[str]]:
 
 
 def parse_cite(href: str) -> CiteLink | None:
+    """'cite:ID:5:3' (a citation seen while streaming), 'cite:ID:5:3:7' (citation 7 of the
+    answer) or 'cite:ID:5:3:s2' (sentence 2 of evidence passage 3) → CiteLink."""
     scheme, parts = parse_href(href)
-    if scheme != "cite" or len(parts) != 3:
+    if scheme != "cite" or len(parts) not in (3, 4):
         return None
     try:
-        return CiteLink(parts[0], int(parts[1]), int(parts[2]))
+        link = CiteLink(parts[0], int(parts[1]), int(parts[2]))
+        if len(parts) == 4:
+            tail = parts[3]
+            if tail.startswith("s"):
+                return CiteLink(link.paper_id, link.page, link.evidence_number, sentence=int(tail[1:]))
+            return CiteLink(link.paper_id, link.page, link.evidence_number, citation=int(tail))
+        return link
     except ValueError:
         return None
 
@@ -63,44 +87,97 @@ def markdown_to_html(text: str) -> str:
     return _md.render(text)
 
 
-def _citation_html(c: Citation, titles: dict[str, str], labels: dict[tuple[str, int], str]) -> str:
-    mark, cls, meaning = STATUS_MARK.get(c.status, ("?", "warn", c.status))
+def _citation_html(c: Citation, index: int, titles: dict[str, str], labels: dict[tuple[str, int], str]) -> str:
+    mark, cls, meaning = STATUS_MARK.get(c.status, ("\u2022", "warn", c.status or "Not checked"))
     page = f"p.\u00a0{c.page}" if c.page else "no page"
     # A cited paper in the References shows as its number (slug ids can be 60
-    # characters); the tooltip carries the id, title and the check's verdict.
+    # characters); the tooltip carries the id, title, the check's verdict and the quote.
     label = f"{c.reference_number},\u00a0{page}" if c.reference_number else f"{c.paper_id},\u00a0{page}"
-    printed = labels.get((c.paper_id, c.page), "")
+    printed = c.printed_page or labels.get((c.paper_id, c.page), "")
     where = f"page {c.page or '?'}" + (f" (printed {printed})" if printed and printed != str(c.page) else "")
-    title = f"{c.paper_id}" + (f" – {titles[c.paper_id]}" if c.paper_id in titles else "") + f", {where}\n{meaning}"
-    if c.note:
-        title += f" — {c.note}"
-    href = cite_href(c.paper_id, c.page or 1, c.evidence_number)
+    verdict = meaning + (f" — {c.note}" if c.note else "")
+    title = f"{c.paper_id}" + (f" – {titles[c.paper_id]}" if c.paper_id in titles else "") + f", {where}\n{verdict}"
+    if c.quote:
+        title += f"\n\n“{_clip(c.quote, QUOTE_TIP_CHARS)}”"
+    href = cite_href(c.paper_id, c.page or 1, c.evidence_number, index)
     return (
         f'<a class="cite {cls}" href="{html.escape(href)}" title="{html.escape(title)}">[{html.escape(label)}]</a>'
-        f'<span class="mark {cls}" title="{html.escape(meaning)}">{mark}</span>'
+        f'<span class="mark {cls}" title="{html.escape(verdict)}">{mark}</span>'
     )
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_BLOCK_START = re.compile(r"[-*+#>|\d]")  # a claim starting like a markdown block is not wrapped
+
+
+def unbacked_claims(result: ResearchResult) -> list[int]:
+    """Claims that no source supports: none of their citations is supported or partly supported."""
+    backed = {c.claim for c in result.citations if c.claim is not None and c.status in ("verified", "partial")}
+    return [i for i in range(len(result.claims)) if i not in backed]
+
+
+def _claim_edits(result: ResearchResult) -> list[tuple[int, int, int, str]]:
+    """Insertions that mark each unbacked claim: its text on a flag colour, and "✗ no source" after a claim citing nothing."""
+    answer = result.answer
+    edits: list[tuple[int, int, int, str]] = []
+    unbacked = set(unbacked_claims(result))
+    cursor = 0
+    for i, claim in enumerate(result.claims):
+        text = claim.text.strip()
+        if text and text[-1] in ".!?":
+            text = text[:-1].rstrip()
+        at = answer.find(text, cursor) if text else -1
+        ends = [c.end for c in result.citations if c.claim == i and c.end <= len(answer)]
+        if at < 0 and not ends:
+            continue
+        if at >= 0:
+            cursor = at + len(text)
+        if i not in unbacked:
+            continue
+        end = max([cursor if at >= 0 else 0, *ends])
+        if answer[end : end + 1] in (".", "!", "?"):
+            end += 1
+        cited = any(c.claim == i for c in result.citations)
+        mark, meaning = NO_SOURCE_MARK if not cited else ("", UNSUPPORTED_CLAIM_TIP)
+        if at >= 0 and not _BLOCK_START.match(text):
+            edits.append((at, at, 3, f'<span class="unbacked" title="{html.escape(meaning)}">'))
+            edits.append((at + len(text), at + len(text), 0, "</span>"))
+        if not cited:  # a cited claim already carries its ✗ marks
+            edits.append((end, end, 2, f'\u00a0<span class="mark bad claim" title="{html.escape(meaning)}">{mark}</span>'))
+    return edits
 
 
 def render_answer(result: ResearchResult) -> str:
-    """The checked answer (citations linked and marked) and its References."""
+    """The checked answer (citations linked and marked, unbacked claims flagged) and its References."""
     answer = result.answer
-    pieces: list[str] = []
-    pos = 0
-    table: dict[int, Citation] = {}
-    for i, c in enumerate(sorted(result.citations, key=lambda c: c.start)):
-        if c.start < pos or c.end > len(answer) or c.start >= c.end:
-            continue  # overlapping or stale span: leave the text as written
-        pieces.append(answer[pos : c.start])
-        pieces.append(_PLACEHOLDER.format(i))
-        table[i] = c
-        pos = c.end
-    pieces.append(answer[pos:])
-    body = markdown_to_html("".join(pieces))
     titles = {r.paper_id: r.title for r in result.references}
     labels = {(e.paper_id, e.page): e.page_label for e in result.evidence if e.page_label}
-    body = _PLACEHOLDER_RE.sub(
-        lambda m: _citation_html(table[int(m.group(1))], titles, labels) if int(m.group(1)) in table else m.group(0), body
-    )
+    # (start, end, order at the same position, html): citations replace their span;
+    # claim marks are insertions (start == end).
+    edits = [
+        (c.start, c.end, 1, _citation_html(c, i, titles, labels))
+        for i, c in enumerate(result.citations)
+        if c.start < c.end <= len(answer)
+    ]
+    edits.extend(_claim_edits(result))
+    edits.sort(key=lambda e: (e[0], e[2], e[1]))
+    pieces: list[str] = []
+    pos = 0
+    table: list[str] = []
+    for start, end, _order, snippet in edits:
+        if start < pos:
+            continue  # overlapping or stale span: leave the text as written
+        pieces.append(answer[pos:start])
+        pieces.append(_PLACEHOLDER.format(len(table)))
+        table.append(snippet)
+        pos = end
+    pieces.append(answer[pos:])
+    body = markdown_to_html("".join(pieces))
+    body = _PLACEHOLDER_RE.sub(lambda m: table[int(m.group(1))] if int(m.group(1)) < len(table) else m.group(0), body)
     return body + references_html(result.references, result)
 
 
@@ -141,14 +218,56 @@ def render_streaming(text: str) -> str:
 
 
 def citation_summary(result: ResearchResult) -> str:
-    """'12 citations · 10 verified · 2 flagged' for the status line."""
+    """'12 citations · 9 supported · 2 partly supported · 1 unsupported' for the status line;
+    page and evidence problems count as flagged, and claims that no source supports are counted."""
     total = len(result.citations)
-    if not total:
+    if not total and not result.claims:
         return "No citations"
-    verified = sum(1 for c in result.citations if c.status == "verified")
-    flagged = total - verified
-    text = f"{total} citation{'s' if total != 1 else ''} · {verified} verified"
-    return text + (f" · {flagged} flagged" if flagged else "")
+    counts = {s: sum(1 for c in result.citations if c.status == s) for s in ("verified", "partial", "unsupported")}
+    flagged = total - sum(counts.values())
+    parts = [f"{total} citation{'s' if total != 1 else ''}" if total else "No citations"]
+    if total:
+        parts.append(f"{counts['verified']} supported")
+    if counts["partial"]:
+        parts.append(f"{counts['partial']} partly supported")
+    if counts["unsupported"]:
+        parts.append(f"{counts['unsupported']} unsupported")
+    if flagged:
+        parts.append(f"{flagged} flagged")
+    bare = len(unbacked_claims(result))
+    if bare:
+        parts.append(f"{bare} claim{'s' if bare != 1 else ''} without support")
+    return " · ".join(parts)
+
+
+def render_evidence_preview(evidence: list[Evidence], writing: bool = False, top: int = PREVIEW_SENTENCES) -> str:
+    """The best focused sentences across the passages, each linked to its page: the screen
+    before the first claim arrives (and below the claims while they are written)."""
+    ranked = sorted(
+        ((s.score, -i, e, k) for i, e in enumerate(evidence) for k, s in enumerate(e.sentences) if s.text.strip()),
+        key=lambda t: (t[0], t[1]), reverse=True,
+    )
+    items: list[str] = []
+    seen: set[str] = set()
+    for _score, _i, e, k in ranked:
+        text = _clip(e.sentences[k].text, 420)
+        if text in seen:
+            continue
+        seen.add(text)
+        printed = f" (printed {e.page_label})" if e.page_label and e.page_label != str(e.page) else ""
+        where = f"{e.paper_id}, page {e.page}{printed}" + (f" · § {e.section.strip('# ')}" if e.section else "")
+        tip = f"{where}\nSource {e.number} — click to open the PDF with this sentence highlighted"
+        href = cite_href(e.paper_id, e.page, e.number, sentence=k)
+        items.append(
+            f"<li>{html.escape(text)} "
+            f'<a class="cite" href="{html.escape(href)}" title="{html.escape(tip)}">[{html.escape(e.paper_id)},\u00a0p.\u00a0{e.page}]</a></li>'
+        )
+        if len(items) >= top:
+            break
+    if not items:
+        return ""
+    head = "Best evidence" if writing else "Best evidence so far — the model is reading"
+    return f'<p class="preview"><b>{head}</b></p><ol class="preview">' + "".join(items) + "</ol>"
 
 
 _LIMIT_WORDS = {

@@ -23,7 +23,16 @@ from PySide6.QtWidgets import (
 from app.core.records import ResearchResult
 
 from . import theme
-from .answer_render import CiteLink, citation_summary, deep_summary_html, parse_cite, parse_href, render_answer, render_streaming
+from .answer_render import (
+    CiteLink,
+    citation_summary,
+    deep_summary_html,
+    parse_cite,
+    parse_href,
+    render_answer,
+    render_evidence_preview,
+    render_streaming,
+)
 from .banners import Banner
 
 RENDER_INTERVAL_MS = 100  # re-render the streaming answer at most ~10 times a second
@@ -32,10 +41,12 @@ WELCOME = """
 <h2>Ask your library a question</h2>
 <p class="muted">Type a question in the Research pane and press Enter. The answer appears here
 as the model writes it, with every claim cited as <b>[paper, page]</b>.</p>
-<p class="muted">Click a citation to open the PDF at that page with the supporting passage
-highlighted. <span class="ok">&#10003;</span> marks a verified citation,
-<span class="warn">&#9888;</span> a page mismatch or weak support,
-<span class="bad">&#10007;</span> a paper that was not in the evidence.</p>
+<p class="muted">Click a citation to open the PDF at that page with the sentences the claim
+rests on highlighted. Each claim is checked against its sources:
+<span class="ok">&#10003;</span> supported, <span class="partial"><b>?</b></span> partly supported,
+<span class="bad">&#10007;</span> unsupported (or a paper that was not in the evidence),
+<span class="warn">&#9888;</span> a page that was not in the evidence.
+A claim that no source supports is <span class="unbacked">shaded</span>.</p>
 """
 
 
@@ -53,6 +64,7 @@ class AnswerView(QWidget):
         self.result: ResearchResult | None = None
         self.streaming = False
         self._buffer = ""
+        self._preview: list = []  # focused evidence shown before (and below) the streaming answer
         self._dirty = False
         self.render_count = 0  # how many times the streaming answer was re-rendered (tests)
 
@@ -150,6 +162,7 @@ class AnswerView(QWidget):
     def begin_stream(self, question: str, note: str = "Working…") -> None:
         self.streaming = True
         self._buffer = ""
+        self._preview = []
         self._dirty = False
         self.banner.hide()
         self.improve_bar.hide()
@@ -162,6 +175,21 @@ class AnswerView(QWidget):
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)
+
+    def show_evidence_preview(self, evidence: list) -> None:
+        """The focused evidence arrived: its best sentences, linked, until the claims are written."""
+        if not self.streaming:
+            return
+        self._preview = list(evidence)
+        if self._buffer:
+            self._dirty = True  # shown below the answer at the next render
+        else:
+            preview = render_evidence_preview(self._preview)
+            if preview:
+                self.browser.setHtml(preview)
+
+    def preview_html(self) -> str:
+        return render_evidence_preview(self._preview, writing=bool(self._buffer)) if self._preview else ""
 
     def append_tokens(self, text: str) -> None:
         self._buffer += text
@@ -176,7 +204,7 @@ class AnswerView(QWidget):
         self._dirty = False
         bar = self.browser.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
-        self.browser.setHtml(render_streaming(self._buffer))
+        self.browser.setHtml(render_streaming(self._buffer) + self.preview_html())
         self.render_count += 1
         if at_end:
             bar.setValue(bar.maximum())
@@ -210,6 +238,8 @@ class AnswerView(QWidget):
         self.end_stream()
         if self._buffer:
             self.browser.setHtml(render_streaming(self._buffer).replace('<p class="cursor">\u258d</p>', "") + f'<p class="muted"><i>{html.escape(message)}</i></p>')
+        elif self._preview and self.preview_html():
+            self.browser.setHtml(f'<p class="muted"><i>{html.escape(message)}</i></p>' + self.preview_html())
         elif self.result is not None:
             self.show_result(self.result)
             self.status.setText(message)
@@ -257,11 +287,11 @@ class AnswerView(QWidget):
         """Follow the index-th citation link of the current answer (tests, keyboard)."""
         if self.result is None:
             return None
-        cites = [c for c in sorted(self.result.citations, key=lambda c: c.start)]
+        cites = sorted(enumerate(self.result.citations), key=lambda ic: ic[1].start)
         if not 0 <= index < len(cites):
             return None
-        c = cites[index]
-        link = CiteLink(c.paper_id, c.page or 1, c.evidence_number or 0)
+        number, c = cites[index]
+        link = CiteLink(c.paper_id, c.page or 1, c.evidence_number or 0, citation=number)
         self.citation_clicked.emit(link)
         return link
 

@@ -273,11 +273,23 @@ class MainWindow(QMainWindow):
         return self.pdf_viewer.open_document(path, paper, page, passage)
 
     def open_citation(self, link: CiteLink) -> bool:
+        """A citation's paper at its page, with what the claim rests on highlighted: the
+        checked citation's quote, the preview's sentence, or else the evidence passage."""
         evidence = self.research.evidence_for(link)
+        citation = self.research.citation_for(link)
         passage = None
         if evidence is not None and evidence.page == link.page:
             where = f"§ {evidence.section}" if evidence.section else ""
-            passage = Passage(evidence.text, " · ".join(x for x in (f"Source {evidence.number}", where) if x))
+            label = " · ".join(x for x in (f"Source {evidence.number}", where) if x)
+            sentences = evidence.sentences
+            if citation is not None and citation.quote:
+                passage = Passage(citation.quote, f"{label} · the claim's quote")
+            elif link.sentence is not None and 0 <= link.sentence < len(sentences):
+                passage = Passage(sentences[link.sentence].text, label)
+            else:
+                passage = Passage(evidence.text, label)
+        elif citation is not None and citation.quote:
+            passage = Passage(citation.quote, "the claim's quote")
         return self.open_pdf(link.paper_id, link.page, passage)
 
     def open_draft_citation(self, cite) -> bool:
@@ -291,8 +303,9 @@ class MainWindow(QMainWindow):
         return self.open_pdf(cite.paper_id, cite.page, Passage(cite.quote, label) if cite.quote else None)
 
     def open_evidence(self, evidence) -> bool:
+        """An Evidence-tab passage at its page, its focused sentences (what the model read) highlighted."""
         where = f"§ {evidence.section}" if evidence.section else ""
-        passage = Passage(evidence.text, " · ".join(x for x in (f"Source {evidence.number}", where) if x))
+        passage = Passage(evidence.focus_text, " · ".join(x for x in (f"Source {evidence.number}", where) if x))
         return self.open_pdf(evidence.paper_id, evidence.page, passage)
 
     def show_paper(self, paper_id: str, tab: str = "summary") -> None:

@@ -14,7 +14,7 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.core.records import Evidence, ResearchResult
+from app.core.records import Citation, Evidence, ResearchResult
 from app.core.settings import DeepParams
 
 from . import jobs
@@ -43,6 +43,7 @@ class ResearchController(QObject):
         # A model can think for minutes before its first token: a ticking clock
         # in the answer's status line shows the run is alive.
         self._stage_text = ""
+        self._stage_number = 0
         self._stage_started = 0.0
         self._clock = QTimer(self)
         self._clock.setInterval(1000)
@@ -124,6 +125,7 @@ class ResearchController(QObject):
             self.pane.rounds.start_clock()  # a queued deep run's budget starts only now
             self.answer.set_status("Working…")
             self._stage_text = ""
+            self._stage_number = 0
             self._clock.start()
 
     def _progress(self, handle: JobHandle, fraction: float, message: str) -> None:
@@ -145,6 +147,7 @@ class ResearchController(QObject):
             number, message = payload
             self.pane.stages.stage(int(number), message)
             self._stage_text = message.split("…")[0].split(": ", 1)[-1].capitalize() + "…"
+            self._stage_number = int(number)
             self._stage_started = time.monotonic()
             self._tick()
         elif kind == "shortlist":
@@ -153,11 +156,14 @@ class ResearchController(QObject):
         elif kind == "evidence":
             self.live_evidence = list(payload)
             self.pane.show_evidence(payload)
+            if any(e.sentences for e in payload):
+                # Focused evidence (before any model time): its best sentences are the first useful screen.
+                self.answer.show_evidence_preview(payload)
 
     def _tick(self) -> None:
         if self.current is None or not self._stage_text:
             return
-        if self.answer.streamed_text():
+        if self.answer.streamed_text() and self._stage_number < 4:
             self._stage_text = "Writing…"
         seconds = int(time.monotonic() - self._stage_started)
         clock = f" {seconds // 60}:{seconds % 60:02d}" if seconds >= 2 else ""
@@ -232,12 +238,23 @@ class ResearchController(QObject):
 
     # -- citations ------------------------------------------------------------------------
     def evidence_for(self, link: CiteLink) -> Evidence | None:
-        pool = self.result.evidence if self.result else self.live_evidence
+        # While a run is on screen, its links point into its own evidence, not the last answer's.
+        running = self.current is not None and self.live_evidence
+        pool = self.live_evidence if running or self.result is None else self.result.evidence
         if link.evidence_number:
             for e in pool:
                 if e.number == link.evidence_number and e.paper_id == link.paper_id:
                     return e
         return next((e for e in pool if e.paper_id == link.paper_id and e.page == link.page), None)
+
+    def citation_for(self, link: CiteLink) -> Citation | None:
+        """The checked citation a link of the shown answer points to (its quote is what to highlight)."""
+        if link.citation is None or self.result is None or self.current is not None:
+            return None
+        if not 0 <= link.citation < len(self.result.citations):
+            return None
+        c = self.result.citations[link.citation]
+        return c if c.paper_id == link.paper_id and (c.page or 1) == link.page else None
 
     # -- save / export -------------------------------------------------------------------
     def save(self) -> JobHandle | None:

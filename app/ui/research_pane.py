@@ -318,7 +318,7 @@ class ResearchPane(QWidget):
         for e in evidence:
             label = e.page_label if e.page_label and e.page_label != str(e.page) else ""
             page = f"{e.page}" + (f" ({label})" if label else "")
-            snippet = " ".join(e.text.split())
+            snippet = " ".join(e.focus_text.split())  # the sentences sent to the model, once focused
             item = QTreeWidgetItem([str(e.number), e.paper_id, page, snippet])
             item.setData(0, EVIDENCE_ROLE, e)
             section = f"§ {e.section}\n" if e.section else ""

@@ -160,7 +160,12 @@ def answer_css() -> str:
     span.ok {{ color: {c['ok']}; }}
     span.warn {{ color: {c['warn']}; }}
     span.bad {{ color: {c['bad']}; }}
+    span.partial {{ color: {c['warn']}; }}
     a.bad {{ color: {c['bad']}; }}
+    span.unbacked {{ background-color: {c['error_bg']}; }}
+    span.claim {{ font-size: 8.5pt; }}
+    p.preview {{ color: {c['muted']}; margin-top: 12px; margin-bottom: 4px; }}
+    ol.preview li {{ margin-bottom: 6px; }}
     h2.references {{ font-size: 12pt; margin-top: 18px; }}
     ol.references li {{ margin-bottom: 7px; }}
     span.meta {{ color: {c['muted']}; font-size: 9.5pt; }}

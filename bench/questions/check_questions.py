@@ -41,7 +41,7 @@ DEFAULT_CORPUS = Path(os.environ.get("RESEARCH_DESK_CORPUS") or REPO.parent / "s
 QUESTIONS = HERE / "r-papers.jsonl"
 EVIDENCE = HERE / "r-papers.evidence.json"
 KINDS = ("factual", "conceptual", "comparison", "method")
-FIELDS = {"id", "question", "answers", "answer", "kind"}
+FIELDS = {"id", "question", "answers", "answer", "kind", "facts"}  # facts: bench/answers.py checks answers against them
 
 # PLSvGLS.pdf is typeset with Type3 fonts whose glyph names map to Unicode
 # dingbats; this table turns its text layer back into ASCII for matching.

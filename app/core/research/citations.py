@@ -114,7 +114,7 @@ def claim_before(answer: str, position: int) -> str:
     return head[cut + 1 :].strip() if cut >= 0 else head.strip()
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
@@ -123,10 +123,10 @@ def _stem(word: str) -> str:
 
 def support(claim: str, passage: str) -> float:
     """Share of the claim's key terms found in the passage (by crude stem)."""
-    terms = {_stem(t) for t in key_terms(claim)}
+    terms = {stem(t) for t in key_terms(claim)}
     if not terms:
         return 1.0
-    passage_terms = {_stem(t) for t in key_terms(passage)}
+    passage_terms = {stem(t) for t in key_terms(passage)}
     return len(terms & passage_terms) / len(terms)
 
 

@@ -92,7 +92,7 @@ class Funnel:
     def run(self, query: str, *, evidence_only: bool = False) -> ResearchResult:
         query = " ".join(query.split())
         result = ResearchResult(query=query)
-        started = time.monotonic()
+        started = self._started = time.monotonic()
         self._papers = self.library.papers_by_id()
 
         t = time.monotonic()
@@ -112,6 +112,13 @@ class Funnel:
             return result
         check_cancelled(self.cancelled)
 
+        if self.params.structured_answers:
+            # The focused sentences are the first useful screen: shown before any model time is spent.
+            from .synthesis import focus_into
+
+            focus_into(self, result, qvec)
+            result.timings["evidence_s"] = round(self.elapsed(), 3)
+            self._emit("evidence", result.evidence)
         self.synthesize_into(result)
         result.timings["total_s"] = time.monotonic() - started
         return result
@@ -239,7 +246,16 @@ class Funnel:
 
     # -- stage 3 + 4 -------------------------------------------------------------------
     def synthesize_into(self, result: ResearchResult, *, template: str = "synthesis.md", extra: dict[str, str] | None = None) -> None:
-        """Write the answer for `result.evidence` and check its citations (stages 3–4)."""
+        """Write the answer for `result.evidence` and check its citations (stages 3–4).
+
+        The standard answer is claim-bound (synthesis.py); `improve` and models whose
+        structured output fails twice use the free-text prompt and the citation parser.
+        """
+        if template == "synthesis.md" and self.params.structured_answers:
+            from .synthesis import synthesize_claims
+
+            if synthesize_claims(self, result):
+                return
         t = time.monotonic()
         self._stage(3, "Stage 3: synthesizing…")
         chat = self._load_chat()
@@ -293,7 +309,7 @@ class Funnel:
         self.format_into(result, answer)
         result.timings["formatting_s"] = time.monotonic() - t
 
-    def format_into(self, result: ResearchResult, answer: str) -> None:
+    def format_into(self, result: ResearchResult, answer: str, *, check_support: bool = True) -> None:
         papers = self._papers or self.library.papers_by_id()
         citations = parse_citations(answer, result.evidence, list(papers))
         if not citations and result.evidence:
@@ -308,6 +324,8 @@ class Funnel:
                     "that holds most of its key terms; check them against the passages.")
         check_citations(answer, citations, result.evidence)
         answer, citations = normalise_answer(answer.strip(), citations)
+        if check_support and self.params.check_support:
+            self._check_free_text(answer, citations, result)
         result.answer = answer
         result.citations = citations
         result.references = build_references(citations, papers)
@@ -317,6 +335,72 @@ class Funnel:
         if flagged:
             result.messages.append(f"Citations: {len(flagged)} of {len(citations)} could not be verified against the evidence (marked in the answer).")
         self._stage(4, f"Stage 4: {len(citations)} citations, {len(citations) - len(flagged)} verified")
+
+    def _check_free_text(self, answer: str, citations, result: ResearchResult) -> None:
+        """The support check for citations parsed from prose (improve, fallback): the same judges as claims."""
+        from .citations import claim_before
+        from .support import Pair, check_pairs
+        from .synthesis import STATUS_OF
+
+        by_number = {e.number: e for e in result.evidence}
+        checkable = [c for c in citations if c.status == CitationStatus.VERIFIED.value and c.evidence_number in by_number]
+        pairs = [Pair(claim_before(answer, c.start), by_number[c.evidence_number]) for c in checkable]
+        if not pairs:
+            return
+        chat = self.chat_loaded()
+        try:
+            check_pairs(pairs, chat, context=result.query, cancelled=self.cancelled, timeout_s=self.params.synthesis_timeout_s)
+        except Cancelled:
+            raise
+        for c, p in zip(checkable, pairs):
+            c.support, c.quote = p.verdict, p.quote
+            c.status = STATUS_OF[p.verdict]
+            if p.reason:
+                c.note = f"{p.reason}; {c.note}" if c.note else p.reason
+
+    # -- what synthesis.py and deep research share with the funnel ----------------------
+    def load_chat(self) -> ChatModel:
+        self._chat = self._load_chat()
+        return self._chat
+
+    def chat_loaded(self) -> ChatModel | None:
+        return getattr(self, "_chat", None)
+
+    def papers(self) -> dict[str, Paper]:
+        if not self._papers:
+            self._papers = self.library.papers_by_id()
+        return self._papers
+
+    def evidence_budget(self, chat: ChatModel | None = None) -> int:
+        """Tokens of evidence the prompt carries: the setting, within the context (and deep's time left)."""
+        budget = self.params.focus_tokens
+        if chat is not None:
+            room = chat.context_length - self.answer_tokens(chat, structured=True) - 320
+            budget = min(budget, room)
+        if self.evidence_tokens_override is not None:
+            budget = min(budget, self.evidence_tokens_override)
+        return max(120, budget)
+
+    def answer_tokens(self, chat: ChatModel, *, structured: bool = False) -> int:
+        if structured:
+            wanted = min(self.answer_tokens_override or self.params.claims_max_tokens, self.params.claims_max_tokens)
+            return max(64, min(wanted, chat.context_length // 3))
+        return self._answer_tokens(chat)
+
+    def finish_references(self, result: ResearchResult) -> None:
+        result.references = build_references(result.citations, self.papers())
+        by_paper = {r.paper_id: r.number for r in result.references}
+        for c in result.citations:
+            c.reference_number = by_paper.get(c.paper_id)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - getattr(self, "_started", time.monotonic())
+
+    def stage(self, stage: int, message: str) -> None:
+        self._stage(stage, message)
+
+    def emit(self, kind: str, payload: Any) -> None:
+        self._emit(kind, payload)
 
     def build_prompt(self, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
         """Fit whole evidence passages, best first, into the context window."""

@@ -1,0 +1,147 @@
+"""Claim-bound answers: the schema the model writes to, and what is read back as it streams.
+
+With structured output (llama.cpp grammar, LM Studio schema, OpenAI `response_format`)
+the model answers as `{"claims": [{"text": …, "sources": [3, 5]}, …]}`. The
+sources are held to the numbers of the passages it was shown (an enum in the schema),
+so it cannot cite a passage it never saw, and every claim carries its own citations
+instead of leaving them to be guessed from the prose.
+
+`ClaimStream` reads the reply as it is written and hands over each claim the moment
+its closing brace arrives, so the answer view fills claim by claim. `claims_markdown`
+renders claims as prose citing `[PAPER_ID, page N]`, the form the rest of the app reads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from ..records import Claim, Evidence
+
+MAX_CLAIMS = 6
+MAX_SOURCES = 3
+MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
+
+
+def claims_schema(numbers: list[int]) -> dict[str, Any]:
+    """JSON schema for an answer as claims citing the given passage numbers."""
+    source = {"type": "integer", "enum": sorted(set(numbers))} if numbers else {"type": "integer"}
+    return {
+        "type": "object",
+        "properties": {
+            "claims": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_CLAIMS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
+                        "sources": {"type": "array", "items": source, "maxItems": MAX_SOURCES},
+                    },
+                    "required": ["text", "sources"],
+                },
+            }
+        },
+        "required": ["claims"],
+    }
+
+
+def parse_claims(reply: str, numbers: set[int]) -> list[Claim]:
+    """The claims of a complete reply; raises ValueError if it is not the schema's shape."""
+    data = json.loads(reply)
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise ValueError("the reply has no list of claims")
+    return [c for c in (_claim(item, numbers) for item in data["claims"]) if c is not None]
+
+
+def _claim(item: Any, numbers: set[int]) -> Claim | None:
+    if not isinstance(item, dict):
+        return None
+    text = " ".join(str(item.get("text", "")).split())
+    if not text:
+        return None
+    sources = []
+    for n in item.get("sources") or []:
+        if isinstance(n, int) and n in numbers and n not in sources:
+            sources.append(n)
+    return Claim(text=text, sources=sources)
+
+
+class ClaimStream:
+    """Feed it the reply token by token; it calls `on_claim` with each claim once complete.
+
+    A small scanner over the JSON text: it tracks strings (and escapes) and brace depth,
+    and parses each object that closes at the depth of the claims array's items.
+    """
+
+    def __init__(self, numbers: set[int], on_claim: Callable[[Claim], None] | None = None) -> None:
+        self.numbers = numbers
+        self.on_claim = on_claim
+        self.claims: list[Claim] = []
+        self._text: list[str] = []
+        self._pos = 0
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self._item_start: int | None = None
+
+    def feed(self, piece: str) -> None:
+        self._text.append(piece)
+        buf = "".join(self._text)
+        for i in range(self._pos, len(buf)):
+            ch = buf[i]
+            if self._in_string:
+                if self._escape:
+                    self._escape = False
+                elif ch == "\\":
+                    self._escape = True
+                elif ch == '"':
+                    self._in_string = False
+                continue
+            if ch == '"':
+                self._in_string = True
+            elif ch in "{[":
+                self._depth += 1
+                # depth 1: the reply object; 2: the claims array; 3: one claim object.
+                if ch == "{" and self._depth == 3:
+                    self._item_start = i
+            elif ch in "}]":
+                if ch == "}" and self._depth == 3 and self._item_start is not None:
+                    self._emit(buf[self._item_start : i + 1])
+                    self._item_start = None
+                self._depth -= 1
+        self._pos = len(buf)
+
+    def _emit(self, text: str) -> None:
+        try:
+            claim = _claim(json.loads(text), self.numbers)
+        except json.JSONDecodeError:
+            return  # the final parse of the whole reply decides
+        if claim is not None:
+            self.claims.append(claim)
+            if self.on_claim is not None:
+                self.on_claim(claim)
+
+
+def cite_tag(e: Evidence) -> str:
+    return f"[{e.paper_id}, page {e.page}]"
+
+
+def claim_sentence(claim: Claim, by_number: dict[int, Evidence]) -> str:
+    """One claim as a sentence with its citations before the final stop."""
+    text = claim.text.rstrip()
+    stop = ""
+    if text and text[-1] in ".!?":
+        text, stop = text[:-1].rstrip(), text[-1]
+    tags = " ".join(dict.fromkeys(cite_tag(by_number[n]) for n in claim.sources if n in by_number))
+    return f"{text} {tags}{stop or '.'}" if tags else f"{text}{stop or '.'}"
+
+
+def claims_markdown(claims: list[Claim], evidence: list[Evidence]) -> str:
+    """The answer as Markdown: the first claim (the direct answer) as its own paragraph, the rest after it."""
+    by_number = {e.number: e for e in evidence}
+    sentences = [claim_sentence(c, by_number) for c in claims]
+    if not sentences:
+        return ""
+    return sentences[0] + ("\n\n" + " ".join(sentences[1:]) if len(sentences) > 1 else "")

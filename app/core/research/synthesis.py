@@ -1,0 +1,235 @@
+"""Stage 3–4 for claim-bound answers: focused evidence in, checked claims out.
+
+1. The evidence is focused (focus.py) to the sentences that bear on the question,
+   within a token budget sized for the chat model; the user already sees them.
+2. The model writes claims through structured output (claims.py), each bound to
+   the passage numbers it rests on; each claim is streamed as a rendered sentence
+   the moment it is complete.
+3. Every (claim, cited passage) pair is checked (support.py). The check continues
+   the conversation that wrote the answer, so the evidence and the claims are
+   already in the model's cache and only the short check list is read anew.
+
+A reply that breaks the structure is retried once; then the free-text prompt and
+parser of the older pipeline answer instead, with a notice. The funnel calls this
+through `Funnel.synthesize_into`; deep research's final answer comes here too.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
+from ..models.base import ChatMessage, ChatModel
+from ..paths import load_prompt
+from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
+from .citations import support as key_term_support
+from .claims import ClaimStream, cite_tag, claims_schema, parse_claims
+from .focus import focus_evidence, focused_text
+from .support import ORDER, Pair, check_pairs
+
+if TYPE_CHECKING:
+    from .funnel import Funnel
+
+log = logging.getLogger(__name__)
+
+STATUS_OF = {
+    Support.SUPPORTED.value: CitationStatus.VERIFIED.value,
+    Support.PARTIAL.value: CitationStatus.PARTIAL.value,
+    Support.UNSUPPORTED.value: CitationStatus.UNSUPPORTED.value,
+}
+# Prompt overhead around the evidence: system text, instructions, the question twice.
+PROMPT_OVERHEAD_TOKENS = 320
+
+
+class StructureBroken(Exception):
+    """The model's reply did not hold to the claims schema."""
+
+
+def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
+    """Keep only the sentences of each passage that bear on the question (the prompt's evidence)."""
+    if not result.evidence or any(e.sentences for e in result.evidence):
+        return
+    started = time.monotonic()
+    if qvec is None:
+        qvec = funnel.embedder.embed_one(result.query)
+    budget = funnel.evidence_budget()
+    counter = None
+    if funnel.chat_loaded() is not None:
+        counter = funnel.chat_loaded().count_tokens
+    focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget, count_tokens=counter)
+    if focused:
+        dropped = len(result.evidence) - len(focused)
+        if dropped:
+            result.messages.append(f"Stage 3: {dropped} passages had no sentence on the question and were not sent to the model.")
+        result.evidence = focused
+    result.timings["focus_s"] = round(time.monotonic() - started, 3)
+
+
+def format_passage(e: Evidence) -> str:
+    where = [f"{e.paper_id}, page {e.page}"]
+    if e.section:
+        where.append(e.section.strip("# ")[:80])
+    return f"[{e.number}] ({'; '.join(where)})\n{focused_text(e)}"
+
+
+def claims_prompt(query: str, evidence: list[Evidence]) -> list[ChatMessage]:
+    system = load_prompt("synthesis_system.md").strip()
+    body = load_prompt("synthesis_claims.md").format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence))
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
+    """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text."""
+    started = time.monotonic()
+    chat = funnel.load_chat()
+    focus_into(funnel, result)
+    evidence = _fit(chat, result.evidence, funnel.evidence_budget(chat))
+    if len(evidence) < len(result.evidence):
+        result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
+    result.evidence = evidence
+    messages = claims_prompt(result.query, evidence)
+    numbers = {e.number for e in evidence}
+    by_number = {e.number: e for e in evidence}
+    funnel.stage(3, "Stage 3: synthesizing…")
+
+    reply, claims = "", []
+    for attempt in (1, 2):
+        streamed: list[Claim] = []
+
+        def on_claim(claim: Claim) -> None:
+            if not streamed and "first_claim_s" not in result.timings:
+                result.timings["first_claim_s"] = round(funnel.elapsed(), 3)
+            streamed.append(claim)
+            funnel.emit("claim", (len(streamed) - 1, claim))
+            if funnel.on_token is not None:
+                from .claims import claim_sentence
+
+                funnel.on_token(("" if len(streamed) == 1 else ("\n\n" if len(streamed) == 2 else " ")) + claim_sentence(claim, by_number))
+
+        stream = ClaimStream(numbers, on_claim)
+        try:
+            reply = chat.chat(
+                messages,
+                max_tokens=funnel.answer_tokens(chat, structured=True),
+                temperature=funnel.params.temperature,
+                on_token=stream.feed,
+                cancelled=funnel.cancelled,
+                json_schema=claims_schema(sorted(numbers)),
+                timeout_s=funnel.params.synthesis_timeout_s,
+            )
+            claims = parse_claims(reply, numbers)
+            if not claims:
+                raise StructureBroken("no claims")
+            break
+        except Cancelled:
+            if streamed:  # keep what is on screen
+                result.claims = streamed
+                _finish(funnel, result, chat, None, started, checked=False)
+                result.messages.append("Stopped: the answer keeps the claims written before you cancelled (not checked).")
+            raise
+        except ModelTimeout as exc:
+            raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
+        except (ModelError, ValueError, StructureBroken) as exc:
+            log.warning("structured answer attempt %d failed: %s", attempt, exc)
+            if stream.claims:  # cut off mid-claim (token limit): the complete claims stand
+                claims = list(stream.claims)
+                result.messages.append("Stage 3: the answer reached its length limit; the claims completed before it are kept.")
+                break
+            if isinstance(exc, ModelError) and "JSON" not in exc.message and "json" not in exc.message:
+                raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
+            if attempt == 2:
+                result.messages.append("Stage 3: the model did not return its answer as structured claims (twice); it answered as free text instead, with citations read from the prose.")
+                return False
+            if streamed and funnel.on_token is not None:
+                funnel.on_token("\n\n")  # the retry starts a fresh answer below
+    result.timings["synthesis_s"] = round(time.monotonic() - started, 3)
+    result.claims = claims
+    conversation = [*messages, {"role": "assistant", "content": reply}]
+    _finish(funnel, result, chat, conversation, started, checked=True)
+    return True
+
+
+def _fit(chat: ChatModel, evidence: list[Evidence], budget: int) -> list[Evidence]:
+    out, spent = [], 0
+    for e in evidence:
+        cost = chat.count_tokens(format_passage(e)) + 2
+        if spent + cost > budget:
+            continue
+        out.append(e)
+        spent += cost
+    return out
+
+
+def render(result: ResearchResult) -> None:
+    """Answer markdown and one Citation per (claim, source), spans in step with the text."""
+    by_number = {e.number: e for e in result.evidence}
+    pieces: list[str] = []
+    citations: list[Citation] = []
+    pos = 0
+    for i, claim in enumerate(result.claims):
+        sep = "" if i == 0 else ("\n\n" if i == 1 else " ")
+        pieces.append(sep)
+        pos += len(sep)
+        text = claim.text.rstrip()
+        stop = "."
+        if text and text[-1] in ".!?":
+            text, stop = text[:-1].rstrip(), text[-1]
+        pieces.append(text)
+        pos += len(text)
+        for n in dict.fromkeys(claim.sources):
+            e = by_number.get(n)
+            if e is None:
+                continue
+            tag = cite_tag(e)
+            pieces.append(" ")
+            pos += 1
+            printed = e.page_label if e.page_label and e.page_label != str(e.page) else ""
+            citations.append(Citation(tag, e.paper_id, e.page, "", pos, pos + len(tag), evidence_number=n, printed_page=printed, claim=i))
+            pieces.append(tag)
+            pos += len(tag)
+        pieces.append(stop)
+        pos += len(stop)
+    result.answer = "".join(pieces)
+    result.citations = citations
+
+
+def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *, checked: bool) -> None:
+    render(result)
+    by_number = {e.number: e for e in result.evidence}
+    t = time.monotonic()
+    funnel.stage(4, "Stage 4: checking each claim against its sources…")
+    pairs = [Pair(result.claims[c.claim].text, by_number[c.evidence_number]) for c in result.citations]
+    checked = checked and funnel.params.check_support
+    if checked and pairs:
+        papers = funnel.papers()
+        context = " ".join({papers[c.paper_id].title for c in result.citations if c.paper_id in papers})
+        check_pairs(pairs, chat, conversation=conversation, context=f"{result.query} {context}", cancelled=funnel.cancelled,
+                    timeout_s=funnel.params.synthesis_timeout_s)
+    for c, p in zip(result.citations, pairs):
+        c.quote = p.quote
+        if checked:
+            c.support = p.verdict
+            c.status = STATUS_OF[p.verdict]
+            c.note = p.reason
+        else:
+            # No verdict (the check is off in Settings, or the run was stopped): the old
+            # key-term overlap marks the citation, and the note says it was not read.
+            overlap = key_term_support(p.claim, p.evidence.text)
+            c.status = CitationStatus.VERIFIED.value if overlap >= 0.2 else CitationStatus.UNSUPPORTED.value
+            c.note = f"not checked by the support check; key-term overlap {overlap:.0%}"
+    for i, claim in enumerate(result.claims):
+        verdicts = [c.support for c in result.citations if c.claim == i and c.support]
+        claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
+    result.timings["check_s"] = round(time.monotonic() - t, 3)
+    funnel.finish_references(result)
+    total = len(result.citations)
+    supported = sum(c.support == Support.SUPPORTED.value for c in result.citations)
+    partial = sum(c.support == Support.PARTIAL.value for c in result.citations)
+    bare = sum(1 for c in result.claims if not c.sources)
+    if total - supported:
+        result.messages.append(f"Support check: {supported} of {total} citations supported, {partial} partly; the others are marked in the answer.")
+    if bare:
+        result.messages.append(f"Support check: {bare} of {len(result.claims)} claims cite no passage (marked).")
+    funnel.stage(4, f"Stage 4: {len(result.claims)} claims, {supported} of {total} citations supported")

@@ -1,0 +1,227 @@
+"""The answer engine: focused evidence, claim-bound structured answers, the support check.
+
+Real library, real MiniLM and real SmolLM2 through llama.cpp's grammar for the end-to-end
+path; scripted chat models only where a failure (broken structure, cancel) is injected.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.core.errors import Cancelled
+from app.core.models.base import ChatModel
+from app.core.records import Evidence, Sentence, Support
+from app.core.research.claims import ClaimStream, claims_schema, parse_claims
+from app.core.research.support import Pair, check_pairs, check_specifics, quote_for
+
+
+def ids(desk):
+    return {p.title.split()[0]: p.id for p in desk.library.list_papers()}
+
+
+# -- focused evidence -----------------------------------------------------------------
+
+def test_focus_keeps_the_answer_sentence_with_its_exact_span(fact_library):
+    from app.core.research.synthesis import focus_into
+
+    funnel = fact_library.funnel()
+    question = "How heavy were the GPS loggers fitted to the birds?"
+    result = funnel.run(question, evidence_only=True)
+    whole = sum(len(e.text) for e in result.evidence)
+    focus_into(funnel, result)
+    kept = [s for e in result.evidence for s in e.sentences]
+    assert kept, "no sentence was kept"
+    assert any("4 gram GPS loggers" in s.text for s in kept)
+    for e in result.evidence:
+        for s in e.sentences:
+            # The span is in the page's markdown, like the passage's: the slice is the sentence.
+            assert e.text[s.char_start - e.char_start : s.char_end - e.char_start] == s.text
+    assert sum(len(e.focus_text) for e in result.evidence) < whole
+    best = max(kept, key=lambda s: s.score)
+    assert "logger" in best.text.lower()
+
+
+def test_focus_respects_the_token_budget(fact_library):
+    from app.core.research.focus import focus_evidence
+
+    funnel = fact_library.funnel()
+    result = funnel.run("When do kestrels depart from alpine valleys in autumn?", evidence_only=True)
+    qvec = fact_library.embedder().embed_one(result.query)
+    tight = focus_evidence(result.query, qvec, result.evidence, fact_library.embedder(), token_budget=60)
+    loose = focus_evidence(result.query, qvec, result.evidence, fact_library.embedder(), token_budget=2000)
+    n_tight = sum(len(e.sentences) for e in tight)
+    n_loose = sum(len(e.sentences) for e in loose)
+    assert 1 <= n_tight < n_loose
+    cost = sum(len(s.text) // 4 + 1 for e in tight for s in e.sentences) + 24 * len(tight)
+    assert cost <= 60
+    # The budget keeps the best: the tight pick is the top of the loose one.
+    best_loose = max((s for e in loose for s in e.sentences), key=lambda s: s.score)
+    assert best_loose.text in {s.text for e in tight for s in e.sentences}
+    assert any("14 September" in s.text for e in loose for s in e.sentences)
+
+
+# -- claims: schema, streaming parse --------------------------------------------------
+
+REPLY = json.dumps({"claims": [
+    {"text": "Kestrels leave in mid-September, with \"median\" 14 September.", "sources": [2]},
+    {"text": "Young birds leave 9 days after adults {not braces}.", "sources": [2, 7, 2]},
+]})
+
+
+def test_claim_stream_hands_over_each_claim_as_it_closes():
+    seen: list[tuple[int, str]] = []
+    stream = ClaimStream({2, 3}, lambda c: seen.append((len(chars), c.text)))
+    chars: list[str] = []
+    for ch in REPLY:
+        chars.append(ch)
+        stream.feed(ch)
+    assert [t for _, t in seen] == [
+        'Kestrels leave in mid-September, with "median" 14 September.',
+        "Young birds leave 9 days after adults {not braces}.",
+    ]
+    assert seen[0][0] < len(REPLY) // 2 + 10, "the first claim came only at the end"
+    # Unknown and repeated source numbers are dropped, the order kept.
+    assert stream.claims[1].sources == [2]
+    assert parse_claims(REPLY, {2, 3})[1].sources == [2]
+
+
+def test_claims_schema_holds_sources_to_the_passages_shown():
+    schema = claims_schema([3, 1, 2])
+    item = schema["properties"]["claims"]["items"]
+    assert item["properties"]["sources"]["items"]["enum"] == [1, 2, 3]
+    with pytest.raises(ValueError):
+        parse_claims('{"answer": "x"}', {1})
+
+
+# -- the support check ------------------------------------------------------------------
+
+PASSAGE = ("The median departure date was 14 September. Young birds departed 9 days later than adults. "
+           "Adult kestrels in the eastern valleys were tracked with 4 gram loggers.")
+
+
+def _evidence(text: str = PASSAGE) -> Evidence:
+    return Evidence(number=1, paper_id="kestrel", page=3, page_label="3", section="Results", text=text, score=0.7)
+
+
+@pytest.mark.parametrize("claim, cap", [
+    ("Young birds left 9 days after the adults.", Support.SUPPORTED.value),
+    ("Young birds left 12 days after the adults.", Support.UNSUPPORTED.value),  # number changed
+    ("The median departure was 14 September for Falco naumanni.", Support.PARTIAL.value),  # a name the passage lacks
+    ("The median departure date was 14 Sept in 2019.", Support.UNSUPPORTED.value),  # a year it does not state
+])
+def test_specifics_must_agree(claim, cap):
+    assert check_specifics(claim, PASSAGE)[0] == cap
+
+
+def test_quote_is_the_exact_sentence_the_claim_rests_on():
+    e = _evidence()
+    quote = quote_for("Juveniles departed 9 days later than the adults did.", e)
+    assert quote in e.text
+    assert quote.startswith("Young birds departed 9 days later")
+    e.sentences = [Sentence("Adult kestrels in the eastern valleys were tracked with 4 gram loggers.", 96, 168)]
+    assert quote_for("They carried 4 gram loggers.", e) == e.sentences[0].text
+
+
+def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_models):
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.settings import ModelConfig
+
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048))
+    try:
+        pairs = [Pair("Young birds departed 12 days later than adults.", _evidence()),
+                 Pair("Young birds departed 9 days later than adults.", _evidence())]
+        check_pairs(pairs, chat, context="When do kestrels leave?")
+    finally:
+        chat.close()
+    assert pairs[0].verdict == Support.UNSUPPORTED.value
+    assert "12" in pairs[0].reason
+    assert pairs[1].verdict in {v.value for v in Support}
+    assert all(p.quote in PASSAGE for p in pairs)
+
+
+# -- the whole engine on a real library with the real tiny model -------------------------
+
+def test_structured_answer_end_to_end_with_the_real_model(fact_library):
+    tokens: list[str] = []
+    events: list[tuple[str, object]] = []
+    funnel = fact_library.funnel(on_token=tokens.append, on_event=lambda k, p: events.append((k, p)))
+    result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
+    kinds = [k for k, _ in events]
+    # The focused evidence reaches the screen before any claim.
+    focused = [p for k, p in events if k == "evidence" and p and any(e.sentences for e in p)]
+    assert focused, "no focused evidence event"
+    if "claim" in kinds:
+        assert kinds.index("evidence") < kinds.index("claim")
+    assert result.claims, result.messages
+    numbers = {e.number for e in result.evidence}
+    for claim in result.claims:
+        assert set(claim.sources) <= numbers
+    assert "".join(tokens).strip()
+    for c in result.citations:
+        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
+        assert c.support in {v.value for v in Support}
+        assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
+    assert {"evidence_s", "synthesis_s", "check_s", "total_s"} <= result.timings.keys()
+    view = result.claims_view()
+    assert [v["text"] for v in view] == [c.text for c in result.claims]
+    for v in view:
+        for c in v["citations"]:
+            assert set(c) == {"paper_id", "page", "printed_page", "support", "quote"}
+
+
+class ScriptedChat(ChatModel):
+    """Replies from a script, streamed in small pieces; fails or cancels where told."""
+
+    name = "scripted"
+    context_length = 4096
+
+    def __init__(self, replies: list[str], cancel_after: int | None = None) -> None:
+        self.replies = list(replies)
+        self.calls: list[dict] = []
+        self.cancel_after = cancel_after
+
+    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
+        self.calls.append({"messages": messages, "schema": json_schema})
+        reply = self.replies.pop(0) if self.replies else '{"verdicts": []}'
+        for i in range(0, len(reply), 7):
+            if self.cancel_after is not None and i >= self.cancel_after:
+                raise Cancelled()
+            if on_token:
+                on_token(reply[i : i + 7])
+        if json_schema is not None:
+            from app.core.models.factory import require_json
+
+            require_json(reply, False, max_tokens)
+        return reply
+
+
+def test_broken_structure_is_retried_once_then_answered_as_free_text(fact_library):
+    chat = ScriptedChat(["{\"claims\": [", "not json at all", "Kestrels leave on 14 September [1]."])
+    fact_library.set_chat_model(chat)
+    try:
+        result = fact_library.funnel().run("When do kestrels depart from alpine valleys in autumn?")
+    finally:
+        fact_library._chat = None
+    schemas = [c["schema"] is not None for c in chat.calls]
+    assert schemas[:3] == [True, True, False], schemas
+    assert any("free text" in m for m in result.messages)
+    assert "14 September" in result.answer
+    assert not result.claims
+
+
+def test_cancel_keeps_the_claims_already_on_screen(fact_library):
+    reply = json.dumps({"claims": [{"text": "The median departure date was 14 September.", "sources": [1]},
+                                   {"text": "Young birds departed 9 days later than adults.", "sources": [1]}]})
+    chat = ScriptedChat([reply], cancel_after=len(reply) - 20)
+    fact_library.set_chat_model(chat)
+    captured = {}
+    funnel = fact_library.funnel(on_event=lambda k, p: captured.setdefault(k, p))
+    try:
+        with pytest.raises(Cancelled):
+            funnel.run("When do kestrels depart from alpine valleys in autumn?")
+    finally:
+        fact_library._chat = None
+    assert "claim" in captured
+    assert captured["claim"][1].text == "The median departure date was 14 September."
