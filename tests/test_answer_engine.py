@@ -7,6 +7,7 @@ path; scripted chat models only where a failure (broken structure, cancel) is in
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -183,8 +184,10 @@ class ScriptedChat(ChatModel):
         self.cancel_after = cancel_after
 
     def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        self.calls.append({"messages": messages, "schema": json_schema})
+        self.calls.append({"messages": [dict(m) for m in messages], "schema": json_schema})
         reply = self.replies.pop(0) if self.replies else '{"verdicts": []}'
+        if callable(reply):  # a reply that reads the prompt (e.g. to cite the right passage number)
+            reply = reply(messages)
         for i in range(0, len(reply), 7):
             if self.cancel_after is not None and i >= self.cancel_after:
                 raise Cancelled()
@@ -225,3 +228,38 @@ def test_cancel_keeps_the_claims_already_on_screen(fact_library):
         fact_library._chat = None
     assert "claim" in captured
     assert captured["claim"][1].text == "The median departure date was 14 September."
+
+
+def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_conversation(fact_library):
+    def number_of(messages, words: str) -> int:
+        prompt = "\n".join(m["content"] for m in messages)
+        return int(re.findall(r"\[(\d+)\] \([^)]*\)\n[^\[]*" + words, prompt)[0])
+
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    more = lambda m: json.dumps({"claims": [{"text": "Young birds departed 9 days later than adults.",  # noqa: E731
+                                             "sources": [number_of(m, "Young birds")]}]})
+    chat = ScriptedChat([first, more, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
+    fact_library.set_chat_model(chat)
+    events: list[str] = []
+    try:
+        funnel = fact_library.funnel(on_event=lambda k, p: events.append(k), overrides={"first_claim_tokens": 1})
+        result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
+    finally:
+        fact_library._chat = None
+    a, b, check = chat.calls
+    # Phase 1 sees only the best passage and may write one claim; phase 2 continues that conversation.
+    assert a["schema"]["properties"]["claims"]["maxItems"] == 1
+    assert b["messages"][: len(a["messages"])] == a["messages"]
+    assert b["messages"][len(a["messages"])]["role"] == "assistant"
+    assert "[2]" not in a["messages"][-1]["content"] and "[2]" in b["messages"][-1]["content"]
+    # The check continues the same conversation (its cache holds the evidence and the claims).
+    assert check["messages"][: len(b["messages"])] == b["messages"]
+    assert [c.text for c in result.claims] == ["The glacier front retreated 38 metres per year.",
+                                                "Young birds departed 9 days later than adults."]
+    assert events.count("claim") == 2
+    assert result.timings["first_claim_s"] <= result.timings["synthesis_s"] + result.timings["evidence_s"]
+    # The model called both supported; the rules overrule it where the cited passage lacks the number.
+    glacier, young = result.citations
+    assert "38" not in next(e.text for e in result.evidence if e.number == 1)
+    assert glacier.support == "unsupported" and "38" in glacier.note
+    assert young.support == "supported" and young.quote == "Young birds departed 9 days later than adults."

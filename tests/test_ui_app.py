@@ -18,7 +18,9 @@ from PySide6.QtGui import QColor, QDropEvent
 
 from app.core.desk import Desk
 from app.ui import theme
+from app.ui.answer_render import citation_summary, parse_cite
 from app.ui.main_window import MainWindow
+from app.ui.research_pane import EVIDENCE_ROLE
 
 from tests.test_ui_helpers import ScriptedChat, make_corpus, ui_settings, use_chat, wait_for_handle
 
@@ -186,6 +188,82 @@ def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_libr
             if c.red() > 200 and c.green() > 170 and c.blue() < 150:  # the marker yellow (255, 230, 110); white has blue 255
                 yellow += 1
     assert yellow > 50, "no highlight painted"
+
+
+def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, seed_library):
+    """Claims checked as supported / partly supported / unsupported each show their own mark;
+    clicking a citation highlights the quote the claim rests on, not the whole passage."""
+    window = make_window(seed=seed_library)
+    use_chat(qtbot, window, ScriptedChat(verdicts=["supported", "partial", "unsupported"]))
+    kind, result, _tokens, _stages = _run(qtbot, window)
+    assert kind == "finished", result
+    assert result.claims and all(c.claim is not None for c in result.citations)
+    assert {c.status for c in result.citations} == {"verified", "partial", "unsupported"}, [c.status for c in result.citations]
+    view = window.answer_view
+    text, html = view.browser.toPlainText(), view.browser.toHtml().lower()
+    assert "\u2713" in text and "?" in text and "\u2717" in text
+    colors = theme.colors()
+    assert all(colors[k].lower() in html for k in ("ok", "warn", "bad"))  # green, amber, red marks
+    status = view.status.text()
+    assert status.startswith(citation_summary(result)) and all(w in status for w in (" supported", "partly supported", "unsupported"))
+
+    index, cite = next((i, c) for i, c in enumerate(result.citations) if c.status == "partial")
+    assert cite.quote
+    href = next(a for a in view.anchors() if a.startswith("cite:") and parse_cite(a).citation == index)
+    view.browser.anchorClicked.emit(QUrl(href))
+    viewer = window.pdf_viewer
+    assert window.reader.isVisible() and viewer.current_page == cite.page
+    assert viewer._passage is not None and viewer._passage.text == cite.quote
+    evidence = next(e for e in result.evidence if e.number == cite.evidence_number)
+    assert " ".join(cite.quote.split()) != " ".join(evidence.text.split())  # the sentences, not the passage
+    qtbot.waitUntil(lambda: viewer.highlight is not None, timeout=15_000)
+    assert viewer.highlight.found and viewer.highlight.page == cite.page
+    assert "quote" in viewer.info.text()
+
+
+def test_focused_evidence_shows_before_the_first_claim(make_window, qtbot, seed_library):
+    """The focused evidence arrives before any model time: its best sentences fill the answer
+    view, linked to their pages, until the claims are written (and stay below them meanwhile)."""
+    window = make_window(seed=seed_library)
+    use_chat(qtbot, window, ScriptedChat(delay=0.1))
+    view = window.answer_view
+    handle = window.research.run(QUESTION)
+    qtbot.waitUntil(lambda: "Best evidence so far" in view.browser.toPlainText(), timeout=60_000)
+    assert not view.streamed_text()  # no claim yet
+    links = [a for a in view.anchors() if a.startswith("cite:") and parse_cite(a).sentence is not None]
+    assert 1 <= len(links) <= 5
+
+    # A preview link opens the PDF at its page with that sentence highlighted.
+    link = parse_cite(links[0])
+    evidence = next(e for e in window.research.live_evidence if e.number == link.evidence_number)
+    sentence = evidence.sentences[link.sentence].text
+    assert " ".join(sentence.split())[:40] in " ".join(view.browser.toPlainText().split())
+    view.browser.anchorClicked.emit(QUrl(links[0]))
+    viewer = window.pdf_viewer
+    assert window.reader.isVisible() and viewer.current_page == link.page
+    assert viewer._passage.text == sentence
+    qtbot.waitUntil(lambda: viewer.highlight is not None, timeout=15_000)
+    assert viewer.highlight.found
+
+    # The Evidence tab lists the focused text, and opens with it highlighted.
+    tree = window.research_pane.evidence
+    items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    focused = [(it, it.data(0, EVIDENCE_ROLE)) for it in items if it.data(0, EVIDENCE_ROLE).sentences]
+    assert focused
+    item, e = focused[0]
+    assert item.text(3) == " ".join(e.focus_text.split())
+    window.research_pane.evidence_activated.emit(e)
+    assert viewer._passage.text == e.focus_text
+
+    # Claims stream in above the preview; the checked answer replaces both.
+    qtbot.waitUntil(lambda: bool(view.streamed_text()) and view.render_count >= 1, timeout=60_000)
+    qtbot.waitUntil(lambda: "Best evidence" in view.browser.toPlainText() and view.streamed_text()[:20] in view.browser.toPlainText(), timeout=10_000)
+    plain = view.browser.toPlainText()
+    assert plain.index(view.streamed_text()[:20]) < plain.index("Best evidence")
+    kind, result = wait_for_handle(qtbot, handle)
+    assert kind == "finished", result
+    assert "Best evidence" not in view.browser.toPlainText()
+    assert all(parse_cite(a).sentence is None for a in view.anchors() if a.startswith("cite:"))
 
 
 def test_improve_save_export_write_files(make_window, qtbot, seed_library, tmp_path):

@@ -79,6 +79,9 @@ class ResearchParams:
     # which reads ~30 tokens/s on 2 cores. Raise it for faster models or servers.
     focus_tokens: int = 640
     claims_max_tokens: int = 300
+    # Evidence tokens read before the first claim is written (the best passages; the rest follow
+    # in a second turn). 0: one prompt. ~250 tokens ≈ 8 s of reading for the starter model.
+    first_claim_tokens: int = 260
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

@@ -260,7 +260,7 @@ def render_evidence_preview(evidence: list[Evidence], writing: bool = False, top
         href = cite_href(e.paper_id, e.page, e.number, sentence=k)
         items.append(
             f"<li>{html.escape(text)} "
-            f'<a class="cite" href="{html.escape(href)}" title="{html.escape(tip)}">[{html.escape(e.paper_id)},\u00a0p.\u00a0{e.page}]</a></li>'
+            f'<a class="cite" href="{html.escape(href)}" title="{html.escape(tip)}">[{html.escape(_clip(e.paper_id, 28))},\u00a0p.\u00a0{e.page}]</a></li>'
         )
         if len(items) >= top:
             break

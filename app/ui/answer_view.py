@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QMimeData, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -50,6 +50,24 @@ A claim that no source supports is <span class="unbacked">shaded</span>.</p>
 """
 
 
+class StatusLabel(QLabel):
+    """The answer's status line: it ends in "…" rather than widening the pane (the full text is its tooltip)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt name
+        super().setText(text)
+        self.setToolTip(text)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        self.style().drawItemText(painter, self.contentsRect(), align, self.palette(), self.isEnabled(), text, self.foregroundRole())
+
+
 class AnswerView(QWidget):
     citation_clicked = Signal(object)  # CiteLink
     summary_clicked = Signal(str)  # paper id
@@ -75,10 +93,9 @@ class AnswerView(QWidget):
         self.title = QLabel("Answer")
         self.title.setObjectName("paneTitle")
         head.addWidget(self.title)
-        self.status = QLabel("")
+        self.status = StatusLabel()
         self.status.setObjectName("paneSubtitle")
-        head.addWidget(self.status)
-        head.addStretch(1)
+        head.addWidget(self.status, 1)
 
         self.improve_button = theme.header_button(head, "improve", "Improve", "Revise the answer with your feedback (same evidence plus new searches)")
         self.improve_button.clicked.connect(self._toggle_improve)

@@ -162,6 +162,7 @@ def answer_css() -> str:
     span.bad {{ color: {c['bad']}; }}
     span.partial {{ color: {c['warn']}; }}
     a.bad {{ color: {c['bad']}; }}
+    a.partial {{ color: {c['warn']}; }}
     span.unbacked {{ background-color: {c['error_bg']}; }}
     span.claim {{ font-size: 8.5pt; }}
     p.preview {{ color: {c['muted']}; margin-top: 12px; margin-bottom: 4px; }}

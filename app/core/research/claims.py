@@ -23,7 +23,7 @@ MAX_SOURCES = 3
 MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
 
 
-def claims_schema(numbers: list[int]) -> dict[str, Any]:
+def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS) -> dict[str, Any]:
     """JSON schema for an answer as claims citing the given passage numbers."""
     source = {"type": "integer", "enum": sorted(set(numbers))} if numbers else {"type": "integer"}
     return {
@@ -31,8 +31,8 @@ def claims_schema(numbers: list[int]) -> dict[str, Any]:
         "properties": {
             "claims": {
                 "type": "array",
-                "minItems": 1,
-                "maxItems": MAX_CLAIMS,
+                "minItems": min_items,
+                "maxItems": max_items,
                 "items": {
                     "type": "object",
                     "properties": {

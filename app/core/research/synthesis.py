@@ -16,6 +16,7 @@ through `Funnel.synthesize_into`; deep research's final answer comes here too.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
 from .citations import support as key_term_support
-from .claims import ClaimStream, cite_tag, claims_schema, parse_claims
+from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_sentence, claims_schema, parse_claims
 from .focus import focus_evidence, focused_text
 from .support import ORDER, Pair, check_pairs
 
@@ -60,6 +61,8 @@ def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
         counter = funnel.chat_loaded().count_tokens
     focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget, count_tokens=counter)
     if focused:
+        for n, e in enumerate(focused, 1):  # the prompt numbers passages 1..k in the order shown
+            e.number = n
         dropped = len(result.evidence) - len(focused)
         if dropped:
             result.messages.append(f"Stage 3: {dropped} passages had no sentence on the question and were not sent to the model.")
@@ -74,14 +77,21 @@ def format_passage(e: Evidence) -> str:
     return f"[{e.number}] ({'; '.join(where)})\n{focused_text(e)}"
 
 
-def claims_prompt(query: str, evidence: list[Evidence]) -> list[ChatMessage]:
+def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md") -> list[ChatMessage]:
     system = load_prompt("synthesis_system.md").strip()
-    body = load_prompt("synthesis_claims.md").format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence))
+    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence))
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
 def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
-    """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text."""
+    """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text.
+
+    Two phases in one conversation, so the first claim is on screen while the model is
+    still reading: the best passages (`params.first_claim_tokens` of them) go first and
+    the model states the direct answer as one claim; then the other passages follow and
+    it adds the supporting claims. The second prompt extends the first, so llama.cpp's
+    cache keeps everything already read; the total read is the same as in one prompt.
+    """
     started = time.monotonic()
     chat = funnel.load_chat()
     focus_into(funnel, result)
@@ -89,66 +99,112 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     if len(evidence) < len(result.evidence):
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
-    messages = claims_prompt(result.query, evidence)
-    numbers = {e.number for e in evidence}
-    by_number = {e.number: e for e in evidence}
+    first, rest = _split_first(chat, evidence, funnel.params.first_claim_tokens)
+    writer = _Writer(funnel, result, {e.number: e for e in evidence})
     funnel.stage(3, "Stage 3: synthesizing…")
 
-    reply, claims = "", []
-    for attempt in (1, 2):
-        streamed: list[Claim] = []
-
-        def on_claim(claim: Claim) -> None:
-            if not streamed and "first_claim_s" not in result.timings:
-                result.timings["first_claim_s"] = round(funnel.elapsed(), 3)
-            streamed.append(claim)
-            funnel.emit("claim", (len(streamed) - 1, claim))
-            if funnel.on_token is not None:
-                from .claims import claim_sentence
-
-                funnel.on_token(("" if len(streamed) == 1 else ("\n\n" if len(streamed) == 2 else " ")) + claim_sentence(claim, by_number))
-
-        stream = ClaimStream(numbers, on_claim)
-        try:
-            reply = chat.chat(
-                messages,
-                max_tokens=funnel.answer_tokens(chat, structured=True),
-                temperature=funnel.params.temperature,
-                on_token=stream.feed,
-                cancelled=funnel.cancelled,
-                json_schema=claims_schema(sorted(numbers)),
-                timeout_s=funnel.params.synthesis_timeout_s,
-            )
-            claims = parse_claims(reply, numbers)
-            if not claims:
-                raise StructureBroken("no claims")
-            break
-        except Cancelled:
-            if streamed:  # keep what is on screen
-                result.claims = streamed
-                _finish(funnel, result, chat, None, started, checked=False)
-                result.messages.append("Stopped: the answer keeps the claims written before you cancelled (not checked).")
-            raise
-        except ModelTimeout as exc:
-            raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
-        except (ModelError, ValueError, StructureBroken) as exc:
-            log.warning("structured answer attempt %d failed: %s", attempt, exc)
-            if stream.claims:  # cut off mid-claim (token limit): the complete claims stand
-                claims = list(stream.claims)
-                result.messages.append("Stage 3: the answer reached its length limit; the claims completed before it are kept.")
-                break
-            if isinstance(exc, ModelError) and "JSON" not in exc.message and "json" not in exc.message:
-                raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
-            if attempt == 2:
-                result.messages.append("Stage 3: the model did not return its answer as structured claims (twice); it answered as free text instead, with citations read from the prose.")
-                return False
-            if streamed and funnel.on_token is not None:
-                funnel.on_token("\n\n")  # the retry starts a fresh answer below
+    messages = claims_prompt(result.query, first, template="synthesis_first.md" if rest else "synthesis_claims.md")
+    try:
+        reply, claims = writer.ask(chat, messages, [e.number for e in first], max_claims=1 if rest else MAX_CLAIMS)
+        if claims is None:
+            return False
+        conversation = [*messages, {"role": "assistant", "content": reply}]
+        if rest:
+            more = load_prompt("synthesis_more.md").format(
+                query=result.query, evidence="\n\n".join(format_passage(e) for e in rest), n=MAX_CLAIMS - 1)
+            conversation.append({"role": "user", "content": more})
+            reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MAX_CLAIMS - 1,
+                                              min_claims=0, fallback_ok=False)
+            if more_claims:
+                claims = claims + more_claims
+                conversation.append({"role": "assistant", "content": reply_b})
+            else:
+                conversation.pop()
+    except Cancelled:
+        if writer.streamed:  # keep what is on screen
+            result.claims = list(writer.streamed)
+            _finish(funnel, result, chat, None, started, checked=False, stopped=True)
+            result.messages.append("Stopped: the answer keeps the claims written before you cancelled (not checked).")
+        raise
+    # A first claim that found no answer in the best passages gives way to sourced claims after it.
+    if len(claims) > 1 and not claims[0].sources and any(c.sources for c in claims[1:]):
+        claims = claims[1:]
     result.timings["synthesis_s"] = round(time.monotonic() - started, 3)
     result.claims = claims
-    conversation = [*messages, {"role": "assistant", "content": reply}]
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
+
+
+def _split_first(chat: ChatModel, evidence: list[Evidence], budget: int) -> tuple[list[Evidence], list[Evidence]]:
+    """The best passages up to `budget` tokens (at least one) for the first claim, and the rest."""
+    if budget <= 0:
+        return evidence, []
+    first, spent = [], 0
+    for e in evidence:
+        cost = chat.count_tokens(format_passage(e)) + 2
+        if first and spent + cost > budget:
+            break
+        first.append(e)
+        spent += cost
+    return first, evidence[len(first):]
+
+
+class _Writer:
+    """Asks for claims, streams each as it completes, retries a broken structure once."""
+
+    def __init__(self, funnel: "Funnel", result: ResearchResult, by_number: dict[int, Evidence]) -> None:
+        self.funnel, self.result, self.by_number = funnel, result, by_number
+        self.streamed: list[Claim] = []
+
+    def _on_claim(self, claim: Claim) -> None:
+        funnel = self.funnel
+        if "first_claim_s" not in self.result.timings:
+            self.result.timings["first_claim_s"] = round(funnel.elapsed(), 3)
+        self.streamed.append(claim)
+        funnel.emit("claim", (len(self.streamed) - 1, claim))
+        if funnel.on_token is not None:
+            n = len(self.streamed)
+            funnel.on_token(("" if n == 1 else ("\n\n" if n == 2 else " ")) + claim_sentence(claim, self.by_number))
+
+    def ask(self, chat: ChatModel, messages: list[ChatMessage], numbers: list[int], *, max_claims: int,
+            min_claims: int = 1, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:
+        """(reply, claims); claims None when the structure broke twice and free text should answer."""
+        funnel, result = self.funnel, self.result
+        allowed = set(numbers)
+        for attempt in (1, 2):
+            stream = ClaimStream(allowed, self._on_claim)
+            try:
+                reply = chat.chat(
+                    messages,
+                    max_tokens=funnel.answer_tokens(chat, structured=True),
+                    temperature=funnel.params.temperature,
+                    on_token=stream.feed,
+                    cancelled=funnel.cancelled,
+                    json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims),
+                    timeout_s=funnel.params.synthesis_timeout_s,
+                )
+                claims = parse_claims(reply, allowed)
+                if len(claims) < min_claims:
+                    raise StructureBroken("no claims")
+                return reply, claims
+            except Cancelled:
+                raise
+            except ModelTimeout as exc:
+                raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
+            except (ModelError, ValueError, StructureBroken) as exc:
+                log.warning("structured answer attempt %d failed: %s", attempt, exc)
+                if stream.claims:  # cut off mid-claim (token limit): the complete claims stand
+                    result.messages.append("Stage 3: the answer reached its length limit; the claims completed before it are kept.")
+                    return json.dumps({"claims": [{"text": c.text, "sources": c.sources} for c in stream.claims]}), list(stream.claims)
+                if isinstance(exc, ModelError) and "json" not in exc.message.lower():
+                    raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
+                if attempt == 2:
+                    if not fallback_ok:
+                        result.messages.append("Stage 3: the model's supporting claims did not hold to the structure; the answer keeps its first claim.")
+                        return "", []
+                    result.messages.append("Stage 3: the model did not return its answer as structured claims (twice); it answered as free text instead, with citations read from the prose.")
+                    return "", None
+        return "", None
 
 
 def _fit(chat: ChatModel, evidence: list[Evidence], budget: int) -> list[Evidence]:
@@ -195,11 +251,14 @@ def render(result: ResearchResult) -> None:
     result.citations = citations
 
 
-def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *, checked: bool) -> None:
+def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *,
+            checked: bool, stopped: bool = False) -> None:
+    """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported."""
     render(result)
     by_number = {e.number: e for e in result.evidence}
     t = time.monotonic()
-    funnel.stage(4, "Stage 4: checking each claim against its sources…")
+    if not stopped:
+        funnel.stage(4, "Stage 4: checking each claim against its sources…")
     pairs = [Pair(result.claims[c.claim].text, by_number[c.evidence_number]) for c in result.citations]
     checked = checked and funnel.params.check_support
     if checked and pairs:
@@ -232,4 +291,5 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         result.messages.append(f"Support check: {supported} of {total} citations supported, {partial} partly; the others are marked in the answer.")
     if bare:
         result.messages.append(f"Support check: {bare} of {len(result.claims)} claims cite no passage (marked).")
-    funnel.stage(4, f"Stage 4: {len(result.claims)} claims, {supported} of {total} citations supported")
+    if not stopped:
+        funnel.stage(4, f"Stage 4: {len(result.claims)} claims, {supported} of {total} citations supported")
