@@ -80,8 +80,8 @@ class ResearchParams:
     focus_tokens: int = 640
     claims_max_tokens: int = 300
     # Evidence tokens read before the first claim is written (the best passages; the rest follow
-    # in a second turn). 0: one prompt. ~250 tokens ≈ 8 s of reading for the starter model.
-    first_claim_tokens: int = 260
+    # in a second turn). 0: one prompt. ~300 tokens ≈ 10 s of reading for the starter model.
+    first_claim_tokens: int = 300
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

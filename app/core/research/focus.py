@@ -31,6 +31,9 @@ from .citations import key_terms, stem
 # sentence takes ~5-12 ms on a 2-core laptop, so ~64 keeps focusing well under a second.
 EMBED_CANDIDATES = 64
 MAX_PER_PASSAGE = 4  # sentences kept from one passage, so several papers get a say
+BREADTH_SHARE = 0.8  # share of the budget for the first pass: each passage's best sentence
+NEIGHBOUR_SHARE = 0.8  # the sentence before joins when it scores this share of the chosen one
+HEADER_TOKENS = 16  # a passage's header in the prompt: "[3] (paper, page 5; section)"
 # A sentence opening with one of these needs the sentence before it to be understood.
 _LEANS_BACK = re.compile(
     r"^(?:this|these|that|those|it|its|they|their|such|here|there|thus|hence|therefore|however|"
@@ -140,7 +143,16 @@ def focus_evidence(
     kept: dict[int, set[int]] = {}
     spent = 0
     headers = set()
-    for c in sorted(candidates, key=lambda c: -c.score):
+    order = sorted(candidates, key=lambda c: -c.score)
+    # Two passes: first each passage's best sentence (so a passage whose answer sentence
+    # scores modestly is not crowded out by a few passages that say a lot), within
+    # BREADTH_SHARE of the budget; then the best of the rest.
+    best_of = {}
+    for c in order:
+        best_of.setdefault(c.evidence, c)
+    passes = [(list(best_of.values()), BREADTH_SHARE * token_budget), (order, token_budget)]
+    for pool, limit in passes:
+      for c in pool:
         if c.semantic <= 0.0 and c.lexical == 0.0 and c.score < 0.1:
             break  # the rest share nothing with the question
         picked = kept.setdefault(c.evidence, set())
@@ -153,10 +165,10 @@ def focus_evidence(
             # The sentence before comes along when this one leans on it, or when it bears on
             # the question nearly as well (answers often span two sentences).
             leans = _LEANS_BACK.match(c.text) or len(c.text.split()) < _SHORT_WORDS
-            if prev.order not in picked and (leans or prev.score >= 0.8 * c.score):
+            if prev.order not in picked and (leans or prev.score >= NEIGHBOUR_SHARE * c.score):
                 group.insert(0, prev)
-        cost = sum(count(g.text) + 1 for g in group) + (0 if c.evidence in headers else 24)
-        if spent + cost > token_budget:
+        cost = sum(count(g.text) + 1 for g in group) + (0 if c.evidence in headers else HEADER_TOKENS)
+        if spent + cost > limit:
             continue  # a shorter sentence may still fit
         spent += cost
         headers.add(c.evidence)

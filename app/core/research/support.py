@@ -138,7 +138,43 @@ def _specifics(text: str) -> list[str]:
     return out
 
 
-def check_specifics(claim: str, passage: str, *, context: str = "") -> tuple[str, str, list[str]]:
+# Opposite word stems (matched as word prefixes, so "increased" ~ "increas"). A claim using one
+# where the cited text uses only the other reverses what the passage says: the misattribution
+# a shared topic hides best.
+_OPPOSITES = [
+    ("increas", "decreas"), ("higher", "lower"), ("larger", "smaller"), ("greater", "smaller"),
+    ("positiv", "negativ"), ("rise", "fall"), ("rose", "fell"), ("rais", "lower"), ("above", "below"),
+    ("earlier", "later"), ("faster", "slower"), ("longer", "shorter"), ("gain", "loss"), ("improv", "worsen"),
+    ("improv", "deteriorat"), ("correlat", "uncorrelat"), ("significan", "insignifican"), ("significan", "nonsignifican"),
+    ("toleran", "sensitiv"), ("overestimat", "underestimat"), ("maxim", "minim"), ("upper", "lower"),
+    ("stabl", "unstabl"), ("accept", "reject"), ("includ", "exclud"), ("outperform", "underperform"),
+    ("liberal", "conservativ"), ("cheap", "expensiv"), ("cheap", "demanding"), ("efficien", "inefficien"),
+    ("consisten", "inconsisten"), ("bias", "unbias"), ("safe", "unsafe"), ("suitabl", "unsuitabl"),
+    ("appropriat", "inappropriat"), ("benefit", "harm"), ("success", "fail"), ("strong", "weak"),
+]
+
+
+def reversed_direction(claim: str, quote: str) -> str:
+    """A direction word of the claim whose opposite the quote uses instead ("" if none)."""
+    cw = [w.lower() for w in _WORD.findall(claim)]
+    qw = [w.lower() for w in _WORD.findall(quote)]
+
+    def has(words: list[str], prefix: str, unless: str) -> bool:
+        # "unless": the longer opposite that begins with this prefix ("uncorrelated" is not "correlated").
+        return any(w.startswith(prefix) and not w.startswith(unless) for w in words)
+
+    for a, b in _OPPOSITES:
+        for x, y in ((a, b), (b, a)):
+            if has(cw, x, y) and has(qw, y, x) and not has(qw, x, y) and not has(cw, y, x):
+                return f"{x}… vs {y}…"
+    return ""
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
     """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
 
     `context` is text the claim may legitimately take names from without the passage
@@ -151,16 +187,22 @@ def check_specifics(claim: str, passage: str, *, context: str = "") -> tuple[str
     # anything else missing is a number the passage does not state.
     missing_nums = sorted(n for n in claim_nums - have)
     passage_words = {stem(w.lower()) for w in _WORD.findall(passage + " " + context)}
-    passage_lower = (passage + " " + context).lower()
+    squashed = _squash(passage + " " + context)  # "quasi-Poisson" ~ "quasipoisson", "Fv/Fm" ~ "FvFm"
     missing_names = []
     for name in dict.fromkeys(_specifics(claim)):
-        if stem(name) in passage_words or name in passage_lower:
+        key = _squash(name)
+        if stem(name) in passage_words or (key and key in squashed) or (key.endswith("s") and key[:-1] in squashed):
             continue
         missing_names.append(name)
+    flipped = reversed_direction(claim, quote or passage)
     if missing_nums:
         return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
+    if flipped:
+        return Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped]
     if missing_names:
-        return Support.PARTIAL.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
+        # A specific name the cited text never uses is how a misattribution reads (another
+        # gene, dataset, method or organism on the same topic): not supported.
+        return Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
     return Support.SUPPORTED.value, "", []
 
 
@@ -246,7 +288,7 @@ def check_pairs(
     for p in pairs:
         if not p.quote:
             p.quote = quote_for(p.claim, p.evidence)
-        p.rule, p.rule_reason, p.missing = check_specifics(p.claim, p.evidence.text, context=context)
+        p.rule, p.rule_reason, p.missing = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
     failure = ""
     if chat is not None:
