@@ -109,8 +109,10 @@ def _evidence(text: str = PASSAGE) -> Evidence:
 @pytest.mark.parametrize("claim, cap", [
     ("Young birds left 9 days after the adults.", Support.SUPPORTED.value),
     ("Young birds left 12 days after the adults.", Support.UNSUPPORTED.value),  # number changed
-    ("The median departure was 14 September for Falco naumanni.", Support.PARTIAL.value),  # a name the passage lacks
+    ("The median departure was 14 September for Falco naumanni.", Support.UNSUPPORTED.value),  # a name the passage lacks
     ("The median departure date was 14 Sept in 2019.", Support.UNSUPPORTED.value),  # a year it does not state
+    ("Young birds departed 9 days earlier than adults.", Support.UNSUPPORTED.value),  # the direction reversed
+    ("Adult kestrels were tracked with 4-gram loggers in the Eastern valleys.", Support.SUPPORTED.value),
 ])
 def test_specifics_must_agree(claim, cap):
     assert check_specifics(claim, PASSAGE)[0] == cap
