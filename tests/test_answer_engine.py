@@ -146,10 +146,12 @@ def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_mo
 
 # -- the whole engine on a real library with the real tiny model -------------------------
 
-def test_structured_answer_end_to_end_with_the_real_model(fact_library):
+@pytest.mark.parametrize("first_claim_tokens", [300, 1])  # one turn; two turns (the second under the grammar too)
+def test_structured_answer_end_to_end_with_the_real_model(fact_library, first_claim_tokens):
     tokens: list[str] = []
     events: list[tuple[str, object]] = []
-    funnel = fact_library.funnel(on_token=tokens.append, on_event=lambda k, p: events.append((k, p)))
+    funnel = fact_library.funnel(on_token=tokens.append, on_event=lambda k, p: events.append((k, p)),
+                                 overrides={"first_claim_tokens": first_claim_tokens})
     result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
     kinds = [k for k, _ in events]
     # The focused evidence reaches the screen before any claim.
@@ -240,7 +242,7 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     more = lambda m: json.dumps({"claims": [{"text": "Young birds departed 9 days later than adults.",  # noqa: E731
                                              "sources": [number_of(m, "Young birds")]}]})
-    chat = ScriptedChat([first, more, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
+    chat = ScriptedChat([first, more, '{"verdicts": ["supported", "supported"]}'])
     fact_library.set_chat_model(chat)
     events: list[str] = []
     try:

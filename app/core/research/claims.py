@@ -23,8 +23,12 @@ MAX_SOURCES = 3
 MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
 
 
-def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS) -> dict[str, Any]:
-    """JSON schema for an answer as claims citing the given passage numbers."""
+def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> dict[str, Any]:
+    """JSON schema for an answer as claims citing the given passage numbers.
+
+    `min_sources=1` makes every claim cite (supporting claims); the direct answer may cite
+    none, so that "the passages do not answer this" can be said.
+    """
     source = {"type": "integer", "enum": sorted(set(numbers))} if numbers else {"type": "integer"}
     return {
         "type": "object",
@@ -37,7 +41,7 @@ def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MA
                     "type": "object",
                     "properties": {
                         "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
-                        "sources": {"type": "array", "items": source, "maxItems": MAX_SOURCES},
+                        "sources": {"type": "array", "items": source, "minItems": min_sources, "maxItems": MAX_SOURCES},
                     },
                     "required": ["text", "sources"],
                 },

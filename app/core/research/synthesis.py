@@ -25,6 +25,7 @@ from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
+from .citations import key_terms, stem
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_sentence, claims_schema, parse_claims
 from .focus import focus_evidence, focused_text
@@ -33,6 +34,8 @@ from .support import ORDER, Pair, check_pairs
 if TYPE_CHECKING:
     from .funnel import Funnel
 
+MORE_CLAIMS = 3  # supporting claims in the second turn: each costs ~35 tokens of writing and a check
+
 log = logging.getLogger(__name__)
 
 STATUS_OF = {
@@ -40,9 +43,6 @@ STATUS_OF = {
     Support.PARTIAL.value: CitationStatus.PARTIAL.value,
     Support.UNSUPPORTED.value: CitationStatus.UNSUPPORTED.value,
 }
-# Prompt overhead around the evidence: system text, instructions, the question twice.
-PROMPT_OVERHEAD_TOKENS = 320
-
 
 class StructureBroken(Exception):
     """The model's reply did not hold to the claims schema."""
@@ -111,10 +111,11 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         conversation = [*messages, {"role": "assistant", "content": reply}]
         if rest:
             more = load_prompt("synthesis_more.md").format(
-                query=result.query, evidence="\n\n".join(format_passage(e) for e in rest), n=MAX_CLAIMS - 1)
+                query=result.query, evidence="\n\n".join(format_passage(e) for e in rest), n=MORE_CLAIMS)
             conversation.append({"role": "user", "content": more})
-            reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MAX_CLAIMS - 1,
-                                              min_claims=0, fallback_ok=False)
+            reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MORE_CLAIMS,
+                                              min_claims=0, min_sources=1, fallback_ok=False)
+            more_claims = [c for c in more_claims if not repeats(c, claims)]
             if more_claims:
                 claims = claims + more_claims
                 conversation.append({"role": "assistant", "content": reply_b})
@@ -133,6 +134,14 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     result.claims = claims
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
+
+
+def repeats(claim: Claim, earlier: list[Claim]) -> bool:
+    """True if the claim restates an earlier one (small models repeat their first claim when asked for more)."""
+    terms = {stem(t) for t in key_terms(claim.text)}
+    if not terms:
+        return True
+    return any(len(terms & {stem(t) for t in key_terms(c.text)}) >= 0.8 * len(terms) for c in earlier)
 
 
 def _split_first(chat: ChatModel, evidence: list[Evidence], budget: int) -> tuple[list[Evidence], list[Evidence]]:
@@ -167,7 +176,7 @@ class _Writer:
             funnel.on_token(("" if n == 1 else ("\n\n" if n == 2 else " ")) + claim_sentence(claim, self.by_number))
 
     def ask(self, chat: ChatModel, messages: list[ChatMessage], numbers: list[int], *, max_claims: int,
-            min_claims: int = 1, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:
+            min_claims: int = 1, min_sources: int = 0, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:
         """(reply, claims); claims None when the structure broke twice and free text should answer."""
         funnel, result = self.funnel, self.result
         allowed = set(numbers)
@@ -180,7 +189,7 @@ class _Writer:
                     temperature=funnel.params.temperature,
                     on_token=stream.feed,
                     cancelled=funnel.cancelled,
-                    json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims),
+                    json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims, min_sources=min_sources),
                     timeout_s=funnel.params.synthesis_timeout_s,
                 )
                 claims = parse_claims(reply, allowed)
