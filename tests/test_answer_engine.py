@@ -242,7 +242,7 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     more = lambda m: json.dumps({"claims": [{"text": "Young birds departed 9 days later than adults.",  # noqa: E731
                                              "sources": [number_of(m, "Young birds")]}]})
-    chat = ScriptedChat([first, more, '{"verdicts": ["supported", "supported"]}'])
+    chat = ScriptedChat([first, more, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
     fact_library.set_chat_model(chat)
     events: list[str] = []
     try:

@@ -1,5 +1,8 @@
 """Deep research: loop control with a scripted model (stop rules, caps, reserve, retries,
-malformed JSON, cancel) and one end-to-end run with the real tiny GGUF under --time 1."""
+malformed JSON, cancel); the budget's promise on a fake clock with a model whose calls cost
+time by the token (too small a budget answers as standard mode does; a larger one is used
+to ≥ 80 % and ends with a cited, checked answer; an answer cut at the deadline keeps its
+complete claims); and one end-to-end run with the real tiny GGUF under --time 1."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import time
 
 import pytest
 
+from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.research.deep import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
 from app.core.settings import DeepParams
@@ -67,9 +71,12 @@ QUESTION = "When do kestrels depart from alpine valleys in autumn?"
 
 
 def test_budget_reserve_and_time_parsing():
-    assert Budget(60.0).reserve_s == pytest.approx(18.0)
+    assert Budget(60.0).reserve_s == pytest.approx(18.0)  # the design's first guess, before any plan
     assert Budget(600.0).reserve_s == 90.0
     assert Budget(None).remaining() == float("inf")
+    planned = Budget(60.0, answer_s=lambda: 41.0)  # the planner: what the answer takes on this machine
+    assert planned.reserve_s == 41.0 and planned.research_remaining() == pytest.approx(19.0, abs=0.5)
+    assert Budget(600.0, answer_s=lambda: 41.0).reserve_s == 41.0, "a fast answer leaves the rest to research"
     assert parse_time(None) == 5.0 and parse_time("unlimited") is None and parse_time("2") == 2.0
     with pytest.raises(ValueError):
         parse_time("-1")
@@ -108,7 +115,8 @@ def test_speed_meter_expects_the_reply_lengths_it_has_seen():
 
 
 def test_no_gaps_stops_after_first_decision(fact_library):
-    run = deep_for(fact_library, ScriptedChat([{"gaps": []}]))
+    # Without a budget the design's stop rule stands (a budget is used to its deadline: below).
+    run = deep_for(fact_library, ScriptedChat([{"gaps": []}]), minutes=None)
     result = run.run(QUESTION)
     assert len(result.extra["loop_decisions"]) == 1
     assert result.extra["methodology"]["stop_reason"] == "no gaps left"
@@ -137,23 +145,170 @@ def test_failed_subquestion_is_retried_three_times_then_exhausted(fact_library):
 
 def test_malformed_decisions_retry_once_then_count_as_no_gaps(fact_library):
     chat = ScriptedChat(["this is not json", "{still not"])
-    result = deep_for(fact_library, chat).run(QUESTION)
+    result = deep_for(fact_library, chat, minutes=None).run(QUESTION)
     (decision,) = result.extra["loop_decisions"]
     assert decision["malformed"] is True and decision["gaps"] == []
     assert result.answer.strip()
 
 
-def test_time_budget_stops_research_and_keeps_the_synthesis_reserve(fact_library):
+def verdict_items(schema: dict, script) -> list:
+    """The support check's verdicts in the shape its schema asks for, cycling through `script`."""
+    n = schema["minItems"]
+    verdicts = [script[i % len(script)] for i in range(n)]
+    if schema["items"].get("type") == "string":
+        return verdicts
+    return [{"pair": i, "verdict": v} for i, v in enumerate(verdicts, 1)]
+
+
+class TimedChat(ChatModel):
+    """A scripted model on a fake clock whose calls cost what a real one's do: reading the prompt
+    at `read` tokens/s, then writing at `write` tokens/s, streamed a token at a time and
+    stopped by `cancelled` between tokens (as llama.cpp is). Writes claims citing the passages
+    it was offered, verdicts from a script, relevance scores, and loop decisions."""
+
+    context_length = 4096
+    # Claims of a realistic length (~35 tokens with their JSON), lower case: no name for the rules to miss.
+    CLAIMS = ["kestrels leave the alpine valleys in autumn, most of them in the second half of september after breeding",
+              "the median departure from the valleys falls in mid september, with little change between the years studied",
+              "young birds depart from the valleys several days later than the adults, which leave first after breeding",
+              "the loggers carried by the birds record their positions every half hour during the autumn departure",
+              "departure timing is known from years of ringing data collected in the valleys by the same field teams",
+              "adults breeding at high altitude leave the valleys earlier than those breeding near the valley floor"]
+
+    def __init__(self, clock, *, read=100.0, write=10.0, decisions=(), verdicts=("supported",), claims_slowdown=1.0):
+        self.clock, self.read, self.write = clock, read, write
+        self.decisions, self.verdicts = list(decisions), list(verdicts)
+        self.claims_slowdown = claims_slowdown
+        self.kinds: list[str] = []
+
+    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
+        props = (json_schema or {}).get("properties", {})
+        prompt = "\n".join(m["content"] for m in messages)
+        slow = 1.0
+        if json_schema is None:
+            kind, reply = "plain", " ".join(str(i) for i in range(1, 41))
+        elif "gaps" in props:
+            kind = "decision"
+            d = self.decisions.pop(0) if self.decisions else {"gaps": []}
+            reply = json.dumps({"iteration": 0, "summary": "s", "shouldContinue": True, "nextSearchTopic": "", "timeRemainingMinutes": 1.0, **d})
+        elif "items" in props:
+            kind = "score"
+            n = prompt.count("[Source ")
+            reply = json.dumps({"items": [{"source": i, "summary": "relevant", "score": 0.8} for i in range(1, n + 1)]})
+        elif "claims" in props:
+            kind, slow = "claims", self.claims_slowdown
+            claims = props["claims"]
+            numbers = claims["items"]["properties"]["sources"]["items"].get("enum") or [1]
+            done = sum(k == "claims" for k in self.kinds)  # the second turn adds the supporting claims
+            texts = self.CLAIMS[1:] if done else self.CLAIMS
+            reply = json.dumps({"claims": [{"text": t, "sources": [numbers[i % len(numbers)]]}
+                                           for i, t in enumerate(texts[: claims["maxItems"]])]})
+        elif "verdicts" in props:
+            kind = "verdicts"
+            reply = json.dumps({"verdicts": verdict_items(props["verdicts"], self.verdicts)})
+        else:
+            raise AssertionError(f"unexpected schema {props}")
+        self.kinds.append(kind)
+        self.clock.advance(self.count_tokens(prompt) / self.read)  # reading: never interrupted
+        pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)][:max_tokens]
+        for piece in pieces:
+            self.clock.advance(slow / self.write)
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            if on_token is not None:
+                on_token(piece)
+        return "".join(pieces)
+
+
+MIGRATION = [
+    "Kestrels ringed in the alpine valleys left for the south in autumn, most of them in the second half of September.",
+    "Young kestrels departed from the valleys several days later than the adults, which left first after the breeding season.",
+    "Departure from the alpine valleys followed the first cold nights, when voles became hard to catch in the meadows.",
+    "GPS loggers carried by the kestrels recorded their positions every half hour during the autumn departure.",
+    "Kestrels that bred at high altitude left the valleys earlier in autumn than those breeding near the valley floor.",
+    "Autumn departure dates of the kestrels varied little between years, despite large differences in the weather.",
+]
+
+
+@pytest.fixture(scope="module")
+def wide_library(tmp_path_factory, tiny_models):
+    """Eight short papers on kestrel migration: more passages than a budget can read."""
+    from app.core.desk import Desk
+    from app.core.settings import ModelConfig, Settings
+    from tests.pdf_factory import make_paper
+
+    root = tmp_path_factory.mktemp("wide")
+    (root / "in").mkdir()
+    for n in range(8):
+        pages = [f"# Abstract\n\nA study of kestrel migration from alpine valleys, site {chr(65 + n)}."]
+        pages += [f"# Results {k}\n\n{MIGRATION[(n + k) % len(MIGRATION)]} {MIGRATION[(n + 2 * k + 1) % len(MIGRATION)]}" for k in range(4)]
+        make_paper(root / "in" / f"kestrel{n}.pdf", f"Kestrel Departure at Site {chr(65 + n)}", [f"Author {chr(65 + n)}"], pages)
+    desk = Desk(Settings(chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
+                         embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512)), library=str(root / "lib"))
+    assert desk.add([root / "in"]).ok
+    yield desk
+    desk.close()
+
+
+def _ids(evidence):
+    return {(e.paper_id, e.page, e.char_start) for e in evidence}
+
+
+def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_library):
+    # A model that reads 100 and writes 10 tokens/s: a standard answer takes ~70 s, a round ~50 s.
     clock = FakeClock()
-    always = [{"gaps": ["more"], "nextSearchTopic": f"topic {i}"} for i in range(20)]
-    chat = ScriptedChat(always, clock=clock, seconds_per_call=15.0)
+    standard_funnel = fact_library.funnel()
+    standard_funnel.chat_model = lambda: TimedChat(FakeClock())
+    standard = standard_funnel.run(QUESTION)
+    assert standard.claims and standard.citations
+
+    chat = TimedChat(clock)
     run = deep_for(fact_library, chat, deep=True, minutes=1.0, clock=clock)
     result = run.run(QUESTION)
-    assert "time" in result.extra["limits_hit"]
-    # Research stopped once less than the 18 s reserve was left; synthesis then ran.
-    synth_start = run.budget.total_s - run.budget.reserve_s
-    assert len(result.extra["loop_decisions"]) < 7
-    assert result.answer.strip() and result.extra["methodology"]["time_used_s"] >= synth_start - 15
+    assert run.answered_as_standard and not result.extra["loop_decisions"]
+    assert "score" not in chat.kinds and "decision" not in chat.kinds  # no research round was started
+    assert result.answer.split("\n\n## Methodology")[0] == standard.answer
+    assert [(c.paper_id, c.page, c.support) for c in result.citations] == [(c.paper_id, c.page, c.support) for c in standard.citations]
+    assert _ids(result.evidence) == _ids(standard.evidence)
+    assert "time (too short for a research round)" in result.extra["limits_hit"]
+    assert "answered as standard mode does" in result.extra["methodology"]["stop_reason"]
+    assert "too short for a research round" in result.answer  # the report says so too
+
+
+def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_answer(wide_library):
+    clock = FakeClock()
+    # A slow machine (reads 50, writes 5 tokens/s): reading the library takes longer than the budget.
+    # The model sees no gaps at once and judges one citation unsupported: the search widens
+    # instead of stopping, and the unsupported citation is marked and said to be.
+    chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported"))
+    run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0)
+    result = run.run(QUESTION)
+    used = run.budget.elapsed()
+    assert 0.8 * 300 <= used <= 1.1 * 300, used
+    assert run.widened and not run.answered_as_standard
+    assert "decision" in chat.kinds and "score" in chat.kinds
+    assert _ids(run.standard_evidence) <= _ids(run.pool), "standard mode's evidence is always in the pool"
+    assert result.claims and all(c.sources for c in result.claims)
+    assert result.citations and all(c.support for c in result.citations), "every citation was checked"
+    assert any(c.status == "unsupported" for c in result.citations)
+    assert "not supported by the passage they cite" in result.answer
+    assert "## Methodology" in result.answer and "the search widened" in result.answer
+
+
+def test_answer_cut_at_the_deadline_keeps_its_complete_claims_and_checks_them(wide_library):
+    clock = FakeClock()
+    # The answer writes 8x slower than the model measured (a busy machine): the deadline cuts it.
+    chat = TimedChat(clock, read=50.0, write=5.0, claims_slowdown=8.0,
+                     decisions=[{"gaps": ["g"], "nextSearchTopic": f"kestrel topic {i}"} for i in range(9)])
+    run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0)
+    result = run.run(QUESTION)
+    assert "time (answer cut at the deadline)" in result.extra["limits_hit"]
+    assert 1 <= len(result.claims) < len(TimedChat.CLAIMS)
+    assert all(c.sources for c in result.claims), "complete claims carry their citations"
+    assert result.citations and all(c.support == "supported" for c in result.citations), "and they were checked"
+    assert not any(m.startswith("Stopped:") for m in result.messages), "a deadline is no user's stop"
+    assert run.budget.elapsed() <= 300 + 10, run.budget.elapsed()
+    assert "cut at the time limit after" in result.answer
 
 
 def test_cancel_keeps_gathered_evidence(fact_library):
@@ -196,7 +351,12 @@ def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, tmp_pa
         assert key in record, key
     assert "## Methodology" in record["answer"]
     assert record["methodology"]["queries"] and record["evidence"]
-    print(f"deep --time 1 wall {wall:.1f} s; limits {record['limits_hit']}; rounds {record['methodology']['rounds']}")
+    # Whether the plan ran rounds or answered as standard mode does (a loaded machine), the answer
+    # is claim-bound, drawn from at least standard mode's evidence, and every citation was checked.
+    assert record["methodology"]["standard_evidence"] > 0
+    assert record["claims"] and all(c["support"] for v in record["claims"] for c in v["citations"])
+    print(f"deep --time 1 wall {wall:.1f} s; limits {record['limits_hit']}; rounds {record['methodology']['rounds']}; "
+          f"plan {record['methodology']['plan']}")
     assert wall <= 60 + 15, f"deep --time 1 took {wall:.1f} s"
 
 

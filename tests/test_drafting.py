@@ -28,11 +28,12 @@ from app.core.drafting.draft import (
     trim_repetition,
 )
 from app.core.drafting.outputs import paragraph_latex, write_outputs
-from app.core.errors import ModelError, ResearchDeskError
+from app.core.errors import Cancelled, ModelError, ResearchDeskError
 from app.core.models.base import ChatModel
 from app.core.records import Evidence, Paper
 from app.core.settings import DeepParams, ModelConfig, Settings
 from tests.conftest import REPO
+from tests.test_deep import verdict_items, wide_library  # noqa: F401 - wide_library: a fixture, eight short papers on kestrel migration
 
 PAPERS = {
     "hac.pdf": (
@@ -233,9 +234,10 @@ class ScriptedChat(ChatModel):
     context_length = 4096
     name = "scripted"
 
-    def __init__(self, decisions=None, writer=None):
+    def __init__(self, decisions=None, writer=None, verdicts=()):
         self.decisions = list(decisions or [])
         self.writer = writer
+        self.verdicts = list(verdicts)
         self.calls: list[str] = []
 
     def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
@@ -251,6 +253,10 @@ class ScriptedChat(ChatModel):
             self.calls.append("decide")
             d = self.decisions.pop(0) if self.decisions else {"sufficient": True, "nextQuery": "", "missing": []}
             return json.dumps({"covered": [], **d})
+        if "verdicts" in props:  # the support check: verdicts from the script, "supported" by default
+            self.calls.append("check")
+            n = props["verdicts"]["minItems"]
+            return json.dumps({"verdicts": verdict_items(props["verdicts"], (self.verdicts + ["supported"] * n)[:n])})
         self.calls.append("write")
         keys = props["paragraphs"]["items"]["properties"]["cites"]["items"]["enum"]
         return self.writer(keys, on_token)
@@ -328,6 +334,42 @@ def test_invented_citations_are_removed_with_warnings(scripted_desk, draft_libra
     assert all(row.key in offered_keys for row in result.ledger)
 
 
+def test_support_check_drops_a_redundant_unsupported_citation_and_flags_a_lone_one(scripted_desk, tmp_path):
+    used: list[str] = []
+
+    def writer(offered, on_token):
+        a, b = offered[:2]
+        used.extend((a, b))
+        text = (f"Clustered standard errors are biased downwards when there are few clusters [@{a}; @{b}]. "
+                f"Kernel weights for the autocovariances are chosen by automatic bandwidth selection [@{b}]. "
+                f"Coverage reached 99 percent with the bias adjustment [@{a}].")
+        return json.dumps({"paragraphs": [{"cites": [a, b], "text": text}]})
+
+    # The model's verdicts, pair by pair in the order of the text: the first sentence's second key and the
+    # second sentence's only key are unsupported; the third is "supported" by the model, but its passage
+    # states no 99: the rules (the stricter judge) make it unsupported. One implementation: support.check_pairs.
+    chat = ScriptedChat([], writer, verdicts=["supported", "unsupported", "unsupported", "supported"])
+    result = draft_section(scripted_desk(chat), "related-work", context_from_dict(CONTEXT), time_minutes=None)
+    a, b = used
+    assert chat.calls.count("check") == 1
+    text = result.paragraphs[0].text
+    assert f"few clusters [@{a}]." in text, text  # dropped: the sentence keeps its supported citation
+    assert f"selection [@{b}]." in text and f"adjustment [@{a}]." in text  # kept, flagged: their only source
+    assert any(w.startswith(f"Paragraph 1: removed [@{b}]") and "does not state this" in w for w in result.warnings), result.warnings
+    verdicts = [(r.key, r.support, r.status) for r in result.ledger]
+    assert verdicts == [(a, "supported", "verified"), (b, "unsupported", "unsupported"), (a, "unsupported", "unsupported")], verdicts
+    assert "99" in result.ledger[2].support_note  # why: the passage does not state 99
+    assert [c.status for c in result.citations] == [r.status for r in result.ledger]
+    for c in result.citations:  # spans still point at their keys after the removal
+        assert result.markdown[c.start:c.end] == "@" + c.note
+    assert any("2 not supported by the passage they cite" in w for w in result.warnings), result.warnings
+    files = write_outputs(result, tmp_path)
+    with files["ledger_csv"].open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["support"] for r in rows] == ["supported", "unsupported", "unsupported"]
+    assert "✗ unsupported" in files["ledger_md"].read_text(encoding="utf-8")
+
+
 def test_reply_cut_off_mid_paragraph_is_salvaged(scripted_desk):
     def writer(keys, on_token):
         reply = ('{"paragraphs": [{"cites": ["%s"], "text": "Clustered covariances correct for correlation within firms. '
@@ -341,6 +383,114 @@ def test_reply_cut_off_mid_paragraph_is_salvaged(scripted_desk):
     assert len(result.paragraphs) == 2 and not result.paragraphs[1].complete
     assert result.paragraphs[1].text.endswith("kernel [@%s]." % result.paragraphs[1].keys[0])
     assert any("cut off" in w for w in result.warnings)
+
+
+# -- the budget's promise on a fake clock --------------------------------------------------
+class TimedDraftChat(ChatModel):
+    """A scripted model on a fake clock whose calls cost what a real one's do: reading the prompt at
+    `read` tokens/s, writing at `write` tokens/s, a token at a time, stopped by `cancelled` between
+    tokens. The writer fills ~80 % of its token limit, as a real model asked for N words does."""
+
+    context_length = 4096
+    name = "timed"
+    VOCABULARY = ("kestrels valleys autumn departure birds breeding meadows voles altitude weather nights adults "
+                  "young loggers positions season rings field teams slopes").split()
+
+    def __init__(self, clock, *, read=100.0, write=10.0, decisions=()):
+        self.clock, self.read, self.write = clock, read, write
+        self.decisions = list(decisions)
+        self.calls: list[str] = []
+
+    def _prose(self, seed: int, chars: int) -> str:
+        import random
+
+        rng, words, sentence = random.Random(seed), [], []
+        while len(" ".join(words)) < chars:
+            sentence.append(rng.choice(self.VOCABULARY))
+            if len(sentence) == 10:
+                words += [sentence[0].capitalize(), *sentence[1:-1], sentence[-1] + "."]
+                sentence = []
+        return " ".join(words)
+
+    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
+        props = (json_schema or {}).get("properties", {})
+        prompt = "\n".join(m["content"] for m in messages)
+        if json_schema is None:
+            kind, reply = "plain", " ".join(str(i) for i in range(1, 41))
+        elif "items" in props:
+            kind, n = "score", prompt.count("[Source ")
+            reply = json.dumps({"items": [{"source": i, "summary": "Relevant.", "score": 0.8} for i in range(1, n + 1)]})
+        elif "covered" in props:
+            kind = "decide"
+            d = self.decisions.pop(0) if self.decisions else {"sufficient": True, "nextQuery": "", "missing": []}
+            reply = json.dumps({"covered": [], **d})
+        elif "verdicts" in props:
+            kind = "check"
+            reply = json.dumps({"verdicts": verdict_items(props["verdicts"], ["supported"])})
+        else:
+            kind = "write"
+            keys = props["paragraphs"]["items"]["properties"]["cites"]["items"]["enum"]
+            n = props["paragraphs"]["maxItems"]
+            chars = int(0.8 * max_tokens * 4 / n) - 40
+            reply = json.dumps({"paragraphs": [{"cites": [keys[i % len(keys)]], "text": self._prose(i, chars)} for i in range(n)]})
+        self.calls.append(kind)
+        self.clock.advance(self.count_tokens(prompt) / self.read)  # reading: never interrupted
+        pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)][:max_tokens]
+        for piece in pieces:
+            self.clock.advance(1 / self.write)
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            if on_token is not None:
+                on_token(piece)
+        return "".join(pieces)
+
+
+KESTREL_CONTEXT = {
+    "concept": "Autumn departure of kestrels from alpine valleys after the breeding season.",
+    "open_questions": "Does the altitude of the breeding site change the departure date?",
+    "hypothesis": "Cold nights and scarce voles trigger the departure from the valleys.",
+    "method": "GPS loggers carried by kestrels and years of ringing data in the valleys.",
+    "results": "Young kestrels left the valleys later than the adults.",
+}
+
+
+def _timed_drafter(desk, chat, clock, section, context, minutes):
+    from app.core.drafting.draft import SectionDrafter
+
+    funnel = desk.funnel(overrides={"cutoff_evidence": 0.0, "cutoff_summaries": 0.0})
+    funnel.chat_model = lambda: chat
+    return SectionDrafter(funnel, DeepParams(), section, context_from_dict(context), time_minutes=minutes, clock=clock)
+
+
+def test_draft_budget_too_small_for_scoring_writes_from_retrieval_within_the_budget(wide_library):
+    from tests.test_deep import FakeClock
+
+    clock = FakeClock()
+    chat = TimedDraftChat(clock)  # writing and checking a full methods section: ~110 s; a scoring round ~50 s
+    drafter = _timed_drafter(wide_library, chat, clock, "methods", KESTREL_CONTEXT, 1.0)
+    result = drafter.run()
+    assert "score" not in chat.calls and "decide" not in chat.calls, chat.calls
+    assert "time (too short for scoring or agent searches)" in result.limits_hit
+    assert result.searches and all(s.note == "ranked by retrieval alone" for s in result.searches)
+    assert result.paragraphs and all(p.keys for p in result.paragraphs)
+    assert result.ledger and all(r.support == "supported" for r in result.ledger) and "check" in chat.calls
+    assert drafter.budget.elapsed() <= 1.1 * 60, drafter.budget.elapsed()
+
+
+def test_draft_bigger_budget_keeps_searching_to_its_deadline(wide_library):
+    from tests.test_deep import FakeClock
+
+    clock = FakeClock()
+    chat = TimedDraftChat(clock)  # the agent judges the evidence sufficient at once
+    drafter = _timed_drafter(wide_library, chat, clock, "methods", KESTREL_CONTEXT, 5.0)
+    result = drafter.run()
+    kinds = [s.kind for s in result.searches]
+    assert kinds[0] == "default" and "widen" in kinds, kinds
+    assert chat.calls.count("decide") == 1, "the agent had its say once; the code widened after it"
+    assert result.stop_reason.startswith("the model judged the evidence sufficient") or "time" in result.limits_hit
+    used = drafter.budget.elapsed()
+    assert 0.8 * 300 <= used <= 1.1 * 300, used
+    assert result.paragraphs and all(p.keys for p in result.paragraphs) and result.ledger
 
 
 # -- units ------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ class ScriptedChat(ChatModel):
             return self._stream(self._claims(prompt), on_token, cancelled)
         if "verdicts" in properties:  # the support check
             n = properties["verdicts"].get("maxItems") or 1
-            return json.dumps({"verdicts": [self.verdicts[i % len(self.verdicts)] for i in range(n)]})
+            return json.dumps({"verdicts": [{"pair": i + 1, "verdict": self.verdicts[i % len(self.verdicts)]} for i in range(n)]})
         if json_schema is not None:  # deep research: loop decisions and passage scores
             if self.delay:
                 time.sleep(self.delay * 5)

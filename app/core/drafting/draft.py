@@ -24,8 +24,20 @@ Pipeline (seed 003, adapted):
    kept when they resolve to offered evidence and removed with a warning
    otherwise; declared keys missing from the text are placed after the
    sentence their evidence supports best.
-5. A ledger: for every citation, the claim, the paper, page, a quote of at
-   most 30 words and the vector / LLM / combined scores.
+5. The support check (research/support.py, the same check as answers): every
+   (sentence, cited passage) pair gets a verdict — supported, partial,
+   unsupported. A citation its passage does not support is dropped where the
+   sentence has a supported citation besides it, and flagged otherwise; either
+   way a warning says so.
+6. A ledger: for every citation, the claim, the paper, page, a quote of at
+   most 30 words, the vector / LLM / combined scores and the verdict.
+
+Time: the writer's reserve is at least the predicted cost of writing a
+full-size section and checking it on this machine. A budget with no room for
+the model to score evidence goes straight from retrieval (ranked as standard
+mode ranks it) to writing; a larger one keeps searching to its research
+deadline (the context's fields, then the gaps named earlier) even once the
+agent judges the evidence sufficient.
 
 In-text citations use Pandoc's form `[@key]` (rendered "(Zeileis 2004)" by
 `pandoc --citeproc`), which maps 1:1 to the BibTeX key; the LaTeX output
@@ -47,14 +59,15 @@ from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError, ModelTimeout, NoRelevantPapers, ResearchDeskError, SynthesisFailed
 from ..models.base import ChatModel
 from ..paths import load_prompt
-from ..records import Citation, CitationStatus, Evidence, Paper
-from ..research.citations import key_terms, support
-from ..research.deep import Budget, DeepResearch
+from ..records import Citation, CitationStatus, Evidence, Paper, Support
+from ..research.citations import support
+from ..research.deep import CALL_OVERHEAD_S, CONSERVATIVE_RATE, Budget, DeepResearch
+from ..research.support import Pair, check_pairs
 from ..wording import plural, to_sentence_end, trim_repetition
 from ..research.funnel import Funnel
 from ..settings import DeepParams
-from .context import DraftContext
-from .queries import FOCUS, default_queries, normalise_section, section_title
+from .context import KEYS, LABELS, DraftContext
+from .queries import FOCUS, QUERY_FIELDS, _join, default_queries, normalise_section, section_title
 
 DECISION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -73,14 +86,21 @@ WORDS = {"abstract": 180, "conclusion": 220, "introduction": 450, "related-work"
 QUOTE_WORDS = 30  # longest quote in the ledger
 COPY_WORDS = 12  # a run of this many words copied from a passage is flagged
 LOOP_WORDS = 8  # a repeated run of this many words means the writer is looping
-MIN_SUPPORT = 0.2  # as in the research citation check
+WRITER_SKELETON_TOKENS = 450  # system prompt, instructions and the study's description, before the prompt is built
+TOKENS_PER_CITATION = 70  # section tokens per (sentence, cited paper) pair, to guess how many pairs the check reads
+STATUS_OF = {
+    Support.SUPPORTED.value: CitationStatus.VERIFIED.value,
+    Support.PARTIAL.value: CitationStatus.PARTIAL.value,
+    Support.UNSUPPORTED.value: CitationStatus.UNSUPPORTED.value,
+}
 
 
 class DraftBudget(Budget):
     """Deep research's clock with a larger writing reserve and per-search slices.
 
-    The reserve is min(2.5 min, 0.4 x budget): a section is longer than a
-    research answer. A slice brings the research deadline forward for one
+    The reserve is the predicted cost of writing and checking a full-size
+    section on this machine (before a prediction: min(2.5 min, 0.4 x budget),
+    a section being longer than a research answer). A slice brings the research deadline forward for one
     search: deep research's scoring checks `research_over()` between batches
     and its model calls are cancelled at `research_remaining()`, so one
     default search stops there (its unscored candidates keep their vector
@@ -89,8 +109,7 @@ class DraftBudget(Budget):
 
     slice_end: float | None = None
 
-    @property
-    def reserve_s(self) -> float:
+    def design_reserve_s(self) -> float:
         return 150.0 if self.total_s is None else min(150.0, 0.4 * self.total_s)
 
     def research_remaining(self) -> float:
@@ -143,9 +162,10 @@ class LedgerRow:
     vector_score: float | None
     llm_score: float | None
     combined_score: float
-    support: float
-    status: str
+    support: str  # the support check's verdict: supported | partial | unsupported
+    status: str  # verified | partial | unsupported (as answers' citations)
     query: str
+    support_note: str = ""  # why the verdict is not "supported" (the rules' or the model's reason)
 
 
 @dataclass
@@ -217,9 +237,11 @@ class SectionDrafter(DeepResearch):
         self.mode = "draft"
         budget = DraftBudget(self.budget.total_s, clock)
         budget.start = self.budget.start  # keeps `started_at`
+        budget.answer_s = self.answer_cost_s  # the writer's and the check's predicted cost
         self.budget = budget
         self.searches: list[SearchRecord] = []
         self.custom = 0
+        self.widening = False  # searching on, to the research deadline, after the agent stopped
         self.notes: list[str] = []
         self.keys: dict[str, str] = {}
         self.library_papers: dict[str, Paper] = {}
@@ -276,6 +298,18 @@ class SectionDrafter(DeepResearch):
 
     # -- evidence gathering ------------------------------------------------------------
     def gather(self, default: list[str]) -> None:
+        self._chat_model()  # loads and measures the model: the plan needs its speed
+        self.plan = {"answer_s": round(self.answer_cost_s(), 1), "round_s": round(self.round_cost_s(), 1)}
+        if not self.room_for_research():
+            # No room for the model to score a batch and still write: the evidence is what
+            # retrieval ranks first (as standard mode ranks it), and the writer gets the time.
+            self._limit("time (too short for scoring or agent searches)")
+            self._note_draft(
+                f"the budget leaves too little time on this machine for the model to score evidence (~{self.plan['round_s']:.0f} s "
+                f"a batch) before writing (~{self.budget.reserve_s:.0f} s): evidence is ranked by retrieval alone")
+            for query in default:
+                self._search(query, "default", 0, score=False)
+            return
         for n, query in enumerate(default, 1):
             if n > 1 and self.budget.research_over():
                 self._limit("time")
@@ -293,26 +327,70 @@ class SectionDrafter(DeepResearch):
             if self.budget.research_over():
                 self._limit("time")
                 return
+            if self.widening:  # the agent has had its say: widen without asking again
+                if not self._widen():
+                    return
+                continue
             if self.custom >= self.cap:
                 self._limit(f"custom search cap ({self.cap})")
-                return
+                if not self._time_to_fill():
+                    return
+                self.widening = True
+                continue
             decision = self.decide_draft(self.custom + 1)
             if decision.get("timeout"):
                 self._limit("time")
                 return
             if decision.get("malformed"):
-                self.stop_reason = "the model's decision was unusable; searching stopped"
-                return
+                self.stop_reason = "the model's decision was unusable; the agent stopped"
+                if not self._time_to_fill():
+                    return
+                self.widening = True
+                continue
             missing = [m.strip() for m in decision["missing"] if isinstance(m, str) and m.strip()]
             next_query = str(decision.get("nextQuery") or "").strip()
-            if decision["sufficient"] or not (missing or next_query):
-                self.stop_reason = "the model judged the evidence sufficient"
-                return
-            query, gap = self._pick_query(next_query, missing)
+            query, gap = (None, "") if decision["sufficient"] else self._pick_query(next_query, missing)
             if query is None:
-                self.stop_reason = "no new search: every proposed query had already been run"
-                return
+                self.stop_reason = ("the model judged the evidence sufficient" if decision["sufficient"] or not (missing or next_query)
+                                    else "no new search: every proposed query had already been run")
+                if not self._time_to_fill():
+                    return
+                self.widening = True
+                continue
             self._search(query, "custom", self.custom + 1, gap=gap)
+
+    def _time_to_fill(self) -> bool:
+        """A budgeted run keeps searching to its research deadline, whatever the agent thinks of the evidence."""
+        return self.budget.total_s is not None and not self.budget.research_over()
+
+    def _widen(self) -> bool:
+        """One more search with time left after the agent stopped; False when none is left.
+
+        These searches are bounded by what there is to widen to (the study's fields, the
+        gaps named earlier), not by the agent's custom-search cap.
+        """
+        query, gap = self._widening_query()
+        if query is None:
+            self._note_draft("the search had nothing left to widen to")
+            return False
+        self._search(query, "widen", len(self.searches) + 1, gap=gap)
+        return True
+
+    def _widening_query(self) -> tuple[str | None, str]:
+        """The next search the code adds: each field of the study on its own (the section's
+        fields first), then aspects the agent called missing earlier; never a repeat."""
+        done = {_norm(s.query) for s in self.searches}
+        fields = list(dict.fromkeys([k for combo in QUERY_FIELDS[self.section] for k in combo] + list(KEYS)))
+        for key in fields:
+            text = self.context.get(key).strip()
+            query = _join([text]) if text else ""
+            if len(_norm(query).split()) >= 2 and _norm(query) not in done:
+                return query, f"{LABELS[key].lower()} on its own"
+        for d in self.decisions:
+            for m in d.get("missing", []):
+                if isinstance(m, str) and len(_norm(m).split()) >= 2 and _norm(m) not in done:
+                    return " ".join(m.split())[:300], m
+        return None, ""
 
     def decide_draft(self, iteration: int) -> dict[str, Any]:
         """The agent's judgement of the evidence, held to DECISION_SCHEMA.
@@ -356,12 +434,12 @@ class SectionDrafter(DeepResearch):
                 return " ".join(candidate.split())[:300], gap
         return None, ""
 
-    def _search(self, query: str, kind: str, iteration: int, gap: str = "") -> list[Evidence]:
+    def _search(self, query: str, kind: str, iteration: int, gap: str = "", score: bool = True) -> list[Evidence]:
         self._emit("round", {"iteration": iteration, "topic": query})
         started = time.monotonic()
-        note = ""
+        note = "" if score else "ranked by retrieval alone"
         try:
-            found = self.search_evidence(query)
+            found = self.search_evidence(query, score=score)
         except Cancelled:
             if self.user_cancelled():
                 raise
@@ -390,11 +468,53 @@ class SectionDrafter(DeepResearch):
                 raise
             raise ModelTimeout("The research time ran out during a model call.") from None
 
+    # -- the plan: what writing and checking a section cost on this machine ------------
+    def writer_sizes(self, chat: ChatModel | None = None) -> tuple[int, int]:
+        """(evidence tokens, section tokens) of a full-size section for this context window."""
+        chat = chat or self._chat
+        context = chat.context_length if chat is not None else 4096
+        answer = max(96, min(int(WORDS[self.section] * 1.6) + 60, context // 2))
+        per_passage = self.draft_params.passage_chars // 4 + 70  # passage, head, summary
+        evidence = max(200, min(self.draft_params.max_evidence * per_passage, context - WRITER_SKELETON_TOKENS - answer - 64))
+        return evidence, answer
+
+    def answer_cost_s(self, evidence_tokens: int | None = None, answer_tokens: int | None = None) -> float:
+        """Predicted seconds to write the section (full size by default) and check its citations."""
+        evidence0, answer0 = self.writer_sizes()
+        evidence = evidence0 if evidence_tokens is None else evidence_tokens
+        answer = answer0 if answer_tokens is None else answer_tokens
+        write = CALL_OVERHEAD_S + self.meter.predict_s(WRITER_SKELETON_TOKENS + evidence, answer, CONSERVATIVE_RATE)
+        return write + self.check_cost_s(self._pairs_for(answer))
+
+    @staticmethod
+    def _pairs_for(answer_tokens: int) -> int:
+        return max(2, answer_tokens // TOKENS_PER_CITATION)
+
+    def _writer_size(self, chat: ChatModel, remaining_s: float) -> tuple[int, int]:
+        """(section tokens, evidence tokens) that can be written and checked in `remaining_s`."""
+        evidence0, answer0 = self.writer_sizes(chat)
+        evidence, answer = evidence0, answer0
+        if math.isinf(remaining_s):
+            return answer, evidence
+        while self.answer_cost_s(evidence, answer) > remaining_s:
+            if answer > max(96, answer0 // 2):
+                answer = max(96, answer0 // 2, answer - 40)
+            elif evidence > 300:
+                evidence = max(300, evidence - 100)
+            elif answer > 96:
+                answer = max(96, answer - 40)
+            else:
+                break
+        return answer, evidence
+
+    def _grace_s(self) -> float:
+        total = self.budget.total_s
+        return 0.0 if total is None else min(60.0, max(30.0, 0.25 * total))
+
     # -- writing -----------------------------------------------------------------------
     def write(self, selected: list[Evidence]) -> tuple[list[Paragraph], list[Evidence], list[str]]:
         chat = self._chat_model()
-        answer_tokens, _ = self._synthesis_size(chat, max(self.budget.remaining(), 0.5 * self.budget.reserve_s))
-        answer_tokens = max(96, min(answer_tokens, int(WORDS[self.section] * 1.6) + 60, chat.context_length // 2))
+        answer_tokens, evidence_tokens = self._writer_size(chat, max(self.budget.remaining(), 0.5 * self.budget.reserve_s))
         max_paragraphs = self.draft_params.max_paragraphs or PARAGRAPHS[self.section]
         n_paragraphs = max(1, min(max_paragraphs, answer_tokens // 150))
         words = max(60, min(WORDS[self.section], int(answer_tokens * 0.6)))
@@ -410,14 +530,10 @@ class SectionDrafter(DeepResearch):
         )
         skeleton = template.format(evidence="", keys="", example="", **fields)
         skeleton_tokens = chat.count_tokens(system + skeleton)
-        budget = chat.context_length - skeleton_tokens - answer_tokens - 64
-        # Only what the model can read and still write in the time the writer has:
-        # llama.cpp cannot interrupt reading a prompt, so an oversized prompt would
-        # overrun the budget. The best passage is offered in any case (clipped).
-        left = self.budget.remaining()
-        if not math.isinf(left):
-            units = self.meter.rate() * max(5.0, left, 0.5 * self.budget.reserve_s) * 0.8
-            budget = min(budget, int(units - skeleton_tokens - self.meter.gen_cost * answer_tokens))
+        # Only what the model can read and still write (and check) in the time the writer has:
+        # llama.cpp cannot interrupt reading a prompt, so an oversized prompt would overrun
+        # the budget. The best passage is offered in any case (clipped).
+        budget = min(chat.context_length - skeleton_tokens - answer_tokens - 64, evidence_tokens)
         offered, blocks = [], []
         spent = 0
         for e in selected:
@@ -474,8 +590,10 @@ class SectionDrafter(DeepResearch):
         state = {"why": "", "usable": False}
         now = self.budget.clock()
         total = self.budget.total_s
-        soft = math.inf if total is None else max(self.budget.start + total, now + self.budget.reserve_s * 0.5)
-        hard = soft + (0.0 if total is None else min(60.0, max(30.0, 0.25 * total)))
+        # The writer stops early enough for the support check of what it wrote to follow.
+        check_s = self.check_cost_s(self._pairs_for(max_tokens))
+        soft = math.inf if total is None else max(self.budget.start + total - check_s, now + self.budget.reserve_s * 0.5)
+        hard = soft + self._grace_s()
 
         def watch(token: str) -> None:
             tokens.append(token)
@@ -500,7 +618,7 @@ class SectionDrafter(DeepResearch):
                 return True
             return False
 
-        started = time.monotonic()
+        started = self.budget.clock()
         cut = ""
         try:
             raw = chat.chat(messages, max_tokens=max_tokens, temperature=self.funnel.params.temperature, on_token=watch,
@@ -515,7 +633,7 @@ class SectionDrafter(DeepResearch):
                 raise SynthesisFailed(f"Drafting failed: {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
         if total is not None and self.budget.clock() > self.budget.start + total + 1.0:
             self._limit(f"time (the writer ran {self.budget.clock() - self.budget.start - total:.0f} s past the budget to finish a paragraph)")
-        self.meter.record(chat.count_tokens(messages[-1]["content"]), chat.count_tokens(raw or " "), time.monotonic() - started)
+        self.meter.record(chat.count_tokens(messages[-1]["content"]), chat.count_tokens(raw or " "), self.budget.clock() - started)
         return raw, cut
 
     def _evidence_block(self, e: Evidence) -> str:
@@ -528,41 +646,136 @@ class SectionDrafter(DeepResearch):
 
     # -- checking and the ledger -----------------------------------------------------------
     def _finish(self, result: DraftResult) -> None:
+        """Check every citation with the support check, drop or flag the unsupported ones, build the ledger."""
         by_paper: dict[str, list[Evidence]] = {}
         for e in result.offered:
             by_paper.setdefault(e.paper_id, []).append(e)
         key_to_paper = {self.keys[pid]: pid for pid in by_paper}
+        cites = self._citations(result.paragraphs, by_paper, key_to_paper)
+        self._check(result, [pair for *_, pair in cites])
+        verdicts = {(n, pair.claim, key): pair for n, _, _, key, pair in cites}  # the claim is the same with fewer keys
+        if self._drop_unsupported(result, cites):
+            cites = self._citations(result.paragraphs, by_paper, key_to_paper)
+            for n, _, _, key, pair in cites:
+                checked = verdicts[(n, pair.claim, key)]
+                pair.quote, pair.verdict, pair.reason = checked.quote, checked.verdict, checked.reason
+
         body_offset = len(f"# {result.title}\n\n")
-        offset = body_offset
+        offsets, offset = [], body_offset
+        for paragraph in result.paragraphs:
+            offsets.append(offset)
+            offset += len(paragraph.text) + 2
+        for n, start, end, key, pair in cites:
+            pid = key_to_paper[key]
+            paper = self.library_papers[pid]
+            e = pair.evidence
+            verdict, note, quote_text = pair.verdict, pair.reason, pair.quote
+            status = STATUS_OF.get(verdict, CitationStatus.UNSUPPORTED.value)
+            result.ledger.append(LedgerRow(
+                paragraph=n, claim=pair.claim, key=key, paper_id=pid, title=paper.title,
+                authors="; ".join(paper.authors), year=paper.year, page=e.page, page_label=e.page_label or str(e.page),
+                quote=clip_words(quote_text or quote(e.text, pair.claim)), vector_score=vector_score(e, self.params),
+                llm_score=e.llm_score, combined_score=e.score, support=verdict, status=status, query=e.query,
+                support_note=note,
+            ))
+            result.citations.append(Citation(
+                raw=f"[@{key}]", paper_id=pid, page=e.page, status=status,
+                start=offsets[n - 1] + start, end=offsets[n - 1] + end,
+                evidence_number=e.number, note=key, support=verdict, quote=quote_text,
+            ))
         for n, paragraph in enumerate(result.paragraphs, 1):
+            for e_key, e_page, words in copied_runs(paragraph.text, by_paper, self.keys):
+                result.warnings.append(f"Paragraph {n} repeats {words}+ words verbatim from [@{e_key}] page {e_page}; rephrase it before use.")
+        cited = result.cited_keys()
+        result.keys = {key_to_paper[k]: k for k in cited}
+        result.papers = {pid: self.library_papers[pid] for pid in result.keys}
+        total = len(result.ledger)
+        supported = sum(r.support == Support.SUPPORTED.value for r in result.ledger)
+        partial = sum(r.support == Support.PARTIAL.value for r in result.ledger)
+        unsupported = total - supported - partial
+        if unsupported or partial:
+            parts = [f"{supported} of {total} citations supported"]
+            if partial:
+                parts.append(f"{partial} only partly (marked ?)")
+            if unsupported:
+                parts.append(f"{unsupported} not supported by the passage they cite (marked ✗)")
+            result.warnings.append("Support check: " + ", ".join(parts) + "; see the ledger's support column, and check or rewrite those sentences.")
+        for r in result.ledger:
+            if r.support == Support.UNSUPPORTED.value:
+                result.warnings.append(f"Paragraph {r.paragraph}: [@{r.key}] (page {r.page}) does not support “{_clip_chars(r.claim, 140)}”"
+                                       + (f" ({r.support_note})." if r.support_note else "."))
+
+    def _citations(self, paragraphs: list[Paragraph], by_paper: dict[str, list[Evidence]],
+                   key_to_paper: dict[str, str]) -> list[tuple[int, int, int, str, Pair]]:
+        """(paragraph number, key start, key end, key, the pair to check) for every key in the text, in order."""
+        out = []
+        for n, paragraph in enumerate(paragraphs, 1):
             for m in _MARKER.finditer(paragraph.text):
                 claim = claim_of(paragraph.text, m.start())
                 for km in re.finditer(r"@([A-Za-z0-9_:\-]+)", m.group(0)):
                     key = km.group(1)
-                    pid = key_to_paper[key]
-                    paper = self.library_papers[pid]
-                    e, s = best_passage(claim, by_paper[pid])
-                    status = CitationStatus.VERIFIED.value if s >= MIN_SUPPORT or len(key_terms(claim)) < 3 else CitationStatus.UNSUPPORTED.value
-                    result.ledger.append(LedgerRow(
-                        paragraph=n, claim=claim, key=key, paper_id=pid, title=paper.title,
-                        authors="; ".join(paper.authors), year=paper.year, page=e.page, page_label=e.page_label or str(e.page),
-                        quote=quote(e.text, claim), vector_score=vector_score(e, self.params), llm_score=e.llm_score,
-                        combined_score=e.score, support=round(s, 2), status=status, query=e.query,
-                    ))
-                    result.citations.append(Citation(
-                        raw=f"[@{key}]", paper_id=pid, page=e.page, status=status,
-                        start=offset + m.start() + km.start(), end=offset + m.start() + km.end(),
-                        evidence_number=e.number, note=key,
-                    ))
-            for e_key, e_page, words in copied_runs(paragraph.text, by_paper, self.keys):
-                result.warnings.append(f"Paragraph {n} repeats {words}+ words verbatim from [@{e_key}] page {e_page}; rephrase it before use.")
-            offset += len(paragraph.text) + 2
-        cited = result.cited_keys()
-        result.keys = {key_to_paper[k]: k for k in cited}
-        result.papers = {pid: self.library_papers[pid] for pid in result.keys}
-        weak = [r for r in result.ledger if r.status != CitationStatus.VERIFIED.value]
-        if weak:
-            result.warnings.append(f"{len(weak)} of {len(result.ledger)} citations share few words with their passage (marked 'unsupported' in the ledger); check them.")
+                    e, _ = best_passage(claim, by_paper[key_to_paper[key]])
+                    out.append((n, m.start() + km.start(), m.start() + km.end(), key, Pair(claim, e)))
+        return out
+
+    def _check(self, result: DraftResult, pairs: list[Pair]) -> None:
+        """The support check on all pairs in one call: fills each pair's verdict, reason and quote.
+
+        The model's verdict is asked for when it can be had before the writer's grace
+        period ends (and the check is on in Settings); otherwise the rules decide
+        (numbers and names must occur in the passage), and a warning says so.
+        """
+        if not pairs:
+            return
+        chat = self._chat_model()
+        left = self.budget.remaining()
+        predicted = self.check_cost_s(len(pairs))
+        use_model = self.funnel.params.check_support and (math.isinf(left) or predicted <= left + self._grace_s())
+        # Names a sentence may take from the cited paper itself ("Zeileis (2004) shows …").
+        papers = dict.fromkeys(p.evidence.paper_id for p in pairs)
+        context = " ".join(f"{self.library_papers[pid].title} {author_names(self.library_papers[pid])} {self.library_papers[pid].year}"
+                           for pid in papers)
+        started = self.budget.clock()
+        check_pairs(pairs, chat if use_model else None, context=context, cancelled=self.user_cancelled,
+                    timeout_s=self.funnel.params.synthesis_timeout_s)
+        result.timings["check_s"] = round(self.budget.clock() - started, 2)
+        if not use_model:
+            why = "the support check is off in Settings" if not self.funnel.params.check_support else (
+                f"no time was left for the model's check (~{predicted:.0f} s)")
+            result.warnings.append(f"Citations were checked by rules only (numbers and names must occur in the passage): {why}.")
+
+    def _drop_unsupported(self, result: DraftResult, cites: list[tuple[int, int, int, str, Pair]]) -> int:
+        """Remove an unsupported key from a citation group where another key of the group stands.
+
+        A sentence whose only citations are unsupported keeps them, flagged: removing them
+        would leave a claim with no source at all. Returns how many keys were removed.
+        """
+        removed = 0
+        for n in sorted({c[0] for c in cites}):
+            paragraph = result.paragraphs[n - 1]
+            text = paragraph.text
+            groups: dict[int, list[tuple[str, Pair]]] = {}
+            markers = list(_MARKER.finditer(text))
+            for pn, start, _, key, pair in cites:
+                if pn == n:
+                    group = next(m for m in markers if m.start() <= start < m.end())
+                    groups.setdefault(group.start(), []).append((key, pair))
+            for m in reversed(markers):
+                members = groups.get(m.start(), [])
+                good = [k for k, p in members if p.verdict != Support.UNSUPPORTED.value]
+                bad = [(k, p) for k, p in members if p.verdict == Support.UNSUPPORTED.value]
+                if not good or not bad:
+                    continue
+                text = text[: m.start()] + "[" + "; ".join("@" + k for k in dict.fromkeys(good)) + "]" + text[m.end():]
+                for key, pair in bad:
+                    removed += 1
+                    result.warnings.append(
+                        f"Paragraph {n}: removed [@{key}] from “{_clip_chars(pair.claim, 140)}”: the support check found that "
+                        f"its passage (page {pair.evidence.page}) does not state this"
+                        + (f" ({pair.reason})" if pair.reason else "") + "; the sentence keeps its other citation.")
+            if text != paragraph.text:
+                result.paragraphs[n - 1] = Paragraph(text=text, keys=citation_keys_in(text), complete=paragraph.complete)
+        return removed
 
     # -- reporting helpers ---------------------------------------------------------------
     def _digest(self, limit: int = 8) -> str:
@@ -951,6 +1164,11 @@ def quote(passage: str, claim: str, max_words: int = QUOTE_WORDS) -> str:
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) >= 3] or [text]
     best = max(sentences, key=lambda s: (support(claim, s), -sentences.index(s)))
     words = best.split()
+    return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
+
+
+def clip_words(text: str, max_words: int = QUOTE_WORDS) -> str:
+    words = " ".join(text.replace("#", " ").split()).split()
     return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
 
 

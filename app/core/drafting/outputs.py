@@ -3,7 +3,7 @@
 `<out>/<section>.md`        the section with Pandoc citations `[@key]` and a reference list
 `<out>/<section>.tex`       the same with `\\cite{key}` (a fragment to `\\input`)
 `<out>/<section>.bib`       BibTeX entries of the cited papers only, keys as in the text
-`<out>/<section>_ledger.csv` / `.md`  claim → paper, page, quote, scores; plus the search log
+`<out>/<section>_ledger.csv` / `.md`  claim → paper, page, quote, scores, support verdict; plus the search log
 """
 
 from __future__ import annotations
@@ -82,6 +82,18 @@ def _cell(value) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
 
 
+SUPPORT_MARK = {"supported": "✓ supported", "partial": "? partly", "unsupported": "✗ unsupported"}
+
+
+def _support_cell(row) -> str:
+    """The support check's verdict (and why, where it is not "supported")."""
+    verdict = row.support if isinstance(row.support, str) else ""
+    text = SUPPORT_MARK.get(verdict, verdict or "not checked")
+    if verdict != "supported" and getattr(row, "support_note", ""):
+        text += f": {_cell(row.support_note)}"
+    return text
+
+
 def ledger_markdown(result: DraftResult) -> str:
     lines = [f"# Evidence ledger: {result.title}", ""]
     lines += [
@@ -91,9 +103,8 @@ def ledger_markdown(result: DraftResult) -> str:
     for r in result.ledger:
         claim = r.claim if len(r.claim) <= 160 else r.claim[:159] + "…"
         page = str(r.page) + (f" ({r.page_label})" if r.page_label and r.page_label != str(r.page) else "")
-        flag = "" if r.status == "verified" else f" ⚠ {r.status}"
         lines.append(f"| {r.paragraph} | {_cell(claim)} | {r.key} | {page} | {_cell(r.quote)} | {_cell(r.vector_score)} | "
-                     f"{_cell(r.llm_score)} | {_cell(r.combined_score)} | {r.support:.0%}{flag} |")
+                     f"{_cell(r.llm_score)} | {_cell(r.combined_score)} | {_support_cell(r)} |")
     lines += ["", "## Papers", ""]
     for pid, key in sorted(result.keys.items(), key=lambda t: t[1]):
         paper = result.papers[pid]

@@ -65,8 +65,13 @@ def normalise_section(section: str) -> str:
     return key
 
 
+def _sentence(part: str) -> str:
+    text = " ".join(part.split())
+    return text if text.endswith(("?", "!")) else text.rstrip(".") + "."
+
+
 def _join(parts: list[str]) -> str:
-    text = " ".join(" ".join(p.split()).rstrip(".") + "." for p in parts if p.strip())
+    text = " ".join(_sentence(p) for p in parts if p.strip())
     if len(text) > QUERY_CHARS:
         text = text[:QUERY_CHARS].rsplit(" ", 1)[0]
     return text
