@@ -274,6 +274,8 @@ _LIMIT_WORDS = {
     "time": "time limit",
     "iteration cap": "round cap",
     "time (answer cut at the deadline)": "time limit (answer cut off)",
+    "time (too short for a research round)": "time limit (answered as standard: too short for a research round)",
+    "time (too short for scoring or agent searches)": "time limit (too short for scoring or searches)",
 }
 
 

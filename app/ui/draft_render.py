@@ -43,9 +43,10 @@ class DraftCite:
     page: int
     label: str  # "Zeileis 2004"
     quote: str  # the ledger's quote (≤ 30 words), else the evidence passage
-    status: str  # verified | unsupported
+    status: str  # verified | partial | unsupported (the support check's verdict, as answers' citations)
     paragraph: int = 0
     claim: str = ""  # the sentence the key is cited for (the ledger's claim)
+    note: str = ""  # why the support check did not call it supported
 
     @property
     def href(self) -> str:
@@ -101,7 +102,8 @@ def draft_cites(result: DraftResult) -> list[DraftCite]:
             text = e.text if e is not None else ""
         key = c.note or (row.key if row else c.paper_id)
         out.append(DraftCite(i, key, c.paper_id, c.page or 1, labels.get(key, key), text, c.status,
-                             row.paragraph if row else 0, row.claim if row else ""))
+                             row.paragraph if row else 0, row.claim if row else "",
+                             getattr(row, "support_note", "") if row else ""))
     return out
 
 

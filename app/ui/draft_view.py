@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import theme
+from .answer_render import STATUS_MARK
 from .answer_view import AnswerView
 from .banners import Banner
 from .draft_render import DraftCite, draft_cites, draft_summary, parse_draft_href, render_draft, render_draft_streaming
@@ -230,10 +231,12 @@ class DraftView(QWidget):
         self.ledger.setRowCount(len(self.cites))
         for row, cite in enumerate(self.cites):
             flagged = cite.status != "verified"
-            cells = [str(cite.paragraph or ""), cite.label + (" \u26a0" if flagged else ""), str(cite.page), cite.quote]
+            mark = STATUS_MARK.get(cite.status, ("\u2022",))[0]
+            cells = [str(cite.paragraph or ""), cite.label + (f" {mark}" if flagged else ""), str(cite.page), cite.quote]
             tip = f"@{cite.key} ({cite.paper_id}), page {cite.page}\nClaim: {cite.claim}\nQuote: “{cite.quote}”\n\nDouble-click to open the PDF at this page"
             if flagged:
-                tip = "\u26a0 The claim shares few words with this passage: check it.\n" + tip
+                mark, _, meaning = STATUS_MARK.get(cite.status, ("\u2022", "warn", cite.status))
+                tip = f"{mark} {meaning}" + (f" — {cite.note}" if cite.note else "") + "\n" + tip
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)

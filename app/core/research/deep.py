@@ -391,7 +391,7 @@ class DeepResearch:
         result.messages.append(f"Deep: the time budget ran out while the answer was written; it keeps its "
                                f"{plural(len(result.claims), 'complete claim')}, with their citations.")
         if self.funnel.params.check_support:
-            synthesis._finish(self.funnel, result, chat, None, time.monotonic(), checked=True)
+            synthesis.check_claims(self.funnel, result, chat)
 
     def _answer_as_standard(self, result: ResearchResult, qvec) -> ResearchResult:
         """No room for a research round: standard mode's evidence and answer, and the reason."""

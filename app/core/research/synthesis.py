@@ -260,6 +260,11 @@ def render(result: ResearchResult) -> None:
     result.citations = citations
 
 
+def check_claims(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation=None) -> None:
+    """Render, check and reference `result.claims` (deep research: claims kept at a deadline cut)."""
+    _finish(funnel, result, chat, conversation, time.monotonic(), checked=True)
+
+
 def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *,
             checked: bool, stopped: bool = False) -> None:
     """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported."""
@@ -296,7 +301,11 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
     supported = sum(c.support == Support.SUPPORTED.value for c in result.citations)
     partial = sum(c.support == Support.PARTIAL.value for c in result.citations)
     bare = sum(1 for c in result.claims if not c.sources)
-    if total - supported:
+    if not checked:
+        if total:
+            result.messages.append(f"Support check: not run ({'stopped' if stopped else 'off in Settings'}); "
+                                   "the citations are marked by key-term overlap only.")
+    elif total - supported:
         result.messages.append(f"Support check: {supported} of {total} citations supported, {partial} partly; the others are marked in the answer.")
     if bare:
         result.messages.append(f"Support check: {bare} of {len(result.claims)} claims cite no passage (marked).")
