@@ -294,14 +294,21 @@ def check_pairs(
         p.rule, p.rule_reason, p.missing = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
     failure = ""
-    if chat is not None:
+    # The stricter judge wins, so the model is asked only where the rules found nothing wrong:
+    # a pair they already cap is decided (and each pair the model reads costs ~100 prompt tokens).
+    ask = [i for i, p in enumerate(pairs) if p.rule == Support.SUPPORTED.value]
+    if chat is not None and ask:
         try:
-            verdicts = model_verdicts(chat, pairs, conversation=conversation, cancelled=cancelled, timeout_s=timeout_s)
+            answers = model_verdicts(chat, [pairs[i] for i in ask], conversation=conversation, cancelled=cancelled, timeout_s=timeout_s)
+            for i, v in zip(ask, answers):
+                verdicts[i] = v
         except Cancelled:
             raise
         except ModelError as exc:  # a failed check must not lose the answer: rules decide, and say so
             failure = exc.message
-    for p, v in zip(pairs, verdicts):
+    for i, (p, v) in enumerate(zip(pairs, verdicts)):
+        if v not in ORDER and p.rule != Support.SUPPORTED.value and chat is not None and not failure:
+            v, p.reason = p.rule, p.rule_reason  # decided by the rules above; their reason is the note
         if v not in ORDER:
             v = p.rule
             p.reason = "checked by rules only" + (f" (the model's check failed: {failure})" if failure else "")
