@@ -97,7 +97,7 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
-def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int) -> None:
+def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int, progress=None) -> None:
     for n, q in enumerate(questions):
         gold = gold_pages(q, by_file)
         order = list(PIPELINES.items())
@@ -121,9 +121,12 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["evidence"].append(result.timings.get("evidence_s", result.timings.get("stage1_s", 0) + result.timings.get("stage2_s", 0)))
             s["first"].append(result.timings.get("first_claim_s", wall))
             s["total"].append(wall)
+            s["timings"].append({k: round(v, 1) for k, v in result.timings.items() if k.endswith("_s")})
             if show:
                 print(f"--- {q['id']} [{name}] right={answer_right(result.answer, q.get('facts') or [])} {wall:.0f}s\n"
-                      f"Q: {q['question']}\nGold: {q['answer']}\n{result.answer}\n")
+                      f"Q: {q['question']}\nGold: {q['answer']}\n{result.answer}\ntimings: {s['timings'][-1]}\n")
+        if progress is not None:
+            progress()
 
 
 def main() -> int:
@@ -137,7 +140,7 @@ def main() -> int:
     ap.add_argument("--show", action="store_true", help="print each answer")
     args = ap.parse_args()
 
-    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "first", "total")} for name in PIPELINES}
+    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "first", "total", "timings")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
     if args.mixed_library:
         sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
@@ -151,9 +154,20 @@ def main() -> int:
         if not read:
             print(f"chat model: {desk.chat_config().describe()}")
             read, write = model_speed(desk)
-        run(desk, questions, by_file, stats, args.show, flip)
+        done = [0]
+
+        def progress() -> None:  # the table so far after each question: a long run can be stopped and still report
+            done[0] += 1
+            table(stats, done[0] + (count - len(questions)), read, write)
+
+        run(desk, questions, by_file, stats, args.show, flip, progress)
         desk.close()
 
+    table(stats, count, read, write)
+    return 0
+
+
+def table(stats: dict, count: int, read: float, write: float) -> None:
     unit = read + write
     print(f"\n{count} questions. Model on this machine: read 1,000 tokens {read:.1f} s, write 100 tokens {write:.1f} s "
           f"(unit = {unit:.1f} s)\n")
@@ -165,7 +179,6 @@ def main() -> int:
               f"{mean(s['supported']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")
-    return 0
 
 
 if __name__ == "__main__":

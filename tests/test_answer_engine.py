@@ -267,3 +267,12 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
     assert "38" not in next(e.text for e in result.evidence if e.number == 1)
     assert glacier.support == "unsupported" and "38" in glacier.note
     assert young.support == "supported" and young.quote == "Young birds departed 9 days later than adults."
+
+
+def test_repeated_claims_are_dropped():
+    from app.core.records import Claim
+    from app.core.research.synthesis import repeats
+
+    first = [Claim("The default estimator of vcovHC is HC3.", [1])]
+    assert repeats(Claim("vcovHC uses the HC3 estimator by default.", [2]), first)
+    assert not repeats(Claim("HC4 corrects for high-leverage points such as Alaska.", [2]), first)

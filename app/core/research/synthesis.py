@@ -115,7 +115,11 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             conversation.append({"role": "user", "content": more})
             reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MORE_CLAIMS,
                                               min_claims=0, min_sources=1, fallback_ok=False)
-            more_claims = [c for c in more_claims if not repeats(c, claims)]
+            kept: list[Claim] = []
+            for c in more_claims:  # a small model repeats itself, within the turn as well as across
+                if not repeats(c, claims + kept):
+                    kept.append(c)
+            more_claims = kept
             if more_claims:
                 claims = claims + more_claims
                 conversation.append({"role": "assistant", "content": reply_b})
