@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import Evidence, Support  # noqa: E402
-from app.core.research.support import ORDER, Pair, check_specifics, model_verdicts, quote_for  # noqa: E402
+from app.core.research.support import Pair, check_specifics, model_verdicts, quote_for  # noqa: E402
 
 MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
 
@@ -64,7 +64,7 @@ def main() -> int:
         e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
         p = Pair(r["claim"], e)
         p.quote = quote_for(p.claim, e)
-        p.rule = check_specifics(p.claim, e.text)[0]
+        p.rule = check_specifics(p.claim, e.text, quote=p.quote)[0]
         pairs.append(p)
     model: list[str] = []
     seconds = []
@@ -74,7 +74,8 @@ def main() -> int:
         model += [v or Support.PARTIAL.value for v in model_verdicts(chat, batch)]
         seconds.append((time.monotonic() - t) / len(batch))
     rules = [p.rule for p in pairs]
-    combined = [min(m, r, key=ORDER.__getitem__) for m, r in zip(model, rules)]
+    # As check_pairs combines them: the rules decide a pair they cap; the model judges the rest.
+    combined = [r if r != Support.SUPPORTED.value else m for m, r in zip(model, rules)]
     print("\n| judge | agrees with hand label (3-way) | agrees on supported / not | misattributions passed as supported | supported pairs accepted |")
     print("|---|---|---|---|---|")
     score("rules only", rows, rules)
