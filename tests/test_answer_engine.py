@@ -276,3 +276,19 @@ def test_repeated_claims_are_dropped():
     first = [Claim("The default estimator of vcovHC is HC3.", [1])]
     assert repeats(Claim("vcovHC uses the HC3 estimator by default.", [2]), first)
     assert not repeats(Claim("HC4 corrects for high-leverage points such as Alaska.", [2]), first)
+
+
+def test_streamed_claims_read_exactly_as_the_rendered_answer():
+    from app.core.records import Claim, ResearchResult
+    from app.core.research.claims import claim_separator, claim_sentence
+    from app.core.research.synthesis import render
+
+    result = ResearchResult(query="q", evidence=[_evidence()])
+    result.claims = [Claim("Young birds left 9 days after adults.", [1]), Claim("The median was 14 September", [1, 1]),
+                     Claim("Nothing else is stated!", [])]
+    render(result)
+    by_number = {1: result.evidence[0]}
+    streamed = "".join(claim_separator(i) + claim_sentence(c, by_number) for i, c in enumerate(result.claims))
+    assert streamed == result.answer
+    assert [result.answer[c.start:c.end] for c in result.citations] == ["[kestrel, page 3]"] * 2
+    assert result.answer.endswith("Nothing else is stated!")

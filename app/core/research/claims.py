@@ -7,8 +7,8 @@ so it cannot cite a passage it never saw, and every claim carries its own citati
 instead of leaving them to be guessed from the prose.
 
 `ClaimStream` reads the reply as it is written and hands over each claim the moment
-its closing brace arrives, so the answer view fills claim by claim. `claims_markdown`
-renders claims as prose citing `[PAPER_ID, page N]`, the form the rest of the app reads.
+its closing brace arrives, so the answer view fills claim by claim. `claim_sentence`
+renders a claim as prose citing `[PAPER_ID, page N]`, the form the rest of the app reads.
 """
 
 from __future__ import annotations
@@ -132,20 +132,21 @@ def cite_tag(e: Evidence) -> str:
     return f"[{e.paper_id}, page {e.page}]"
 
 
-def claim_sentence(claim: Claim, by_number: dict[int, Evidence]) -> str:
-    """One claim as a sentence with its citations before the final stop."""
-    text = claim.text.rstrip()
-    stop = ""
+def claim_separator(index: int) -> str:
+    """What goes before claim `index`: the direct answer stands alone, the supporting claims follow as one paragraph."""
+    return "" if index == 0 else ("\n\n" if index == 1 else " ")
+
+
+def split_stop(text: str) -> tuple[str, str]:
+    """(claim text without its final stop, the stop): citations go before the stop."""
+    text = text.rstrip()
     if text and text[-1] in ".!?":
-        text, stop = text[:-1].rstrip(), text[-1]
-    tags = " ".join(dict.fromkeys(cite_tag(by_number[n]) for n in claim.sources if n in by_number))
-    return f"{text} {tags}{stop or '.'}" if tags else f"{text}{stop or '.'}"
+        return text[:-1].rstrip(), text[-1]
+    return text, "."
 
 
-def claims_markdown(claims: list[Claim], evidence: list[Evidence]) -> str:
-    """The answer as Markdown: the first claim (the direct answer) as its own paragraph, the rest after it."""
-    by_number = {e.number: e for e in evidence}
-    sentences = [claim_sentence(c, by_number) for c in claims]
-    if not sentences:
-        return ""
-    return sentences[0] + ("\n\n" + " ".join(sentences[1:]) if len(sentences) > 1 else "")
+def claim_sentence(claim: Claim, by_number: dict[int, Evidence]) -> str:
+    """One claim as a sentence with its citations before the final stop (synthesis.render gives the same text)."""
+    text, stop = split_stop(claim.text)
+    tags = "".join(" " + cite_tag(by_number[n]) for n in dict.fromkeys(claim.sources) if n in by_number)
+    return f"{text}{tags}{stop}"

@@ -152,27 +152,27 @@ def focus_evidence(
         best_of.setdefault(c.evidence, c)
     passes = [(list(best_of.values()), BREADTH_SHARE * token_budget), (order, token_budget)]
     for pool, limit in passes:
-      for c in pool:
-        if c.semantic <= 0.0 and c.lexical == 0.0 and c.score < 0.1:
-            break  # the rest share nothing with the question
-        picked = kept.setdefault(c.evidence, set())
-        if len(picked) >= MAX_PER_PASSAGE or c.order in picked:
-            continue
-        group = [c]
-        units = per_passage[c.evidence]
-        if c.order > 0:
-            prev = units[c.order - 1]
-            # The sentence before comes along when this one leans on it, or when it bears on
-            # the question nearly as well (answers often span two sentences).
-            leans = _LEANS_BACK.match(c.text) or len(c.text.split()) < _SHORT_WORDS
-            if prev.order not in picked and (leans or prev.score >= NEIGHBOUR_SHARE * c.score):
-                group.insert(0, prev)
-        cost = sum(count(g.text) + 1 for g in group) + (0 if c.evidence in headers else HEADER_TOKENS)
-        if spent + cost > limit:
-            continue  # a shorter sentence may still fit
-        spent += cost
-        headers.add(c.evidence)
-        picked.update(g.order for g in group)
+        for c in pool:
+            if c.semantic <= 0.0 and c.lexical == 0.0 and c.score < 0.1:
+                break  # the rest share nothing with the question
+            picked = kept.setdefault(c.evidence, set())
+            if len(picked) >= MAX_PER_PASSAGE or c.order in picked:
+                continue
+            group = [c]
+            units = per_passage[c.evidence]
+            if c.order > 0:
+                prev = units[c.order - 1]
+                # The sentence before comes along when this one leans on it, or when it bears on
+                # the question nearly as well (answers often span two sentences).
+                leans = _LEANS_BACK.match(c.text) or len(c.text.split()) < _SHORT_WORDS
+                if prev.order not in picked and (leans or prev.score >= NEIGHBOUR_SHARE * c.score):
+                    group.insert(0, prev)
+            cost = sum(count(g.text) + 1 for g in group) + (0 if c.evidence in headers else HEADER_TOKENS)
+            if spent + cost > limit:
+                continue  # a shorter sentence may still fit
+            spent += cost
+            headers.add(c.evidence)
+            picked.update(g.order for g in group)
 
     ranked = sorted(
         (i for i, picked in kept.items() if picked),
@@ -188,8 +188,3 @@ def focus_evidence(
         ]
         out.append(replace(e, sentences=sentences))
     return out
-
-
-def focused_text(e: Evidence) -> str:
-    """The kept sentences in page order; an ellipsis marks where sentences were skipped."""
-    return e.focus_text

@@ -258,7 +258,7 @@ class Funnel:
                 return
         t = time.monotonic()
         self._stage(3, "Stage 3: synthesizing…")
-        chat = self._load_chat()
+        chat = self.load_chat()  # kept on the funnel: the support check of the parsed citations uses it too
         messages, used, dropped = self.build_prompt(chat, result.query, result.evidence, template, extra or {})
         if dropped:
             result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window (or, in deep mode, the time left) and were not sent.")
@@ -309,8 +309,8 @@ class Funnel:
         self.format_into(result, answer)
         result.timings["formatting_s"] = time.monotonic() - t
 
-    def format_into(self, result: ResearchResult, answer: str, *, check_support: bool = True) -> None:
-        papers = self._papers or self.library.papers_by_id()
+    def format_into(self, result: ResearchResult, answer: str) -> None:
+        papers = self.papers()
         citations = parse_citations(answer, result.evidence, list(papers))
         if not citations and result.evidence:
             tagged, added = attribute_citations(answer, result.evidence)
@@ -324,7 +324,7 @@ class Funnel:
                     "that holds most of its key terms; check them against the passages.")
         check_citations(answer, citations, result.evidence)
         answer, citations = normalise_answer(answer.strip(), citations)
-        if check_support and self.params.check_support:
+        if self.params.check_support:
             self._check_free_text(answer, citations, result)
         result.answer = answer
         result.citations = citations
@@ -347,11 +347,8 @@ class Funnel:
         pairs = [Pair(claim_before(answer, c.start), by_number[c.evidence_number]) for c in checkable]
         if not pairs:
             return
-        chat = self.chat_loaded()
-        try:
-            check_pairs(pairs, chat, context=result.query, cancelled=self.cancelled, timeout_s=self.params.synthesis_timeout_s)
-        except Cancelled:
-            raise
+        check_pairs(pairs, self.chat_loaded(), context=result.query, cancelled=self.cancelled,
+                    timeout_s=self.params.synthesis_timeout_s)
         for c, p in zip(checkable, pairs):
             c.support, c.quote = p.verdict, p.quote
             c.status = STATUS_OF[p.verdict]
@@ -388,10 +385,7 @@ class Funnel:
         return self._answer_tokens(chat)
 
     def finish_references(self, result: ResearchResult) -> None:
-        result.references = build_references(result.citations, self.papers())
-        by_paper = {r.paper_id: r.number for r in result.references}
-        for c in result.citations:
-            c.reference_number = by_paper.get(c.paper_id)
+        result.references = build_references(result.citations, self.papers())  # numbers the citations too
 
     def elapsed(self) -> float:
         return time.monotonic() - getattr(self, "_started", time.monotonic())

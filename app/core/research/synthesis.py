@@ -27,8 +27,8 @@ from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
 from .citations import key_terms, stem
 from .citations import support as key_term_support
-from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_sentence, claims_schema, parse_claims
-from .focus import focus_evidence, focused_text
+from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
+from .focus import focus_evidence
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def format_passage(e: Evidence) -> str:
     where = [f"{e.paper_id}, page {e.page}"]
     if e.section:
         where.append(e.section.strip("# ")[:80])
-    return f"[{e.number}] ({'; '.join(where)})\n{focused_text(e)}"
+    return f"[{e.number}] ({'; '.join(where)})\n{e.focus_text}"
 
 
 def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md") -> list[ChatMessage]:
@@ -177,7 +177,7 @@ class _Writer:
         funnel.emit("claim", (len(self.streamed) - 1, claim))
         if funnel.on_token is not None:
             n = len(self.streamed)
-            funnel.on_token(("" if n == 1 else ("\n\n" if n == 2 else " ")) + claim_sentence(claim, self.by_number))
+            funnel.on_token(claim_separator(n - 1) + claim_sentence(claim, self.by_number))
 
     def ask(self, chat: ChatModel, messages: list[ChatMessage], numbers: list[int], *, max_claims: int,
             min_claims: int = 1, min_sources: int = 0, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:
@@ -238,13 +238,10 @@ def render(result: ResearchResult) -> None:
     citations: list[Citation] = []
     pos = 0
     for i, claim in enumerate(result.claims):
-        sep = "" if i == 0 else ("\n\n" if i == 1 else " ")
+        sep = claim_separator(i)
         pieces.append(sep)
         pos += len(sep)
-        text = claim.text.rstrip()
-        stop = "."
-        if text and text[-1] in ".!?":
-            text, stop = text[:-1].rstrip(), text[-1]
+        text, stop = split_stop(claim.text)
         pieces.append(text)
         pos += len(text)
         for n in dict.fromkeys(claim.sources):
