@@ -20,6 +20,7 @@ viewer highlights). Two judges, and the stricter one wins:
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,8 @@ from ..paths import load_prompt
 from ..records import Evidence, Support
 from .citations import key_terms, stem
 from .focus import split_sentences
+
+log = logging.getLogger(__name__)
 
 ORDER = {Support.UNSUPPORTED.value: 0, Support.PARTIAL.value: 1, Support.SUPPORTED.value: 2}
 QUOTE_CHARS = 360  # the quote shown to the judge: one or two sentences
@@ -306,6 +309,7 @@ def check_pairs(
             raise
         except ModelError as exc:  # a failed check must not lose the answer: rules decide, and say so
             failure = exc.message
+            log.warning("support check: the model's verdicts failed (%s); the rules decide", exc.message)
     for i, (p, v) in enumerate(zip(pairs, verdicts)):
         if v not in ORDER and p.rule != Support.SUPPORTED.value and chat is not None and not failure:
             v, p.reason = p.rule, p.rule_reason  # decided by the rules above; their reason is the note
