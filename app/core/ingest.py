@@ -317,7 +317,8 @@ class Importer:
         meta = item.meta
         if previous is not None and previous.source_file:
             # Re-import (resume or rebuild): keep what the user knows the paper by.
-            meta = PaperMeta(previous.title, previous.authors, previous.published, previous.abstract, previous.doi, previous.arxiv_id)
+            meta = PaperMeta(previous.title, previous.authors, previous.published, previous.abstract,
+                             previous.doi, previous.arxiv_id, previous.venue, list(previous.unsure))
         if not item.text_layer and previous is None:
             # The text layer is unreadable, so whatever title it yielded is too.
             meta = PaperMeta(title=item.path.stem)
@@ -330,6 +331,10 @@ class Importer:
             abstract=meta.abstract,
             doi=meta.doi,
             arxiv_id=meta.arxiv_id,
+            venue=meta.venue,
+            unsure=list(meta.unsure),
+            tags=list(previous.tags) if previous is not None else [],
+            source_key=previous.source_key if previous is not None else "",
             source_file=previous.source_file if previous is not None and previous.source_file else item.path.name,
             page_count=item.page_count,
             page_labels=item.labels,

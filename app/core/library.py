@@ -40,7 +40,7 @@ from .table_reader import latest_version
 PAPERS = "papers"
 SUMMARY_CHUNKS = "summary_chunks"
 CONTENT_CHUNKS = "content_chunks"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _papers_schema() -> pa.Schema:
@@ -61,6 +61,11 @@ def _papers_schema() -> pa.Schema:
             pa.field("status", pa.string()),
             pa.field("status_reason", pa.string()),
             pa.field("summarized", pa.bool_()),
+            # Added in schema 2; older tables get them as nulls on open (_migrate_papers).
+            pa.field("venue", pa.string()),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("source_key", pa.string()),
+            pa.field("unsure", pa.list_(pa.string())),
         ]
     )
 
@@ -181,6 +186,7 @@ class Library(LibraryLayout):
         self.db = lancedb.connect(str(self.root / "index"), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._papers_cache: _PaperList | None = None
+        self._papers_migrated = False
         self._lock = threading.Lock()
 
     def _clean_temp_files(self) -> None:
@@ -248,7 +254,11 @@ class Library(LibraryLayout):
                 self.db.drop_table(name)
 
     def papers_table(self):
-        return self._open(PAPERS, _papers_schema())
+        table = self._open(PAPERS, _papers_schema())
+        if not self._papers_migrated:
+            _migrate_papers(table)
+            self._papers_migrated = True
+        return table
 
     def chunks_table(self, name: str, dim: int | None = None):
         """Open a chunk table; create it with vectors of `dim` if missing."""
@@ -467,11 +477,21 @@ class Library(LibraryLayout):
             return {}
 
 
+def _migrate_papers(table) -> None:
+    """Add the columns a newer schema has and an older papers table lacks (as nulls)."""
+    have = set(table.schema.names)
+    missing = [f for f in _papers_schema() if f.name not in have]
+    if missing:
+        table.add_columns(missing)
+
+
 def _paper_from_row(row: dict[str, Any]) -> Paper:
     names = {f.name for f in fields(Paper)}
     data = {k: v for k, v in row.items() if k in names}
-    data["authors"] = list(data.get("authors") or [])
-    data["page_labels"] = list(data.get("page_labels") or [])
+    for key in ("authors", "page_labels", "tags", "unsure"):
+        data[key] = list(data.get(key) or [])
+    for key in ("venue", "source_key"):
+        data[key] = data.get(key) or ""
     data["summarized"] = bool(data.get("summarized"))
     return Paper(**data)
 

@@ -44,6 +44,10 @@ class PaperMeta:
     abstract: str = ""
     doi: str = ""
     arxiv_id: str = ""
+    venue: str = ""  # journal, proceedings or series, as printed
+    # Fields whose value the reader was not sure of ("title", "authors", "year", …): the
+    # paper panel marks them so the user checks them first.
+    unsure: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -65,6 +69,12 @@ class Paper:
     status: str = PaperStatus.IMPORTING.value
     status_reason: str = ""
     summarized: bool = False
+    venue: str = ""
+    tags: list[str] = field(default_factory=list)  # e.g. Zotero collections
+    # Where the paper came from when not a bare file: "zotero:<library>:<item key>",
+    # "bibtex:<citation key>", "ris:<id>". A later sync matches on it.
+    source_key: str = ""
+    unsure: list[str] = field(default_factory=list)  # metadata fields to check (see PaperMeta)
 
     @property
     def year(self) -> str:
