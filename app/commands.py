@@ -1,17 +1,33 @@
-"""The CLI's subcommands: thin wrappers that call the core and print."""
+"""The CLI's subcommands: thin wrappers that call the Desk and print.
+
+Each `cmd_<name>(desk, args, run)` gets the Desk, the parsed arguments and a
+`Run` (the task whose events the terminal renders, and when the command started).
+Exit codes: 0 done, 1 failed or problems found, 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
-from pathlib import Path
+from dataclasses import dataclass
 
 from .core.desk import Desk
 from .core.errors import ResearchDeskError
+from .core.events import Task
 from .core.records import ResearchResult
+from .terminal import TerminalRenderer
 
-STATE_KEY = "last_result"
+
+@dataclass
+class Run:
+    """What a command needs besides the Desk: its task, the renderer, its start time."""
+
+    task: Task
+    renderer: TerminalRenderer
+    started_at: float
+
+    def done(self) -> None:
+        self.renderer.done()
 
 
 def _out(text: str = "") -> None:
@@ -19,9 +35,9 @@ def _out(text: str = "") -> None:
 
 
 # -- library ---------------------------------------------------------------------
-def cmd_add(desk: Desk, args, progress) -> int:
-    report = desk.add(args.paths, progress=progress)
-    progress.done()
+def cmd_add(desk: Desk, args, run: Run) -> int:
+    report = desk.add(args.paths, run.task)
+    run.done()
     for o in report.outcomes:
         prefix = {"added": "added", "duplicate": "already in library", "failed": "FAILED", "cancelled": "cancelled"}[o.status]
         stream = sys.stderr if o.status == "failed" else sys.stdout
@@ -40,8 +56,8 @@ def _status(p) -> str:
     return p.status + (" +summary" if p.summarized else "")
 
 
-def cmd_list(desk: Desk, args, progress) -> int:
-    papers = desk.library.list_papers()
+def cmd_list(desk: Desk, args, run: Run) -> int:
+    papers = desk.papers()
     if args.json:
         _out(json.dumps([p.to_dict() for p in papers], indent=2))
         return 0
@@ -62,26 +78,22 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def cmd_show(desk: Desk, args, progress) -> int:
-    paper = desk.library.get_paper(args.id)
-    if paper is None:
-        raise ResearchDeskError(f"No paper with id {args.id!r} in the library.", "See `research-desk list`.")
+def cmd_show(desk: Desk, args, run: Run) -> int:
+    paper = desk.paper(args.id)
     d = paper.to_dict()
     labels = d.pop("page_labels")
     for k, v in d.items():
         _out(f"{k:14} {', '.join(v) if isinstance(v, list) else v}")
     if labels and labels != [str(i) for i in range(1, len(labels) + 1)]:
         _out(f"{'page_labels':14} {', '.join(labels[:12])}{' …' if len(labels) > 12 else ''}")
-    for what, path in (("pdf", desk.library.pdf_path(paper.id)), ("text", desk.library.text_path(paper.id)),
-                       ("summary", desk.library.summary_path(paper.id)), ("notes", desk.library.notes_path(paper.id))):
+    files = desk.paper_files(paper.id)
+    for what, path in (("pdf", files.pdf), ("text", files.text), ("summary", files.summary), ("notes", files.notes)):
         _out(f"{what + ' file':14} {path if path.exists() else '(none)'}")
     return 0
 
 
-def cmd_remove(desk: Desk, args, progress) -> int:
-    paper = desk.library.get_paper(args.id)
-    if paper is None:
-        raise ResearchDeskError(f"No paper with id {args.id!r} in the library.", "See `research-desk list`.")
+def cmd_remove(desk: Desk, args, run: Run) -> int:
+    paper = desk.paper(args.id)
     if not args.yes:
         if not sys.stdin.isatty():
             raise ResearchDeskError("Refusing to remove without confirmation.", "Pass --yes to remove without asking.")
@@ -89,146 +101,97 @@ def cmd_remove(desk: Desk, args, progress) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             _out("Nothing removed.")
             return 1
-    desk.library.remove_paper(paper.id)
+    desk.remove_papers([paper.id])
     _out(f"removed {paper.id}")
     return 0
 
 
-def cmd_rebuild_index(desk: Desk, args, progress) -> int:
-    from .core.rebuild import rebuild_index
-
-    n = rebuild_index(desk, progress=progress)
-    progress.done()
+def cmd_rebuild_index(desk: Desk, args, run: Run) -> int:
+    n = desk.rebuild_index(run.task)
+    run.done()
     _out(f"index rebuilt: {n} papers")
     return 0
 
 
-def cmd_validate(desk: Desk, args, progress) -> int:
-    from .core.validate import validate_library
-
-    checks = validate_library(desk.library)
-    bad = [c for c in checks if not c.ok]
-    for c in checks:
+def cmd_validate(desk: Desk, args, run: Run) -> int:
+    report = desk.validate()
+    bad = [c for c in report.checks if not c.ok]
+    for c in report.checks:
         _out(f"{'ok ' if c.ok else 'BAD'} {c.paper_id}" + ("" if c.ok else ": " + "; ".join(c.problems)))
-    stale = desk.stale_reason()
-    if stale:
-        _out(f"BAD index: {stale}")
-    _out(f"{len(checks) - len(bad)} ok, {len(bad)} with problems")
-    return 1 if bad or stale else 0
+    if report.stale_reason:
+        _out(f"BAD index: {report.stale_reason}")
+    _out(f"{len(report.checks) - len(bad)} ok, {len(bad)} with problems")
+    return 0 if report.ok else 1
 
 
-def cmd_summarize(desk: Desk, args, progress) -> int:
-    from .core.summarize import summarize_paper
-
-    papers = [p for p in desk.library.list_papers() if p.complete] if args.all else [desk.library.get_paper(args.id)]
-    if not args.all and papers[0] is None:
-        raise ResearchDeskError(f"No paper with id {args.id!r} in the library.", "See `research-desk list`.")
-    failed = 0
-    for i, paper in enumerate(papers, 1):
-        try:
-            summarize_paper(desk.library, desk.chat(), desk.embedder(), paper,
-                            progress=lambda f, m: progress((i - 1 + f) / len(papers), f"[{i}/{len(papers)}] {m}"))
-            _out(f"summarized {paper.id} → {desk.library.summary_path(paper.id)}")
-        except ResearchDeskError as exc:
-            if exc.action in ("choose-model", "start-lmstudio"):
-                raise
-            failed += 1
-            print(f"FAILED {paper.id}: {exc.message}", file=sys.stderr)
-    progress.done()
-    return 1 if failed else 0
+def cmd_summarize(desk: Desk, args, run: Run) -> int:
+    ids = [p.id for p in desk.papers() if p.complete] if args.all else [desk.paper(args.id).id]
+    report = desk.summarize(ids, run.task)
+    run.done()
+    for pid in report.done:
+        _out(f"summarized {pid} → {desk.paper_files(pid).summary}")
+    for pid, reason in report.failed.items():
+        print(f"FAILED {pid}: {reason}", file=sys.stderr)
+    return 1 if report.failed else 0
 
 
 # -- models -----------------------------------------------------------------------
-def cmd_models(desk: Desk, args, progress) -> int:
-    from .core.models import catalog, provision
-
+def cmd_models(desk: Desk, args, run: Run) -> int:
     if args.models_command == "setup":
-        ids = args.ids or None
-        if args.test:
-            ids = catalog.test_ids()
-        paths = provision.setup(ids, progress=progress)
-        progress.done()
+        paths = desk.setup_models(args.ids or None, run.task, test=args.test)
+        run.done()
         for key, path in paths.items():
             _out(f"ready: {key} → {path}")
         return 0
     if args.models_command == "list":
-        s = desk.settings
-        _out("Configured:")
-        _out(f"  chat:      {s.chat.describe()}")
-        _out(f"  embedding: {s.embedding.describe()}")
-        try:
-            _out(f"  in use:    chat {desk.chat_config().describe()}; embedding {desk.embedding_config().describe()}")
-        except ResearchDeskError as exc:
-            _out(f"  in use:    {exc.message}")
-        _out("Catalog:")
-        for row in provision.list_available():
-            _out("  " + str(row))
+        if args.json:
+            _out(json.dumps([vars(r) for r in desk.models()], indent=2))
+            return 0
+        rows = [("ROLE", "NAME", "SIZE", "INSTALLED", "ACTIVE")]
+        for r in desk.models():
+            rows.append((r.role, r.name, _size(r.size_bytes), "yes" if r.installed else "no", "*" if r.active else ""))
+        _table(rows, right={2})
+        state = desk.model_state()
+        if not state.ready and state.problem is not None:
+            _out(f"\n{state.problem.message}" + (f"\n  hint: {state.problem.hint}" if state.problem.hint else ""))
         return 0
     if args.models_command == "use":
-        return _use_model(desk, args)
+        _out(desk.use_model(args.role, args.target, backend=args.backend, host=args.host, base_url=args.base_url))
+        return 0
     return 2
 
 
-def _use_model(desk: Desk, args) -> int:
-    from .core.models import catalog
+def _size(n: int | None) -> str:
+    if not n:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit in ("B", "KB") else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
 
-    cfg = getattr(desk.settings, args.role)
-    old_identity = desk.embedding_identity() if args.role == "embedding" else ""
-    entry = next((e for e in catalog.entries() if e.id == args.target), None)
-    if args.backend:
-        cfg.backend = args.backend
-    if entry is not None:
-        from .core.models import provision
 
-        path = provision.model_path(entry.id)
-        if not provision.is_provisioned(entry):
-            raise ResearchDeskError(f"{entry.id} is not provisioned yet.", f"Run `research-desk models setup {entry.id}`.")
-        cfg.backend, cfg.path, cfg.catalog_id, cfg.context_length = "llamacpp", str(path), entry.id, entry.context_length
-    elif cfg.backend == "llamacpp":
-        path = Path(args.target).expanduser()
-        if not path.is_file():
-            raise ResearchDeskError(f"GGUF file not found: {path}", "Give the path of a .gguf file or a catalog id (`research-desk models list`).")
-        cfg.path, cfg.catalog_id = str(path.resolve()), ""
-    else:
-        cfg.model = args.target
-    if args.host:
-        cfg.host = args.host
-    if args.base_url:
-        cfg.base_url = args.base_url
-    desk.settings.save()
-    _out(f"{args.role} model: {cfg.describe()}")
-    if args.role == "embedding" and desk.library.meta().get("embedding") and desk.embedding_identity() != old_identity:
-        _out("The embedding model changed: the index is now stale. Run `research-desk rebuild-index`.")
-    return 0
+def _table(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        _out("  ".join(cells).rstrip())
 
 
 # -- research ---------------------------------------------------------------------
-def _funnel(desk: Desk, progress, *, on_token=None, overrides=None):
-    return desk.funnel(progress=progress, on_token=on_token, overrides=overrides)
-
-
-def _run_deep(desk: Desk, args, progress) -> ResearchResult:
-    from .core.research.deep import DeepResearch, parse_time
-
-    try:
-        minutes = parse_time(args.time)
-    except ValueError as exc:
-        raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
-    from .cli import STARTED
-
-    deep = DeepResearch(_funnel(desk, progress), desk.settings.deep, deep=args.deep, time_minutes=minutes, started_at=STARTED)
-    return deep.run(args.question)
-
-
 def _print_result(result: ResearchResult, as_json: bool) -> None:
-    from .core.research.funnel import answer_with_references
-
     if as_json:
         data = result.to_dict()
         data["claims"] = result.claims_view()
         _out(json.dumps(data, indent=2, default=str))
         return
-    _out(answer_with_references(result))
+    if not result.answer and result.evidence:  # --evidence-only: the passages are the result
+        for e in result.evidence:
+            page = f"page {e.page}" + (f" (printed {e.page_label})" if e.page_label and e.page_label != str(e.page) else "")
+            _out(f"[{e.number}] {e.paper_id}, {page} — {' '.join(e.text.split())[:240]}")
+        _out()
+    else:
+        _out(Desk.answer_markdown(result))
     if result.citations:
         # Every verdict, not only the flagged ones: the reader sees what each claim rests on.
         _out("## Support check\n")
@@ -243,118 +206,74 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
         print(f"note: {m}", file=sys.stderr)
 
 
-def cmd_research(desk: Desk, args, progress) -> int:
+def cmd_research(desk: Desk, args, run: Run) -> int:
+    stream = not args.json and not args.evidence_only and sys.stdout.isatty()
+    if stream:
+        run.renderer.on_token = lambda t: (sys.stdout.write(t), sys.stdout.flush())
     if args.deep or args.time is not None:
-        result = _run_deep(desk, args, progress)
+        result = desk.deep_research(args.question, run.task, time_budget=args.time, started_at=run.started_at)
     else:
         overrides = dict(
             k_summaries=args.k1, k_evidence=args.k2, cutoff_summaries=args.cutoff1, cutoff_evidence=args.cutoff2,
             mmr_lambda_summaries=args.lambda1, mmr_lambda_evidence=args.lambda2, answer_max_tokens=args.max_tokens,
             hybrid=False if args.no_hybrid else None, citation_style=args.citation_style,
         )
-        stream = not args.json and not args.evidence_only and sys.stdout.isatty()
-        funnel = _funnel(desk, progress, overrides=overrides, on_token=(lambda t: (sys.stdout.write(t), sys.stdout.flush())) if stream else None)
-        result = funnel.run(args.question, evidence_only=args.evidence_only)
-        if stream:
-            _out("\n")
-    progress.done()
-    if not args.evidence_only:
-        desk.library.save_state({STATE_KEY: result.to_dict()})
+        result = desk.research(args.question, run.task, overrides=overrides, evidence_only=args.evidence_only)
+    run.done()
+    if stream:
+        _out("\n")
     _print_result(result, args.json)
     return 0
 
 
-def _last_result(desk: Desk) -> ResearchResult:
-    state = desk.library.load_state().get(STATE_KEY)
-    if not state:
-        raise ResearchDeskError("There is no previous answer in this library.", 'Ask a question first: research-desk research "…"')
-    return ResearchResult.from_dict(state)
-
-
-def cmd_improve(desk: Desk, args, progress) -> int:
-    from .core.research.followups import improve
-
-    previous = _last_result(desk)
-    result = improve(_funnel(desk, progress), previous, args.feedback)
-    progress.done()
-    desk.library.save_state({STATE_KEY: result.to_dict()})
+def cmd_improve(desk: Desk, args, run: Run) -> int:
+    result = desk.improve(args.feedback, run.task)
+    run.done()
     _print_result(result, args.json)
     return 0
 
 
-def cmd_save(desk: Desk, args, progress) -> int:
-    from .core.research.followups import save_result
-
-    path = save_result(desk.library, _last_result(desk), model=desk.settings.chat.describe())
-    _out(f"saved {path}")
+def cmd_save(desk: Desk, args, run: Run) -> int:
+    _out(f"saved {desk.save_result()}")
     return 0
 
 
-def cmd_export(desk: Desk, args, progress) -> int:
-    from .core.research.followups import export_bibtex, export_markdown, slugify
-
-    result = _last_result(desk)
-    suffix = ".bib" if args.format == "bibtex" else ".md"
-    out = Path(args.out) if args.out else desk.library.results_dir / f"{slugify(result.query)}{suffix}"
-    if args.format == "bibtex":
-        export_bibtex(desk.library, result, out)
-    else:
-        export_markdown(result, out, model=desk.settings.chat.describe())
-    _out(f"exported {out}")
+def cmd_export(desk: Desk, args, run: Run) -> int:
+    _out(f"exported {desk.export(args.format, args.out)}")
     return 0
 
 
-def cmd_summary(desk: Desk, args, progress) -> int:
-    from .core.research.followups import reference
-
-    try:
-        pid = reference(_last_result(desk), args.n)
-    except IndexError as exc:
-        raise ResearchDeskError(str(exc)) from exc
-    path = desk.library.summary_path(pid)
-    if path.exists():
-        _out(path.read_text(encoding="utf-8"))
+def cmd_summary(desk: Desk, args, run: Run) -> int:
+    pid = desk.cited_paper(args.n)
+    texts = desk.paper_texts(pid)
+    if texts.summary:
+        _out(texts.summary)
     else:
-        paper = desk.library.get_paper(pid)
+        paper = texts.paper
         _out(f"# {paper.title}\n\n(no LLM summary yet — `research-desk summarize {pid}`)\n\n{paper.abstract}")
     return 0
 
 
-def cmd_open(desk: Desk, args, progress) -> int:
+def cmd_open(desk: Desk, args, run: Run) -> int:
     import subprocess
 
-    from .core.research.followups import reference
-
-    try:
-        pid = reference(_last_result(desk), args.n)
-    except IndexError as exc:
-        raise ResearchDeskError(str(exc)) from exc
-    path = desk.library.pdf_path(pid)
+    path = desk.paper_files(desk.cited_paper(args.n)).pdf
     opener = {"darwin": "open", "win32": "start"}.get(sys.platform, "xdg-open")
     try:
         subprocess.Popen([opener, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
-        pass
+        pass  # no desktop opener (a server, a container): the path printed below is the answer
     _out(str(path))
     return 0
 
 
 # -- drafting ---------------------------------------------------------------------
-def cmd_draft(desk: Desk, args, progress) -> int:
+def cmd_draft(desk: Desk, args, run: Run) -> int:
     """Draft one section of the user's paper; writes .md, .tex, .bib and the ledger."""
-    from .cli import STARTED
-    from .core.drafting import draft_section, load_context, write_outputs
-    from .core.research.deep import parse_time
-
-    try:
-        minutes = parse_time(args.time)
-    except ValueError as exc:
-        raise ResearchDeskError(f"Bad --time value {args.time!r}: {exc}.", "Give minutes (e.g. --time 2) or --time unlimited.") from exc
-    context = load_context(args.context)
-    result = draft_section(desk, args.section, context, time_minutes=minutes, progress=progress, started_at=STARTED)
-    progress.done()
-    out = Path(args.out) if args.out else desk.library.results_dir / "drafts"
-    files = write_outputs(result, out)
+    context = desk.load_draft_context(args.context)
+    result = desk.draft(args.section, context, run.task, time_budget=args.time, started_at=run.started_at)
+    run.done()
+    files = desk.write_draft(result, args.out)
     _out(result.markdown)
     for path in files.values():
         _out(f"wrote {path}")

@@ -48,7 +48,7 @@ def main() -> int:
         embedder = desk.embedder()
         embedder.embed(["warm up the model"])
         t = time.perf_counter()
-        report = desk.add([args.corpus], progress=lambda f, m: None)
+        report = desk.add([args.corpus])
         ingest_s = time.perf_counter() - t
         rss_after_import = peak_rss_mb()
 

@@ -17,6 +17,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QDropEvent
 
 from app.core.desk import Desk
+from app.core.events import EvidenceFound, Progress, Round, Stage, Token
 from app.ui import theme
 from app.ui.answer_render import citation_summary, parse_cite
 from app.ui.main_window import MainWindow
@@ -84,8 +85,8 @@ def _run(qtbot, window: MainWindow, question: str = QUESTION, timeout: int = 300
     tokens: list[str] = []
     stages: list[str] = []
     handle = window.research.run(question)
-    handle.token.connect(tokens.append)
-    handle.event.connect(lambda kind, payload: stages.append(payload[1]) if kind == "stage" else None)
+    handle.event.connect(lambda e: tokens.append(e.text) if isinstance(e, Token) else None)
+    handle.event.connect(lambda e: stages.append(e.detail) if isinstance(e, Stage) else None)
     kind, payload = wait_for_handle(qtbot, handle, timeout)
     return kind, payload, tokens, stages
 
@@ -99,7 +100,7 @@ def test_dropped_pdfs_appear_indexed_with_progress(make_window, qtbot, tmp_path)
     progress: list[str] = []
     _drop(window, [papers])  # a folder: searched recursively
     handle = window.library.current or window.host.pending("import")[0]
-    handle.progress.connect(lambda f, m: progress.append(m))
+    handle.event.connect(lambda e: progress.append(e) if isinstance(e, Progress) else None)
     kind, report = wait_for_handle(qtbot, handle)
     assert kind == "finished", report
     qtbot.waitUntil(lambda: len(window.library_pane.papers()) == 3, timeout=10_000)
@@ -108,7 +109,8 @@ def test_dropped_pdfs_appear_indexed_with_progress(make_window, qtbot, tmp_path)
     assert window.library_pane.model.rowCount() == 3
     assert "3 papers added" in window.library_pane.banner.message.text()
     assert not window.library_pane.import_panel.isVisible()
-    assert any(m.startswith("[") and "/3]" in m for m in progress), progress[:5]
+    assert any(p.step is not None and p.step.count == 3 for p in progress), progress[:5]
+    assert progress[-1].done == progress[-1].total > 0  # the last report covers every page
 
     # Filter as you type, and sort.
     window.library_pane.filter.setText("honeybee")
@@ -296,7 +298,7 @@ def test_cancel_mid_run_keeps_library_consistent(make_window, qtbot, seed_librar
     use_chat(qtbot, window, ScriptedChat(delay=0.15))
     tokens: list[str] = []
     handle = window.research.run(QUESTION)
-    handle.token.connect(tokens.append)
+    handle.event.connect(lambda e: tokens.append(e.text) if isinstance(e, Token) else None)
     qtbot.waitUntil(lambda: len(tokens) >= 2, timeout=120_000)
     assert window.research_pane.run_button.text() == "Cancel"
     window.research_pane.run_button.click()  # the Run button is Cancel while running
@@ -315,7 +317,7 @@ def test_cancel_import_keeps_finished_papers(make_window, qtbot, tmp_path):
     papers = make_corpus(tmp_path / "drop")
     handle = window.library.add([str(papers)])
     messages: list[str] = []
-    handle.progress.connect(lambda f, m: messages.append(m))
+    handle.event.connect(lambda e: messages.append(e) if isinstance(e, Progress) else None)
     qtbot.waitUntil(lambda: bool(messages), timeout=120_000)
     window.library_pane.import_panel.cancel_button.click()
     kind, _ = wait_for_handle(qtbot, handle)
@@ -394,11 +396,11 @@ def test_deep_research_runs_rounds_within_budget(make_window, qtbot, seed_librar
         pane.run_button.click()
     assert request.args == [QUESTION, "deep", 2.0]
     handle = window.research.current
-    handle.progress.connect(lambda f, m: labels.append(m))
+    handle.event.connect(lambda e: labels.append(e.index) if isinstance(e, Round) else None)
     kind, result = wait_for_handle(qtbot, handle, 300_000)
     assert kind == "finished", result
     assert result.mode == "deep"
-    assert any(m.startswith("Round 1") for m in labels), labels
+    assert labels and labels[0] == 1, labels
     assert "Methodology" in result.answer
     assert "Methodology" in window.answer_view.browser.toPlainText()
     assert any(a.startswith("cite:") for a in window.answer_view.anchors())
@@ -409,7 +411,7 @@ def test_cancelled_deep_run_offers_synthesis_from_gathered_evidence(make_window,
     use_chat(qtbot, window, ScriptedChat(delay=0.2))
     gathered: list = []
     handle = window.research.run(QUESTION, "deep", None)  # unlimited: only the cancel stops it
-    handle.event.connect(lambda kind, payload: gathered.append(payload) if kind == "evidence" and payload else None)
+    handle.event.connect(lambda e: gathered.append(e.evidence) if isinstance(e, EvidenceFound) and e.evidence else None)
     qtbot.waitUntil(lambda: bool(gathered), timeout=300_000)
     window.research_pane.run_button.click()
     kind, exc = wait_for_handle(qtbot, handle, 120_000)

@@ -24,7 +24,7 @@ from app.ui.answer_render import (
     render_streaming,
 )
 from app.ui.banners import error_action
-from app.ui.import_panel import parse_progress
+from app.ui.import_panel import ImportPanel
 from app.ui.library_model import PaperFilterProxy, PaperTableModel
 from app.ui.pdf_highlight import locate_passage, passage_words
 from app.ui.question_box import QuestionBox
@@ -156,11 +156,22 @@ def test_error_action_looks_through_synthesis_wrapper():
     assert error_action(NoRelevantPapers("none")) == ""
 
 
-def test_import_progress_lines_are_parsed():
-    step = parse_progress("[3/30] paper.pdf: page 4/12, 20 chunks — ETA 1m20s")
-    assert (step.file_no, step.files, step.name, step.page, step.pages, step.eta) == (3, 30, "paper.pdf", 4, 12, "1m20s")
-    step = parse_progress("Stage 1: searching")
-    assert step.files == 0 and step.detail == "Stage 1: searching"
+def test_import_panel_renders_typed_progress(qtbot):
+    from app.core.events import Progress, Step
+
+    clock = {"now": 100.0}
+    panel = ImportPanel()
+    qtbot.addWidget(panel)
+    panel.eta_meter.clock = lambda: clock["now"]
+    panel.start("Importing")
+    panel.update_progress(Progress(10, 110, "pages", "page 4/12, 20 chunks", Step(3, 30, "paper.pdf", 4, 12)))
+    clock["now"] += 10.0  # 50 more pages in 10 s: 50 pages left take 10 s
+    panel.update_progress(Progress(60, 110, "pages", "page 9/12, 41 chunks", Step(3, 30, "paper.pdf", 9, 12)))
+    assert panel.title.text() == "Importing — file 3 of 30"
+    assert panel.file_label.text() == "paper.pdf · page 9/12, 41 chunks"
+    assert (panel.file_bar.maximum(), panel.file_bar.value()) == (12, 9)
+    assert panel.overall_bar.value() == int(60 / 110 * 1000)
+    assert panel.eta.text() == "about 10s left"
 
 
 def test_highlight_covers_the_passage_on_its_page(tmp_path):
@@ -258,13 +269,13 @@ def test_worker_drops_results_of_discarded_jobs(qtbot, host):
 
     def slow(ctx):
         gate.wait(5)
-        ctx.progress(0.5, "late progress")
+        ctx.task.progress(1, 2, "pages", "late progress")
         return "late"
 
     stale = host.submit("slow", slow)
     got: list = []
     stale.finished.connect(got.append)
-    stale.progress.connect(lambda f, m: got.append(m))
+    stale.event.connect(got.append)
     stale.discard()
     gate.set()
     marker = host.submit("after", lambda ctx: "after")

@@ -35,13 +35,25 @@ class Stage:
 
 
 @dataclass(frozen=True)
+class Step:
+    """The item being worked on within a Progress (the 3rd of 30 files, its page 4 of 12)."""
+
+    index: int  # 1-based
+    count: int
+    name: str
+    done: float = 0
+    total: float = 0  # 0 when unknown
+
+
+@dataclass(frozen=True)
 class Progress:
     """Work done so far within the current stage; total 0 when unknown."""
 
     done: float
     total: float
     unit: str  # "pages", "papers", "sentences", "s", …
-    detail: str = ""  # what is being worked on ("smith2020.pdf")
+    detail: str = ""  # what is happening, for a person to read ("page 4/12, 20 chunks")
+    step: Step | None = None
 
     @property
     def fraction(self) -> float:
@@ -58,9 +70,10 @@ class Token:
 
 @dataclass(frozen=True)
 class ClaimWritten:
-    """One claim of a structured answer is complete (records.Claim)."""
+    """One claim of a structured answer is complete (records.Claim; index 0-based)."""
 
     claim: Any
+    index: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,13 @@ class PaperImported:
     """A paper finished importing (or failed): the library table can show it."""
 
     outcome: Any  # ingest.ImportOutcome
+
+
+@dataclass(frozen=True)
+class PaperUpdated:
+    """A paper's row changed (summarized, re-indexed, edited): the library table can refresh it."""
+
+    paper: Any  # records.Paper
 
 
 @dataclass(frozen=True)
@@ -108,12 +128,37 @@ class Done:
     result: Any
 
 
-Event = Union[Stage, Progress, Token, ClaimWritten, EvidenceFound, Shortlisted, PaperImported, Round, Notice, Done]
+Event = Union[
+    Stage, Progress, Token, ClaimWritten, EvidenceFound, Shortlisted, PaperImported, PaperUpdated, Round, Notice, Done
+]
 EventSink = Callable[[Event], None]
 
 
 def ignore(event: Event) -> None:
     """The sink of a task nobody watches."""
+
+
+class EtaMeter:
+    """Time left from the rate of progress since the count began (renderers share it)."""
+
+    MIN_SECONDS = 2.0  # before this, a rate is noise
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._start: tuple[float, float] | None = None
+
+    def reset(self) -> None:
+        self._start = None
+
+    def seconds_left(self, progress: Progress) -> float | None:
+        now = self.clock()
+        if self._start is None or progress.done < self._start[1]:
+            self._start = (now, progress.done)
+        t0, d0 = self._start
+        spent, done = now - t0, progress.done - d0
+        if progress.total <= 0 or spent < self.MIN_SECONDS or done <= 0:
+            return None
+        return (progress.total - progress.done) * spent / done
 
 
 # -- cancellation -----------------------------------------------------------------

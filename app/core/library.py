@@ -19,11 +19,9 @@ any point leaves either the old state or a paper visibly incomplete.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
+import logging
 import threading
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable
@@ -32,89 +30,24 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, HnswSq
 
+from .atomic_files import atomic_copy, atomic_write_text  # noqa: F401 - re-exported: callers write through the library
 from .errors import LibraryError
+from .library_layout import LibraryLayout
+from .library_schema import (
+    CONTENT_CHUNKS,
+    PAPERS,
+    SCHEMA_VERSION,
+    SUMMARY_CHUNKS,
+    chunks_schema,
+    migrate_papers,
+    paper_from_row,
+    papers_schema,
+)
 from .records import Chunk, Paper
 from .sql_filter import in_list, sql_str
 from .table_reader import latest_version
 
-PAPERS = "papers"
-SUMMARY_CHUNKS = "summary_chunks"
-CONTENT_CHUNKS = "content_chunks"
-SCHEMA_VERSION = 2
-
-
-def _papers_schema() -> pa.Schema:
-    return pa.schema(
-        [
-            pa.field("id", pa.string()),
-            pa.field("title", pa.string()),
-            pa.field("authors", pa.list_(pa.string())),
-            pa.field("published", pa.string()),
-            pa.field("abstract", pa.string()),
-            pa.field("doi", pa.string()),
-            pa.field("arxiv_id", pa.string()),
-            pa.field("source_file", pa.string()),
-            pa.field("page_count", pa.int32()),
-            pa.field("page_labels", pa.list_(pa.string())),
-            pa.field("content_hash", pa.string()),
-            pa.field("imported_at", pa.string()),
-            pa.field("status", pa.string()),
-            pa.field("status_reason", pa.string()),
-            pa.field("summarized", pa.bool_()),
-            # Added in schema 2; older tables get them as nulls on open (_migrate_papers).
-            pa.field("venue", pa.string()),
-            pa.field("tags", pa.list_(pa.string())),
-            pa.field("source_key", pa.string()),
-            pa.field("unsure", pa.list_(pa.string())),
-        ]
-    )
-
-
-def _chunks_schema(dim: int, *, content: bool) -> pa.Schema:
-    cols = [
-        pa.field("id", pa.string()),
-        pa.field("paper_id", pa.string()),
-        pa.field("chunk_index", pa.int32()),
-        pa.field("source_type", pa.string()),
-        pa.field("section", pa.string()),
-        pa.field("text", pa.string()),
-        pa.field("vector", pa.list_(pa.float32(), dim)),
-    ]
-    if content:
-        cols[3:3] = [
-            pa.field("page", pa.int32()),
-            pa.field("page_label", pa.string()),
-            pa.field("char_start", pa.int32()),
-            pa.field("char_end", pa.int32()),
-        ]
-    return pa.schema(cols)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file so that a crash leaves the old content or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_copy(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -125,29 +58,6 @@ class _PaperList:
     papers: tuple[Paper, ...]  # sorted by id
     by_id: dict[str, Paper]
     complete: frozenset[str]
-
-
-class LibraryLayout:
-    """Where a library's files live; needs no LanceDB connection (the UI reads files with it)."""
-
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root).expanduser()
-
-    def pdf_path(self, paper_id: str) -> Path:
-        return self.root / "pdfs" / f"{paper_id}.pdf"
-
-    def text_path(self, paper_id: str) -> Path:
-        return self.root / "text" / f"{paper_id}.md"
-
-    def summary_path(self, paper_id: str) -> Path:
-        return self.root / "summaries" / f"{paper_id}.md"
-
-    def notes_path(self, paper_id: str) -> Path:
-        return self.root / "notes" / f"{paper_id}.md"
-
-    @property
-    def results_dir(self) -> Path:
-        return self.root / "results"
 
 
 class Library(LibraryLayout):
@@ -254,15 +164,15 @@ class Library(LibraryLayout):
                 self.db.drop_table(name)
 
     def papers_table(self):
-        table = self._open(PAPERS, _papers_schema())
+        table = self._open(PAPERS, papers_schema())
         if not self._papers_migrated:
-            _migrate_papers(table)
+            migrate_papers(table)
             self._papers_migrated = True
         return table
 
     def chunks_table(self, name: str, dim: int | None = None):
         """Open a chunk table; create it with vectors of `dim` if missing."""
-        schema = None if dim is None else _chunks_schema(dim, content=name == CONTENT_CHUNKS)
+        schema = None if dim is None else chunks_schema(dim, content=name == CONTENT_CHUNKS)
         return self._open(name, schema)
 
     def vector_dim(self) -> int | None:
@@ -294,7 +204,7 @@ class Library(LibraryLayout):
         version = latest_version(table)
         cached = self._papers_cache
         if cached is None or cached.version != version:
-            papers = tuple(sorted((_paper_from_row(r) for r in table.to_arrow().to_pylist()), key=lambda p: p.id))
+            papers = tuple(sorted((paper_from_row(r) for r in table.to_arrow().to_pylist()), key=lambda p: p.id))
             cached = self._papers_cache = _PaperList(
                 version, papers, {p.id: p for p in papers}, frozenset(p.id for p in papers if p.complete))
         return cached
@@ -303,7 +213,7 @@ class Library(LibraryLayout):
         rows = (
             self.papers_table().search().where(f"id = {sql_str(paper_id)}").limit(1).to_list()
         )
-        return _paper_from_row(rows[0]) if rows else None
+        return paper_from_row(rows[0]) if rows else None
 
     def find_by_hash(self, content_hash: str) -> Paper | None:
         rows = (
@@ -313,7 +223,7 @@ class Library(LibraryLayout):
             .limit(1)
             .to_list()
         )
-        return _paper_from_row(rows[0]) if rows else None
+        return paper_from_row(rows[0]) if rows else None
 
     def paper_ids(self) -> set[str]:
         table = self.papers_table()
@@ -332,7 +242,7 @@ class Library(LibraryLayout):
             .merge_insert("id")
             .when_matched_update_all()
             .when_not_matched_insert_all()
-            .execute(pa.Table.from_pylist(rows, schema=_papers_schema()))
+            .execute(pa.Table.from_pylist(rows, schema=papers_schema()))
         )
 
     def set_status(self, paper_id: str, status: str, reason: str = "", **extra: Any) -> None:
@@ -423,19 +333,23 @@ class Library(LibraryLayout):
             table = self.chunks_table(name)
             if table is None or table.count_rows() == 0:
                 continue
+            # None of these steps is fatal: the rows are committed already, and search works
+            # (vector only, or on more fragments) without them. A failure is logged loudly,
+            # because hybrid search silently losing its keyword leg would be hard to notice.
             try:
                 table.create_index("text", config=FTS(), replace=True)
-            except Exception:  # noqa: BLE001 - FTS is an optimisation; vector search still works
-                pass
+            except Exception:  # noqa: BLE001 - any Lance error: logged, the import stands
+                log.warning("could not rebuild the full-text index of %s; search falls back to vectors only", name,
+                            exc_info=True)
             self._ensure_indices(table)
             try:
                 table.optimize()
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception:  # noqa: BLE001 - compaction is housekeeping; logged, the import stands
+                log.warning("could not compact the %s table", name, exc_info=True)
         try:
             self.papers_table().optimize()
-        except Exception:  # noqa: BLE001
-            pass
+        except Exception:  # noqa: BLE001 - compaction is housekeeping; logged, the import stands
+            log.warning("could not compact the papers table", exc_info=True)
 
     def _ensure_indices(self, table) -> None:
         """A bitmap index on paper_id (the stage-2 prefilter) and, for big tables, a vector index."""
@@ -446,8 +360,9 @@ class Library(LibraryLayout):
             rows = table.count_rows()
             if ("vector",) not in existing and rows >= self.VECTOR_INDEX_MIN_ROWS:
                 table.create_index("vector", config=HnswSq(distance_type="cosine", num_partitions=max(1, int(rows**0.5) // 4)))
-        except Exception:  # noqa: BLE001 - indices are optimisations; search works without them
-            pass
+        except Exception:  # noqa: BLE001 - indices are optimisations; search works without them, so logged only
+            log.warning("could not create the paper_id/vector indices of %s; filters and search run unindexed",
+                        getattr(table, "name", "a chunk table"), exc_info=True)
 
     # -- removal ---------------------------------------------------------------
     def remove_paper(self, paper_id: str) -> None:
@@ -458,6 +373,7 @@ class Library(LibraryLayout):
         for path in (
             self.pdf_path(paper_id),
             self.text_path(paper_id),
+            self.text_path(paper_id).with_name(f"{paper_id}.ocr.json"),  # OCR words (ocr.layer_path)
             self.summary_path(paper_id),
             self.notes_path(paper_id),
         ):
@@ -475,26 +391,3 @@ class Library(LibraryLayout):
             return json.loads(self.state_path().read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return {}
-
-
-def _migrate_papers(table) -> None:
-    """Add the columns a newer schema has and an older papers table lacks (as nulls)."""
-    have = set(table.schema.names)
-    missing = [f for f in _papers_schema() if f.name not in have]
-    if missing:
-        table.add_columns(missing)
-
-
-def _paper_from_row(row: dict[str, Any]) -> Paper:
-    names = {f.name for f in fields(Paper)}
-    data = {k: v for k, v in row.items() if k in names}
-    for key in ("authors", "page_labels", "tags", "unsure"):
-        data[key] = list(data.get(key) or [])
-    for key in ("venue", "source_key"):
-        data[key] = data.get(key) or ""
-    data["summarized"] = bool(data.get("summarized"))
-    return Paper(**data)
-
-
-def paper_to_dict(paper: Paper) -> dict[str, Any]:
-    return asdict(paper)

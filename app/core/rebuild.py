@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .callbacks import IsCancelled, Progress
+from .events import Task
 from .library import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from .records import PaperStatus
 
 
-def rebuild_index(desk, *, progress: Progress | None = None, cancelled: IsCancelled | None = None) -> int:
+def rebuild_index(desk, *, task: Task) -> int:
     library = desk.library
     for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
         library.drop_table(name)
     library.set_meta(embedding=None)
     library.upsert_papers([replace(p, status=PaperStatus.IMPORTING.value)
                            for p in library.list_papers() if p.status != PaperStatus.FAILED.value])
-    report = desk.add([library.root / "pdfs"], progress=progress, cancelled=cancelled)
+    report = desk.add([library.root / "pdfs"], task)
     return report.count("added")

@@ -282,10 +282,10 @@ class AnswerView(QWidget):
     def copy_to_clipboard(self) -> None:
         if self.result is None:
             return
-        from app.core.research.funnel import answer_with_references
+        from app.core.desk import Desk
 
         mime = QMimeData()
-        mime.setText(f"# {self.result.query}\n\n{answer_with_references(self.result)}")
+        mime.setText(f"# {self.result.query}\n\n{Desk.answer_markdown(self.result)}")
         mime.setHtml(self.browser.toHtml())
         QGuiApplication.clipboard().setMimeData(mime)
         self.status.setText("Copied to the clipboard")

@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.desk import Desk
+from app.core.errors import ResearchDeskError
+from app.core.events import Progress
 from app.core.settings import Settings
 
 from . import theme
@@ -32,13 +35,11 @@ from . import theme
 def starter_description() -> tuple[str, int]:
     """('Qwen2.5-Coder 1.5B … and all-MiniLM-L6-v2', total bytes) from the catalog."""
     try:
-        from app.core.models import catalog
-
-        entries = [catalog.get(i) for i in catalog.starter_ids()]
-    except Exception:  # noqa: BLE001 - the dialog must open even with a broken catalog
+        rows = Desk.catalog_models(starter_only=True)
+    except ResearchDeskError:  # the dialog must open even with a broken catalog
         return "the starter chat and embedding models", 0
-    names = " and ".join(e.name for e in entries)
-    return names, sum(e.size for e in entries)
+    names = " and ".join(r.name for r in rows)
+    return names, sum(r.size_bytes or 0 for r in rows)
 
 
 def _size(n: int) -> str:
@@ -170,15 +171,17 @@ class FirstRunDialog(QDialog):
         self.progress_label.setText("Starting…")
         self.install_button.setText("Cancel")
         self._handle = self._submit_setup()
-        self._handle.progress.connect(self._setup_progress)
+        self._handle.event.connect(self._setup_progress)
         self._handle.finished.connect(self._setup_done)
         self._handle.failed.connect(self._setup_failed)
         self._handle.cancelled.connect(lambda: self._setup_failed(None))
 
-    def _setup_progress(self, fraction: float, message: str) -> None:
-        if 0 <= fraction <= 1:
-            self.progress.setValue(int(fraction * 1000))
-        self.progress_label.setText(message)
+    def _setup_progress(self, event) -> None:
+        if not isinstance(event, Progress):
+            return
+        if 0 <= event.fraction <= 1:
+            self.progress.setValue(int(event.fraction * 1000))
+        self.progress_label.setText(event.detail)
 
     def _setup_done(self, _paths) -> None:
         self._handle = None

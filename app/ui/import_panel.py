@@ -1,46 +1,23 @@
 """Import progress: the current file and its pages, overall progress, ETA, Cancel.
 
-The importer reports lines like "[3/30] paper.pdf: page 4/12, 20 chunks — ETA 1m 20s";
-this panel splits such a line into what a user scans for.
+It renders the core's typed Progress events (app/core/events.py): overall
+pages, and the file being read with its page (`Progress.step`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-_LINE = re.compile(r"^\[(?P<n>\d+)/(?P<total>\d+)\]\s*(?P<body>.*?)(?:\s+—\s+ETA\s+(?P<eta>.+))?$")
-_PAGE = re.compile(r"page (?P<page>\d+)/(?P<pages>\d+)")
+from app.core.events import EtaMeter, Progress
 
 
-@dataclass
-class ImportStep:
-    file_no: int = 0
-    files: int = 0
-    name: str = ""
-    detail: str = ""
-    page: int = 0
-    pages: int = 0
-    eta: str = ""
-
-
-def parse_progress(message: str) -> ImportStep:
-    m = _LINE.match(message.strip())
-    if not m:
-        eta = ""
-        if " — ETA " in message:
-            message, eta = message.rsplit(" — ETA ", 1)
-        return ImportStep(detail=message, eta=eta)
-    body = m.group("body")
-    name, _, detail = body.partition(": ")
-    step = ImportStep(int(m.group("n")), int(m.group("total")), name, detail, eta=m.group("eta") or "")
-    p = _PAGE.search(detail)
-    if p:
-        step.page, step.pages = int(p.group("page")), int(p.group("pages"))
-    return step
+def format_eta(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, secs = divmod(seconds, 60)
+    return f"{minutes}m {secs:02d}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60:02d}m"
 
 
 class ImportPanel(QFrame):
@@ -77,7 +54,7 @@ class ImportPanel(QFrame):
         grid.addWidget(self.file_label, 2, 0, 1, 3)
         grid.addWidget(self.file_bar, 3, 0, 1, 3)
         grid.setColumnStretch(0, 1)
-        self.step = ImportStep()
+        self.eta_meter = EtaMeter()
         self.hide()
 
     def start(self, title: str) -> None:
@@ -87,28 +64,35 @@ class ImportPanel(QFrame):
         self.overall_bar.setValue(0)
         self.file_bar.setRange(0, 0)  # busy until the first page is read
         self.file_bar.show()
+        self.eta_meter.reset()
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Cancel")
         self.show()
 
-    def update_progress(self, fraction: float, message: str) -> None:
-        step = parse_progress(message)
-        self.step = step
+    def update_progress(self, progress: Progress) -> None:
+        fraction = progress.fraction
         if 0 <= fraction <= 1:
             self.overall_bar.setRange(0, 1000)
             self.overall_bar.setValue(int(fraction * 1000))
         else:
             self.overall_bar.setRange(0, 0)
-        if step.files:
-            self.title.setText(f"{self.title.text().split(' — ')[0]} — file {step.file_no} of {step.files}")
-            self.file_label.setText(f"{step.name} · {step.detail}" if step.detail else step.name)
-            self.file_label.setToolTip(message)
+        step = progress.step
+        if step is not None:
+            self.title.setText(f"{self.title.text().split(' — ')[0]} — file {step.index} of {step.count}")
+            self.file_label.setText(f"{step.name} · {progress.detail}" if progress.detail else step.name)
+            self.file_label.setToolTip(step.name)
+            if step.total > 0:
+                self.file_bar.setRange(0, int(step.total))
+                self.file_bar.setValue(int(step.done))
         else:
-            self.file_label.setText(step.detail)
-        if step.pages:
-            self.file_bar.setRange(0, step.pages)
-            self.file_bar.setValue(step.page)
-        self.eta.setText(f"about {step.eta} left" if step.eta else "")
+            self.file_label.setText(progress.detail)
+        left = self.eta_meter.seconds_left(progress)
+        self.eta.setText(f"about {format_eta(left)} left" if left is not None else "")
+
+    def show_status(self, text: str) -> None:
+        """A line without counts (a stage of summarizing, a notice)."""
+        self.overall_bar.setRange(0, 0)
+        self.file_label.setText(text)
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)

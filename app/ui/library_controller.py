@@ -7,7 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.ingest import ImportReport
+from app.core.desk import ImportReport
+from app.core.events import Notice, Progress, Stage
 from app.core.records import Paper
 
 from . import jobs
@@ -99,8 +100,7 @@ class LibraryController(QObject):
         if queued:
             self.message.emit(f"{title} waits for the current task to finish…")
         handle.started.connect(lambda: self._long_started(handle, title))
-        handle.progress.connect(self._long_progress(handle))
-        handle.event.connect(self._on_event)
+        handle.event.connect(self._long_event(handle))
         handle.finished.connect(done)
         handle.failed.connect(self._long_failed)
         handle.cancelled.connect(lambda: self.pane.banner.show_message(
@@ -113,10 +113,18 @@ class LibraryController(QObject):
         self.current = handle
         self.pane.import_panel.start(title)
 
-    def _long_progress(self, handle: JobHandle):
-        def update(fraction: float, message: str) -> None:
-            if self.current is handle:
-                self.pane.import_panel.update_progress(fraction, message)
+    def _long_event(self, handle: JobHandle):
+        def update(event) -> None:
+            if isinstance(event, jobs.PapersChanged):
+                self._set_papers(event.papers)
+            elif self.current is not handle:
+                return
+            elif isinstance(event, Progress):
+                self.pane.import_panel.update_progress(event)
+            elif isinstance(event, Stage) and event.detail:
+                self.pane.import_panel.show_status(event.detail)
+            elif isinstance(event, Notice):
+                self.message.emit(event.message)
         return update
 
     def _long_failed(self, exc: BaseException) -> None:
@@ -129,10 +137,6 @@ class LibraryController(QObject):
             self.pane.import_panel.finish()
         if not any(h.kind in ("import", "reindex", "summarize", "rebuild", "remove") for h in self.host.pending()):
             self.busy_changed.emit(False)
-
-    def _on_event(self, kind: str, payload) -> None:
-        if kind == "papers":
-            self._set_papers(payload)
 
     def cancel(self) -> None:
         if self.current is not None:
@@ -185,3 +189,4 @@ class LibraryController(QObject):
             self.pane.banner.show_message("info", f"Index rebuilt: {count} papers indexed with the current embedding model.")
 
         return self._run_long("rebuild", "Rebuilding the index", jobs.rebuild_index, done)
+

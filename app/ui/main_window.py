@@ -8,12 +8,10 @@ core's Settings.
 
 from __future__ import annotations
 
-import copy
-import shutil
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QProcess, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -27,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import paths
+from app.core.desk import LibraryLayout
 from app.core.settings import Settings
 
 from . import jobs, theme
@@ -37,12 +36,11 @@ from .draft_pane import DraftPane
 from .drop_overlay import DropOverlay, local_paths
 from .library_controller import LibraryController
 from .library_pane import LibraryPane
-from app.core.library import LibraryLayout
-
 from .paper_panel import PaperPanel
 from .pdf_viewer import Passage, PdfViewer
 from .research_controller import ResearchController
 from .research_pane import ResearchPane
+from .window_models import ModelSetup
 from .worker import WorkerHost
 
 MAX_HISTORY = 100
@@ -53,7 +51,7 @@ def window_settings() -> QSettings:
     return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ModelSetup, QMainWindow):
     def __init__(self, settings: Settings | None = None, library: str | None = None, *, check_models: bool = True) -> None:
         super().__init__()
         self.settings = settings or Settings.load()
@@ -115,7 +113,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.drop_overlay = DropOverlay(self)
 
-        self.research_pane.set_deep_available(jobs.deep_available(), "Deep research is not part of this build.")
+        self.research_pane.set_deep_available(True)
         self.research_pane.budget.setValue(int(self.settings.deep.time_minutes or 0))
         self._restore_state()
         self.library.load()
@@ -316,81 +314,6 @@ class MainWindow(QMainWindow):
         self._show_reader(self.paper_panel)
         self.paper_panel.show_paper(paper, tab)
 
-    # -- models and settings ------------------------------------------------------------------
-    def check_models(self) -> None:
-        handle = self.host.submit("models", jobs.model_state)
-        handle.finished.connect(self._model_state)
-
-    def _model_state(self, state: jobs.ModelState) -> None:
-        if state.ready:
-            self.models_label.setText(f"Chat: {_short(state.chat)}  ·  Embeddings: {_short(state.embedding)}")
-            return
-        self.models_label.setText("No model set up")
-        exc = state.problem
-        if state.needs_setup:
-            self.research_pane.banner.show_message(
-                "warning", "No language model is set up yet.",
-                "Install the offline starter models, or use LM Studio. Browsing the library works meanwhile.",
-                ["setup-models", "choose-model"],
-            )
-            if not self._first_run_shown:
-                self._first_run_shown = True
-                QTimer.singleShot(0, self, self.show_first_run)
-        elif exc is not None:
-            self.research_pane.banner.show_error(exc, ("choose-model",))
-
-    def show_first_run(self):
-        from .first_run import FirstRunDialog
-
-        dialog = FirstRunDialog(
-            self.settings,
-            submit_setup=lambda: self.aux.submit("setup", jobs.setup_models),
-            list_models=self._list_models,
-            parent=self,
-        )
-        dialog.models_installed.connect(self._models_installed)
-        dialog.configured.connect(self.apply_settings)
-        dialog.open_settings.connect(lambda: QTimer.singleShot(0, self, lambda: self.open_settings("Models")))
-        dialog.setModal(True)
-        dialog.show()
-        self.first_run_dialog = dialog
-        return dialog
-
-    def _models_installed(self) -> None:
-        self.research_pane.banner.hide()
-        self.apply_settings(self.settings)
-
-    def _list_models(self, cfg):
-        return self.aux.submit("list-models", partial(jobs.list_remote_models, cfg=cfg))
-
-    def open_settings(self, tab: str = ""):
-        from .settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(self.settings, library_flag=self.library_flag, list_models=self._list_models, parent=self)
-        dialog.setup_models_requested.connect(lambda: (dialog.reject(), QTimer.singleShot(0, self, self.show_first_run)))
-        if tab:
-            dialog.show_tab(tab)
-        dialog.accepted.connect(lambda: self.apply_settings(dialog.result_settings()))
-        dialog.open()
-        self.settings_dialog = dialog
-        return dialog
-
-    def apply_settings(self, settings: Settings) -> None:
-        """Save new settings, re-theme, and hand them to the worker (models reload lazily)."""
-        old = self.settings
-        self.settings = copy.deepcopy(settings)
-        try:
-            self.settings.save()
-        except OSError as exc:
-            self.research_pane.banner.show_message("error", "Could not save the settings.", str(exc))
-        if old.theme != settings.theme:
-            self.apply_theme()
-        self.research_pane.banner.hide()
-        handle = self.host.submit("settings", partial(jobs.apply_settings, settings=self.settings, library=self.library_flag))
-        handle.finished.connect(self.library._loaded)
-        handle.failed.connect(lambda exc: self.library_pane.banner.show_error(exc, ("settings",)))
-        self.check_models()
-
     def apply_theme(self) -> None:
         theme.apply_theme(QApplication.instance(), self.settings.theme)
         self.answer_view.apply_theme()
@@ -423,25 +346,6 @@ class MainWindow(QMainWindow):
             self.start_lmstudio()
         elif action == "details":
             QMessageBox.information(self, "Import problems", self.library.failure_details() or "No details.")
-
-    def start_lmstudio(self) -> None:
-        """Start LM Studio's server with its `lms` command if it is installed, then retry."""
-        lms = shutil.which("lms")
-        if lms is None:
-            self.research_pane.banner.show_message(
-                "warning", "LM Studio's command-line tool (lms) was not found.",
-                "Start LM Studio and its local server (Developer tab → Start Server), then press Retry. "
-                "If it runs on another computer, set its host in Settings.",
-                ["retry", "settings"],
-            )
-            return
-        started = QProcess.startDetached(lms, ["server", "start"])
-        ok = started[0] if isinstance(started, tuple) else bool(started)
-        self.research_pane.banner.show_message(
-            "info" if ok else "error",
-            "Starting LM Studio's server…" if ok else "Could not run `lms server start`.",
-            "Press Retry when it is up.", ["retry"],
-        )
 
     # -- drag and drop --------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802
@@ -480,11 +384,3 @@ class MainWindow(QMainWindow):
         self.pdf_viewer.shutdown()
         self.aux.shutdown()
         self.host.shutdown()
-
-
-def _short(description: str) -> str:
-    """'llama.cpp: /long/path/model.gguf' → 'model.gguf'."""
-    head, _, tail = description.partition(": ")
-    if head.startswith("llama.cpp"):
-        return Path(tail).name or tail
-    return description

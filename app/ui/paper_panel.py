@@ -10,12 +10,11 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from app.core.library import LibraryLayout
+from app.core.desk import LibraryLayout
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from app.core.library import atomic_write_text
 from app.core.records import Paper
 
 from . import theme
@@ -156,9 +155,8 @@ class PaperPanel(QWidget):
             if self.notes_status.text() == "Editing…":
                 self.notes_status.setText("Saved")
             return False
-        path = self.layout_.notes_path(self.paper.id)
         try:
-            atomic_write_text(path, text)
+            path = self.layout_.write_notes(self.paper.id, text)
         except OSError as exc:
             self.notes_status.setText(f"Could not save the notes: {exc.strerror or exc}")
             return False

@@ -14,6 +14,8 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from app.core.desk import Desk
+from app.core.events import EvidenceFound, Notice, Round, Shortlisted, Stage, Token
 from app.core.records import Citation, Evidence, ResearchResult
 from app.core.settings import DeepParams
 
@@ -22,6 +24,14 @@ from .answer_render import CiteLink
 from .answer_view import AnswerView
 from .research_pane import ResearchPane
 from .worker import JobHandle, WorkerHost
+
+# The status line under the answer while each of the funnel's stages runs (events.Stage names).
+STAGE_STATUS = {
+    "scope": "Searching summaries…",
+    "evidence": "Gathering evidence…",
+    "synthesis": "Synthesizing…",
+    "check": "Checking each claim…",
+}
 
 
 class ResearchController(QObject):
@@ -105,9 +115,7 @@ class ResearchController(QObject):
         self.pane.set_queued(note if waiting else "")
         self.answer.begin_stream(question, note)
         handle.started.connect(lambda: self._started(handle))
-        handle.progress.connect(lambda f, m: self._progress(handle, f, m))
-        handle.event.connect(lambda k, p: self._event(handle, k, p))
-        handle.token.connect(lambda t: self._token(handle, t))
+        handle.event.connect(lambda e: self._event(handle, e))
         handle.finished.connect(lambda r: self._finished(handle, r))
         handle.failed.connect(lambda e: self._failed(handle, e))
         handle.cancelled.connect(lambda: self._cancelled(handle))
@@ -128,37 +136,36 @@ class ResearchController(QObject):
             self._stage_number = 0
             self._clock.start()
 
-    def _progress(self, handle: JobHandle, fraction: float, message: str) -> None:
-        if handle is not self.current:
-            return
-        self.message.emit(message)
-        if self.pane.rounds.active:
-            self.pane.rounds.on_progress(message)
-        if message.startswith(("Round ", "Deep: ")):
-            # Deep research: its rounds are the evidence stage, said in its own words.
-            self.pane.stages.stage(2, message)
-
-    def _event(self, handle: JobHandle, kind: str, payload) -> None:
+    def _event(self, handle: JobHandle, event) -> None:
         if handle is not self.current:
             return
         if self.pane.rounds.active:
-            self.pane.rounds.on_event(kind, payload)
-        if kind == "stage":
-            number, message = payload
-            self.pane.stages.stage(int(number), message)
-            self._stage_text = message.split("…")[0].split(": ", 1)[-1].capitalize() + "…"
-            self._stage_number = int(number)
-            self._stage_started = time.monotonic()
-            self._tick()
-        elif kind == "shortlist":
-            self.shortlist = [p.id for p in payload]
-            self.pane.show_shortlist(payload)
-        elif kind == "evidence":
-            self.live_evidence = list(payload)
-            self.pane.show_evidence(payload)
-            if any(e.sentences for e in payload):
+            self.pane.rounds.on_event(event)
+        if isinstance(event, Token):
+            self.answer.append_tokens(event.text)
+        elif isinstance(event, Stage):
+            if event.detail:
+                self.message.emit(event.detail)
+            if event.name in STAGE_STATUS:  # the funnel's four stages (deep and drafting name theirs otherwise)
+                self.pane.stages.stage(event.index, event.detail)
+                self._stage_text = STAGE_STATUS[event.name]
+                self._stage_number = event.index
+                self._stage_started = time.monotonic()
+                self._tick()
+        elif isinstance(event, Round):
+            # Deep research: its rounds are the evidence stage.
+            self.pane.stages.stage(2, f"Round {event.index}")
+        elif isinstance(event, Notice):
+            self.message.emit(event.message)
+        elif isinstance(event, Shortlisted):
+            self.shortlist = [p.id for p in event.papers]
+            self.pane.show_shortlist(event.papers)
+        elif isinstance(event, EvidenceFound):
+            self.live_evidence = list(event.evidence)
+            self.pane.show_evidence(event.evidence)
+            if any(e.sentences for e in event.evidence):
                 # Focused evidence (before any model time): its best sentences are the first useful screen.
-                self.answer.show_evidence_preview(payload)
+                self.answer.show_evidence_preview(event.evidence)
 
     def _tick(self) -> None:
         if self.current is None or not self._stage_text:
@@ -168,10 +175,6 @@ class ResearchController(QObject):
         seconds = int(time.monotonic() - self._stage_started)
         clock = f" {seconds // 60}:{seconds % 60:02d}" if seconds >= 2 else ""
         self.answer.set_status(self._stage_text + clock)
-
-    def _token(self, handle: JobHandle, text: str) -> None:
-        if handle is self.current:
-            self.answer.append_tokens(text)
 
     def _finished(self, handle: JobHandle, result: ResearchResult) -> None:
         if handle is not self.current:
@@ -279,11 +282,9 @@ class ResearchController(QObject):
         return handle
 
     def _ask_path(self, fmt: str) -> str:
-        from app.core.research.followups import slugify
-
-        suffix, filt = (".bib", "BibTeX (*.bib)") if fmt == "bibtex" else (".md", "Markdown (*.md)")
+        filt = "BibTeX (*.bib)" if fmt == "bibtex" else "Markdown (*.md)"
         parent = self.answer if isinstance(self.answer, QWidget) else None
-        start = str(Path.home() / f"{slugify(self.result.query)}{suffix}")
+        start = str(Path.home() / Desk.export_file_name(self.result, fmt))
         path, _ = QFileDialog.getSaveFileName(parent, "Export", start, filt)
         return path
 

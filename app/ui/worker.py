@@ -2,8 +2,9 @@
 
 The UI never touches the Desk. It submits jobs — plain functions taking a
 `JobContext` — and gets a `JobHandle` back whose signals fire in the UI
-thread. The core's plain callbacks (`progress`, `cancelled`, `on_token`,
-`on_event`) are adapted to those signals here, in one place.
+thread. A job passes `ctx.task` to the Desk; the core's typed events
+(app/core/events.py) reach the handle's `event` signal unchanged, here, in one
+place: tokens batched, progress thinned out, nothing parsed.
 
 Why one thread: llama.cpp models and the LanceDB connection are not meant to
 be driven from several threads at once, and loading a model twice would double
@@ -28,6 +29,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
 
 from app.core.errors import Cancelled, ResearchDeskError
+from app.core.events import CancelToken, Event, Progress, Task, Token
 from app.core.settings import Settings
 
 PROGRESS_INTERVAL_S = 0.05  # at most 20 progress updates a second reach the UI
@@ -40,11 +42,11 @@ class Job:
     kind: str
     fn: Callable[["JobContext"], Any]
     key: str = ""
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: CancelToken = field(default_factory=CancelToken)
 
 
 class JobContext:
-    """What a job function sees: the Desk and the core-style callbacks."""
+    """What a job function sees: the Desk and the task to hand to it."""
 
     def __init__(self, job: Job, worker: "DeskWorker") -> None:
         self._job = job
@@ -52,6 +54,7 @@ class JobContext:
         self._last_progress = 0.0
         self._token_buffer: list[str] = []
         self._last_token = 0.0
+        self.task = Task(sink=self.emit, token=job.cancel)
 
     @property
     def job_id(self) -> int:
@@ -66,45 +69,40 @@ class JobContext:
         return self._worker.settings
 
     def cancelled(self) -> bool:
-        return self._job.cancel.is_set()
+        return self._job.cancel.cancelled
 
     def check(self) -> None:
-        if self._job.cancel.is_set():
-            raise Cancelled()
+        self._job.cancel.raise_if_cancelled()
 
-    def progress(self, fraction: float, message: str) -> None:
+    def emit(self, event: Event) -> None:
+        """The task's sink: forward a core event to the UI thread."""
         now = time.monotonic()
-        # Stage lines and status lines (fraction -1: deep research rounds) always go
-        # through; page-by-page import progress is thinned out so the UI is not flooded.
-        routine = 0.0 <= fraction < 1.0 and not message.startswith("Stage")
-        if not routine or now - self._last_progress >= PROGRESS_INTERVAL_S:
+        if isinstance(event, Token):
+            self._token_buffer.append(event.text)
+            if now - self._last_token >= TOKEN_INTERVAL_S:
+                self.flush_tokens()
+                self._last_token = now
+            return
+        if isinstance(event, Progress):
+            # Page-by-page progress is thinned out so the UI is not flooded; the last step always shows.
+            last = event.total > 0 and event.done >= event.total
+            if not last and now - self._last_progress < PROGRESS_INTERVAL_S:
+                return
             self._last_progress = now
-            self._worker.progress.emit(self._job.id, float(fraction), message)
-
-    def token(self, text: str) -> None:
-        self._token_buffer.append(text)
-        now = time.monotonic()
-        if now - self._last_token >= TOKEN_INTERVAL_S:
-            self.flush_tokens()
-            self._last_token = now
+        self.flush_tokens()
+        self._worker.event.emit(self._job.id, event)
 
     def flush_tokens(self) -> None:
         if self._token_buffer:
             text, self._token_buffer = "".join(self._token_buffer), []
-            self._worker.token.emit(self._job.id, text)
-
-    def event(self, kind: str, payload: Any) -> None:
-        self.flush_tokens()
-        self._worker.event.emit(self._job.id, kind, payload)
+            self._worker.event.emit(self._job.id, Token(text))
 
 
 class DeskWorker(QObject):
     """Lives in the worker thread; runs jobs and owns the Desk."""
 
     started = Signal(int)
-    progress = Signal(int, float, str)
-    token = Signal(int, str)
-    event = Signal(int, str, object)
+    event = Signal(int, object)  # (job id, an app.core.events event)
     finished = Signal(int, object)
     failed = Signal(int, object)  # the exception
     cancelled = Signal(int, object)  # the Cancelled exception (may carry partial results), or None
@@ -144,8 +142,8 @@ class DeskWorker(QObject):
             with self._lock:
                 newest = self._superseded.get(job.key, job.id)
             if newest != job.id:
-                job.cancel.set()
-        if job.cancel.is_set():
+                job.cancel.cancel()
+        if job.cancel.cancelled:
             self.cancelled.emit(job.id, None)
             return
         self.started.emit(job.id)
@@ -179,9 +177,7 @@ class JobHandle(QObject):
     """The UI side of one job. Signals fire in the UI thread."""
 
     started = Signal()
-    progress = Signal(float, str)
-    token = Signal(str)
-    event = Signal(str, object)
+    event = Signal(object)  # an app.core.events event (Stage, Progress, Token, EvidenceFound, …)
     finished = Signal(object)
     failed = Signal(object)
     cancelled = Signal()
@@ -205,11 +201,11 @@ class JobHandle(QObject):
 
     def cancel(self) -> None:
         """Ask the job to stop; it reports `cancelled` when it has."""
-        self.job.cancel.set()
+        self.job.cancel.cancel()
 
     def discard(self) -> None:
         """Cancel and forget: nothing this job reports reaches the UI any more."""
-        self.job.cancel.set()
+        self.job.cancel.cancel()
         self._host._forget(self.job.id)
 
 
@@ -236,8 +232,6 @@ class WorkerHost(QObject):
         w = self.worker
         queued = Qt.ConnectionType.QueuedConnection
         w.started.connect(self._on_started, queued)
-        w.progress.connect(self._on_progress, queued)
-        w.token.connect(self._on_token, queued)
         w.event.connect(self._on_event, queued)
         w.finished.connect(self._on_finished, queued)
         w.failed.connect(self._on_failed, queued)
@@ -276,17 +270,9 @@ class WorkerHost(QObject):
             handle.running = True
             handle.started.emit()
 
-    @Slot(int, float, str)
-    def _on_progress(self, job_id: int, fraction: float, message: str) -> None:
-        self._emit(job_id, "progress", fraction, message)
-
-    @Slot(int, str)
-    def _on_token(self, job_id: int, text: str) -> None:
-        self._emit(job_id, "token", text)
-
-    @Slot(int, str, object)
-    def _on_event(self, job_id: int, kind: str, payload: object) -> None:
-        self._emit(job_id, "event", kind, payload)
+    @Slot(int, object)
+    def _on_event(self, job_id: int, event: object) -> None:
+        self._emit(job_id, "event", event)
 
     @Slot(int, object)
     def _on_finished(self, job_id: int, result: object) -> None:
@@ -340,7 +326,7 @@ class WorkerHost(QObject):
             return True
         self._closed = True
         for handle in list(self._handles.values()):
-            handle.job.cancel.set()
+            handle.job.cancel.cancel()
         self._handles.clear()
         # Runs after the current job in the worker thread (queued jobs are
         # already cancelled and return at once), then returns here.

@@ -11,37 +11,30 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
-from ..callbacks import IsCancelled, OnToken, Progress, check_cancelled, no_progress
+from ..callbacks import check_cancelled
+from ..events import CancelToken, EvidenceFound, Shortlisted, Task
 from ..errors import (
-    Cancelled,
-    ModelError,
-    ModelTimeout,
     NoIndexedContent,
     NoRelevantPapers,
     ResearchDeskError,
     SynthesisFailed,
 )
 from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
-from ..models.base import ChatMessage, ChatModel, EmbeddingModel
-from ..paths import load_prompt
-from ..wording import plural, trim_repetition
-from ..records import CitationStatus, Evidence, Paper, ResearchResult
+from ..models.base import ChatModel, EmbeddingModel
+from ..wording import plural
+from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
-from .citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, normalise_answer, parse_citations
 from .mmr import mmr, scale01
 from .references import build_references, references_markdown
 
-CITATION_FORMAT = "[PAPER_ID, page N]"
-LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
-EventSink = Callable[[str, Any], None]  # ("shortlist" | "evidence" | "stage", payload)
+# The funnel's stages, as Stage events name them (index = position + 1).
+STAGES = ("scope", "evidence", "synthesis", "check")
 
-# Prompt templates with a numbered-citation variant (ResearchParams.citation_style).
-NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
 
 # Cutoffs used when the embedding model has no calibrated values in the catalog.
 FALLBACK_CUTOFFS = (0.2, 0.2)
@@ -79,14 +72,16 @@ class Funnel:
     params: ResearchParams
     cutoffs: Cutoffs
     chat_model: Callable[[], ChatModel] | None = None  # loaded only when synthesis needs it
-    progress: Progress = no_progress
-    cancelled: IsCancelled | None = None
-    on_token: OnToken | None = None
-    on_event: EventSink | None = None
+    task: Task = field(default_factory=Task)  # events out (stages, evidence, tokens, claims), cancel in
     # Deep research sizes the final synthesis to the time left (tokens); None: by context only.
     answer_tokens_override: int | None = None
     evidence_tokens_override: int | None = None
     _papers: dict[str, Paper] = field(default_factory=dict)
+
+    @property
+    def cancelled(self) -> CancelToken:
+        """The task's cancel token (callable: True once the user asked to stop)."""
+        return self.task.token
 
     # -- the whole run ---------------------------------------------------------
     def run(self, query: str, *, evidence_only: bool = False) -> ResearchResult:
@@ -118,7 +113,7 @@ class Funnel:
 
             focus_into(self, result, qvec)
             result.timings["evidence_s"] = round(self.elapsed(), 3)
-            self._emit("evidence", result.evidence)
+            self.emit(EvidenceFound(result.evidence))
         self.synthesize_into(result)
         result.timings["total_s"] = time.monotonic() - started
         return result
@@ -197,7 +192,7 @@ class Funnel:
                 "Rephrase the question with the terms the papers use, lower the similarity cutoff in Settings, or add papers on this topic.",
             )
         self._stage(1, f"Stage 1: searching summaries… found {plural(len(shortlist), 'paper')}")
-        self._emit("shortlist", [self._papers[pid] for pid in shortlist])
+        self.emit(Shortlisted([self._papers[pid] for pid in shortlist]))
         return shortlist, notes
 
     # -- stage 2 ------------------------------------------------------------------
@@ -241,7 +236,7 @@ class Funnel:
             for n, c in enumerate((passing[i] for i in order), 1)
         ]
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}… {plural(len(evidence), 'passage')}")
-        self._emit("evidence", evidence)
+        self.emit(EvidenceFound(evidence))
         return evidence, notes
 
     # -- stage 3 + 4 -------------------------------------------------------------------
@@ -256,104 +251,15 @@ class Funnel:
 
             if synthesize_claims(self, result):
                 return
-        t = time.monotonic()
-        self._stage(3, "Stage 3: synthesizing…")
-        chat = self.load_chat()  # kept on the funnel: the support check of the parsed citations uses it too
-        messages, used, dropped = self.build_prompt(chat, result.query, result.evidence, template, extra or {})
-        if dropped:
-            result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window (or, in deep mode, the time left) and were not sent.")
-        result.evidence = used
-        # Small models can fall into a loop, restating the same sentences until the token
-        # limit: watch the stream, stop it at the first long repeated run, keep what came before.
-        tokens: list[str] = []
-        looping = {"now": False}
+        from .free_text import write_free_text
 
-        def on_token(token: str) -> None:
-            tokens.append(token)
-            if len(tokens) % 16 == 0 and trim_repetition("".join(tokens), LOOP_WORDS)[1]:
-                looping["now"] = True
-            if self.on_token is not None:
-                self.on_token(token)
-
-        def cancelled() -> bool:
-            return looping["now"] or (self.cancelled is not None and self.cancelled())
-
-        try:
-            answer = chat.chat(
-                messages,
-                max_tokens=self._answer_tokens(chat),
-                temperature=self.params.temperature,
-                on_token=on_token,
-                cancelled=cancelled,
-                timeout_s=self.params.synthesis_timeout_s,
-            )
-        except Cancelled:
-            if not looping["now"] or (self.cancelled is not None and self.cancelled()):
-                raise
-            answer = "".join(tokens)
-        except SynthesisFailed:
-            raise
-        except ModelTimeout as exc:
-            raise SynthesisFailed(f"Synthesis failed: the model timed out ({exc.message}).", "Retry, raise the timeout in Settings, or use a faster model.") from exc
-        except ModelError as exc:
-            raise SynthesisFailed(f"Synthesis failed: model error — {exc.message}", exc.hint or "Retry, or choose another model in Settings.") from exc
-        answer, looped = trim_repetition(answer, LOOP_WORDS)
-        if looped:
-            result.messages.append("Stage 3: the model started repeating itself; the answer was cut before the repetition.")
-        if not answer.strip():
-            raise SynthesisFailed("Synthesis failed: the model returned an empty answer.", "Retry, or choose a larger model in Settings.")
-        result.timings["synthesis_s"] = time.monotonic() - t
-
-        t = time.monotonic()
-        self._stage(4, "Stage 4: checking citations…")
-        self.format_into(result, answer)
-        result.timings["formatting_s"] = time.monotonic() - t
+        write_free_text(self, result, template, extra or {})
 
     def format_into(self, result: ResearchResult, answer: str) -> None:
-        papers = self.papers()
-        citations = parse_citations(answer, result.evidence, list(papers))
-        if not citations and result.evidence:
-            tagged, added = attribute_citations(answer, result.evidence)
-            if added:
-                answer = tagged
-                citations = parse_citations(answer, result.evidence, list(papers))
-                for c in citations:
-                    c.note = ATTRIBUTED_NOTE
-                result.messages.append(
-                    f"Citations: the model wrote none, so {added} were added by matching each sentence to the passage "
-                    "that holds most of its key terms; check them against the passages.")
-        check_citations(answer, citations, result.evidence)
-        answer, citations = normalise_answer(answer.strip(), citations)
-        if self.params.check_support:
-            self._check_free_text(answer, citations, result)
-        result.answer = answer
-        result.citations = citations
-        result.references = build_references(citations, papers)
-        if not citations:
-            result.messages.append("Citations: the answer cites no evidence; treat it with care.")
-        flagged = [c for c in citations if c.status != CitationStatus.VERIFIED.value]
-        if flagged:
-            result.messages.append(f"Citations: {len(flagged)} of {len(citations)} could not be verified against the evidence (marked in the answer).")
-        self._stage(4, f"Stage 4: {len(citations)} citations, {len(citations) - len(flagged)} verified")
+        """Parse, check and number the citations of a free-text answer (stage 4)."""
+        from .free_text import format_into
 
-    def _check_free_text(self, answer: str, citations, result: ResearchResult) -> None:
-        """The support check for citations parsed from prose (improve, fallback): the same judges as claims."""
-        from .citations import claim_before
-        from .support import Pair, check_pairs
-        from .synthesis import STATUS_OF
-
-        by_number = {e.number: e for e in result.evidence}
-        checkable = [c for c in citations if c.status == CitationStatus.VERIFIED.value and c.evidence_number in by_number]
-        pairs = [Pair(claim_before(answer, c.start), by_number[c.evidence_number]) for c in checkable]
-        if not pairs:
-            return
-        check_pairs(pairs, self.chat_loaded(), context=result.query, cancelled=self.cancelled,
-                    timeout_s=self.params.synthesis_timeout_s)
-        for c, p in zip(checkable, pairs):
-            c.support, c.quote = p.verdict, p.quote
-            c.status = STATUS_OF[p.verdict]
-            if p.reason:
-                c.note = f"{p.reason}; {c.note}" if c.note else p.reason
+        format_into(self, result, answer)
 
     # -- what synthesis.py and deep research share with the funnel ----------------------
     def load_chat(self) -> ChatModel:
@@ -393,37 +299,14 @@ class Funnel:
     def stage(self, stage: int, message: str) -> None:
         self._stage(stage, message)
 
-    def emit(self, kind: str, payload: Any) -> None:
-        self._emit(kind, payload)
+    def emit(self, event) -> None:
+        self.task.emit(event)
 
     def build_prompt(self, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
-        """Fit whole evidence passages, best first, into the context window."""
-        system = load_prompt("synthesis_system.md").strip()
-        numbered = self.params.citation_style == "numbers" and template in NUMBERED_TEMPLATES
-        body = load_prompt(NUMBERED_TEMPLATES[template] if numbered else template)
-        if numbered:
-            example = f"[{evidence[0].number}]" if evidence else "[1]"
-        else:
-            example = f"[{evidence[0].paper_id}, page {evidence[0].page}]" if evidence else "[smith2020, page 4]"
-        fields = dict(query=query, citation_format=CITATION_FORMAT, citation_example=example, **extra)
-        skeleton = body.format(evidence="", **fields)
-        budget = chat.context_length - chat.count_tokens(system + skeleton) - self._answer_tokens(chat) - 48
-        if self.evidence_tokens_override is not None:
-            budget = min(budget, self.evidence_tokens_override)
-        used: list[Evidence] = []
-        blocks: list[str] = []
-        spent = 0
-        for e in evidence:
-            block = format_evidence(e, numbered=numbered)
-            cost = chat.count_tokens(block) + 2
-            if spent + cost > budget:
-                continue  # a shorter, lower-ranked passage may still fit
-            used.append(e)
-            blocks.append(block)
-            spent += cost
-        prompt = body.format(evidence="\n\n".join(blocks), **fields)
-        messages: list[ChatMessage] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        return messages, used, len(evidence) - len(used)
+        """(messages, passages used, passages dropped): whole passages, best first, fitted to the context."""
+        from .free_text import build_prompt
+
+        return build_prompt(self, chat, query, evidence, template, extra)
 
     def _answer_tokens(self, chat: ChatModel) -> int:
         wanted = self.answer_tokens_override or self.params.answer_max_tokens
@@ -437,13 +320,8 @@ class Funnel:
         except ResearchDeskError as exc:
             raise SynthesisFailed(f"Synthesis failed: could not load the chat model — {exc.message}", exc.hint) from exc
 
-    def _stage(self, stage: int, message: str) -> None:
-        self.progress(stage / 4.0, message)
-        self._emit("stage", (stage, message))
-
-    def _emit(self, kind: str, payload: Any) -> None:
-        if self.on_event is not None:
-            self.on_event(kind, payload)
+    def _stage(self, stage: int, detail: str) -> None:
+        self.task.stage(STAGES[stage - 1], stage, len(STAGES), detail)
 
 
 _BIBLIOGRAPHY = {"references", "bibliography", "literature cited", "works cited", "literature"}
@@ -451,24 +329,6 @@ _BIBLIOGRAPHY = {"references", "bibliography", "literature cited", "works cited"
 
 def is_bibliography(section: str) -> bool:
     return section.strip().strip("#").strip().lower() in _BIBLIOGRAPHY
-
-
-def format_evidence(e: Evidence, *, numbered: bool = False) -> str:
-    """One passage for the prompt, headed by what to cite it with.
-
-    Tags: the exact `[ID, page N]` to copy (small models cite far more often when the
-    tag is written out than when they must assemble it from an id and a page).
-    Numbered: `[N]` first, then where it comes from; the model cites `[N]` and the
-    answer is rewritten to `[ID, page N]` (citations.normalise_answer).
-    """
-    where = [f"section: {e.section}"] if e.section else []
-    if e.page_label and e.page_label != str(e.page):
-        where.append(f"printed page {e.page_label}")
-    if numbered:
-        source = "; ".join([f"{e.paper_id}, page {e.page}", *where])
-        return f"[{e.number}] ({source})\n{e.text.strip()}"
-    context = f" ({'; '.join(where)})" if where else ""
-    return f"Passage {e.number}{context} — cite it as [{e.paper_id}, page {e.page}]\n{e.text.strip()}"
 
 
 def answer_with_references(result: ResearchResult) -> str:

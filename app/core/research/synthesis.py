@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
+from ..events import ClaimWritten, Token
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
@@ -174,10 +175,9 @@ class _Writer:
         if "first_claim_s" not in self.result.timings:
             self.result.timings["first_claim_s"] = round(funnel.elapsed(), 3)
         self.streamed.append(claim)
-        funnel.emit("claim", (len(self.streamed) - 1, claim))
-        if funnel.on_token is not None:
-            n = len(self.streamed)
-            funnel.on_token(claim_separator(n - 1) + claim_sentence(claim, self.by_number))
+        n = len(self.streamed)
+        funnel.emit(ClaimWritten(claim, n - 1))
+        funnel.emit(Token(claim_separator(n - 1) + claim_sentence(claim, self.by_number)))
 
     def ask(self, chat: ChatModel, messages: list[ChatMessage], numbers: list[int], *, max_claims: int,
             min_claims: int = 1, min_sources: int = 0, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:

@@ -1,26 +1,21 @@
-"""The Desk: one settings object, one library, lazily loaded models.
+"""The Desk's parts: one settings object, one library, lazily loaded models.
 
-Both front ends drive the core through this object: the CLI directly, the UI
-from its worker thread (which owns the Desk, and so the models and the
-LanceDB connection).
+The operations front ends call live in the sibling modules (papers, research,
+writing, models); this module holds what they all share.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterable
-
-from .callbacks import IsCancelled, Progress
-from .errors import ModelNotFound
-from .ingest import Importer, ImportReport
-from .library import Library
-from .models.base import ChatModel, EmbeddingModel
-from .settings import ModelConfig, Settings, resolve_library
+from ..errors import ModelNotFound, ResearchDeskError
+from ..events import Task
+from ..library import Library
+from ..models.base import ChatModel, EmbeddingModel
+from ..settings import ModelConfig, Settings, resolve_library
 
 
 def default_model_path(role: str) -> str:
     """The provisioned catalog model for a role: the starter if present, else the test one."""
-    from .models import catalog, provision
+    from ..models import catalog, provision
 
     # Starter (the user's model) before the tiny test model.
     for entry in sorted(catalog.by_role(role), key=lambda e: (not e.starter, not e.test)):
@@ -45,7 +40,7 @@ def effective_config(cfg: ModelConfig, role: str) -> ModelConfig:
     return replace(cfg, path=path)
 
 
-class Desk:
+class DeskParts:
     def __init__(self, settings: Settings | None = None, library: str | None = None) -> None:
         self.settings = settings or Settings.load()
         self.location = resolve_library(library, self.settings)
@@ -72,7 +67,7 @@ class Desk:
         return self.embedding_config().identity()
 
     def embedder(self) -> EmbeddingModel:
-        from .models.factory import make_embedding
+        from ..models.factory import make_embedding
 
         cfg = self.embedding_config()
         key = repr(cfg)
@@ -84,7 +79,7 @@ class Desk:
         return self._embedder
 
     def chat(self) -> ChatModel:
-        from .models.factory import make_chat
+        from ..models.factory import make_chat
 
         cfg = self.chat_config()
         key = repr(cfg)
@@ -106,30 +101,17 @@ class Desk:
                 model.close()
         self._chat = self._embedder = None
 
-    # -- operations ----------------------------------------------------------------
-    def add(
-        self,
-        paths: Iterable[str | Path],
-        *,
-        progress: Progress | None = None,
-        cancelled: IsCancelled | None = None,
-    ) -> ImportReport:
-        importer = Importer(
-            self.library,
-            self.embedder(),
-            embedding_identity=self.embedding_identity(),
-            batch_size=self.settings.import_batch_size,
-            progress=progress,
-            cancelled=cancelled,
-        )
-        return importer.run(paths)
+    def stale_reason(self) -> str:
+        return self.library.index_stale_reason(self.embedding_identity())
 
-    def funnel(self, *, progress=None, cancelled=None, on_token=None, on_event=None, overrides: dict | None = None):
-        """A research funnel on this desk's library and models (the chat model loads lazily)."""
+    def funnel(self, task: Task | None = None, overrides: dict | None = None):
+        """A research funnel on this desk's library and models (the chat model loads lazily).
+
+        Core-internal: deep research, drafting and the manuscript check build on it; front
+        ends call `research` / `deep_research` instead."""
         from dataclasses import replace
 
-        from .errors import ResearchDeskError
-        from .research.funnel import Funnel, resolve_cutoffs
+        from ..research.funnel import Funnel, resolve_cutoffs
 
         params = replace(self.settings.research, **{k: v for k, v in (overrides or {}).items() if v is not None})
         stale = self.stale_reason()
@@ -142,11 +124,5 @@ class Desk:
             params=params,
             cutoffs=resolve_cutoffs(params, cfg.catalog_id or cfg.path or cfg.model),
             chat_model=self.chat,
-            progress=progress or (lambda f, m: None),
-            cancelled=cancelled,
-            on_token=on_token,
-            on_event=on_event,
+            task=task or Task(),
         )
-
-    def stale_reason(self) -> str:
-        return self.library.index_stale_reason(self.embedding_identity())

@@ -1,0 +1,44 @@
+"""The Desk: the core's one API.
+
+Front ends (the CLI, the window, scripts) call only `Desk` methods and use the
+record types (records, events, errors, settings, and the results re-exported
+here). Each method takes typed arguments and returns typed results; long ones
+take an `events.Task` to report progress and be cancelled. The methods live in
+small mixins by subject, stacked in this order:
+
+    DeskParts           settings, the library, lazily loaded models  (parts.py)
+    PaperOperations     import, list, edit, summarize, validate       (papers.py)
+    ResearchOperations  research, deep research, improve, export      (research.py)
+    WritingOperations   drafting, manuscript check                     (writing.py)
+    ModelOperations     models list/setup/use, settings                (models.py)
+"""
+
+from __future__ import annotations
+
+from ..drafting.context import ContextError, DraftContext, context_from_dict
+from ..drafting.queries import SECTIONS
+from ..ingest import ImportOutcome, ImportReport
+from ..library_layout import LibraryLayout
+from .models import ModelOperations
+from .parts import default_model_path, effective_config
+from .results import (
+    LibrarySnapshot,
+    ModelRow,
+    ModelState,
+    PaperCheck,
+    PaperFiles,
+    PaperTexts,
+    SummaryReport,
+    ValidationReport,
+)
+
+
+class Desk(ModelOperations):
+    """One library, one settings object, the models they use; every operation a front end needs."""
+
+
+__all__ = [
+    "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
+    "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
+    "ValidationReport", "default_model_path", "effective_config",
+]

@@ -1,0 +1,125 @@
+"""Desk operations on questions: research (standard and deep), improve, save, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ResearchDeskError
+from ..events import Task
+from ..records import ResearchResult
+from .papers import STATE_KEY, PaperOperations
+
+
+class ResearchOperations(PaperOperations):
+    def research(self, question: str, task: Task | None = None, *, overrides: dict | None = None,
+                 evidence_only: bool = False) -> ResearchResult:
+        """A cited answer (or, with evidence_only, the evidence without any model time).
+
+        `overrides` are ResearchParams fields for this question only (None values ignored).
+        The answer becomes the library's last result, which `improve`/`export` continue."""
+        result = self.funnel(task, overrides).run(question, evidence_only=evidence_only)
+        if not evidence_only:
+            self._remember(result)
+        return result
+
+    def deep_research(self, question: str, task: Task | None = None, *, time_budget: str | float | None = None,
+                      started_at: float | None = None) -> ResearchResult:
+        """The agentic loop within a time budget (minutes, "unlimited", or None for the default).
+
+        `started_at` (monotonic) makes the budget count from when the user asked, model
+        loading included; a cancelled run raises DeepCancelled carrying what was gathered."""
+        from ..research.deep import DeepCancelled, DeepResearch
+
+        minutes = self.parse_minutes(time_budget)
+        deep = DeepResearch(self.funnel(task), self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
+        try:
+            result = deep.run(question)
+        except DeepCancelled as exc:
+            exc.deep = deep  # "synthesize from what was gathered" keeps the run's methodology
+            raise
+        self._remember(result)
+        return result
+
+    def synthesize_partial(self, cancelled_exc, task: Task | None = None) -> ResearchResult:
+        """After a cancelled deep run: the report from the evidence it had gathered."""
+        from ..research.deep import DeepResearch
+
+        old = getattr(cancelled_exc, "deep", None)
+        deep = DeepResearch(self.funnel(task), self.settings.deep, deep=True, time_minutes=None)
+        if old is not None:  # keep what the cancelled run did, for the Methodology section
+            deep.pool, deep.queries, deep.decisions = old.pool, old.queries, old.decisions
+            deep.subquestions, deep.limits_hit = old.subquestions, [*old.limits_hit, "cancelled by the user"]
+        result = deep.synthesize(cancelled_exc.partial)
+        self._remember(result)
+        return result
+
+    def improve(self, feedback: str, task: Task | None = None, previous: ResearchResult | None = None) -> ResearchResult:
+        """The last answer (or `previous`) revised with the user's feedback."""
+        from ..research.followups import improve
+
+        previous = previous or self._require_last()
+        result = improve(self.funnel(task), previous, feedback)
+        self._remember(result)
+        return result
+
+    def save_result(self, result: ResearchResult | None = None) -> Path:
+        """Into the library's results/ as Markdown with front matter."""
+        from ..research.followups import save_result
+
+        return save_result(self.library, result or self._require_last(), model=self.settings.chat.describe())
+
+    def export(self, fmt: str, path: str | Path | None = None, result: ResearchResult | None = None) -> Path:
+        """The answer as Markdown ("md") or its references as BibTeX ("bibtex")."""
+        from ..research.followups import export_bibtex, export_markdown
+
+        result = result or self._require_last()
+        if fmt not in ("md", "bibtex"):
+            raise ResearchDeskError(f"Unknown export format {fmt!r}.", "Use md or bibtex.")
+        out = Path(path) if path else self.library.results_dir / self.export_file_name(result, fmt)
+        if fmt == "bibtex":
+            return export_bibtex(self.library, result, out)
+        return export_markdown(result, out, model=self.settings.chat.describe())
+
+    @staticmethod
+    def export_file_name(result: ResearchResult, fmt: str) -> str:
+        """A file name for exporting `result` ("md" or "bibtex"), from its question."""
+        from ..research.followups import slugify
+
+        return slugify(result.query) + (".bib" if fmt == "bibtex" else ".md")
+
+    def cited_paper(self, number: int, result: ResearchResult | None = None) -> str:
+        """The id of reference `number` (1-based) of the last answer."""
+        from ..research.followups import reference
+
+        try:
+            return reference(result or self._require_last(), number)
+        except IndexError as exc:
+            raise ResearchDeskError(str(exc)) from exc
+
+    @staticmethod
+    def answer_markdown(result: ResearchResult) -> str:
+        """The answer with its numbered references, as the CLI prints and exports it."""
+        from ..research.funnel import answer_with_references
+
+        return answer_with_references(result)
+
+    @staticmethod
+    def parse_minutes(value: str | float | None) -> float | None:
+        """A time budget in minutes from "5", 2.5 or "unlimited" (None); the default when None."""
+        from ..research.deep import parse_time
+
+        if isinstance(value, (int, float)):
+            return float(value)
+        try:
+            return parse_time(value)
+        except ValueError as exc:
+            raise ResearchDeskError(f"Bad time budget {value!r}: {exc}.", "Give minutes (e.g. 2) or 'unlimited'.") from exc
+
+    def _remember(self, result: ResearchResult) -> None:
+        self.library.save_state({STATE_KEY: result.to_dict()})
+
+    def _require_last(self) -> ResearchResult:
+        last = self.last_result()
+        if last is None:
+            raise ResearchDeskError("There is no previous answer in this library.", 'Ask a question first: research-desk research "…"')
+        return last
