@@ -15,7 +15,7 @@ from .parts import DeskParts
 from .results import LibrarySnapshot, PaperCheck, PaperFiles, PaperTexts, SummaryReport, ValidationReport
 
 STATE_KEY = "last_result"  # the key of the last answer in the library's state.json (CLI and window share it)
-EDITABLE = ("title", "authors", "published", "abstract", "doi", "venue", "tags")
+EDITABLE = ("title", "authors", "published", "abstract", "doi", "arxiv_id", "venue")
 
 
 class PaperOperations(DeskParts):

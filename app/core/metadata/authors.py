@@ -1,0 +1,143 @@
+"""Authors: the names in the author block between the title and the abstract.
+
+A name line is split at commas, "and", "&" and at superscripts; affiliation markers (digits,
+letters set small, * † ‡ § ¶ ☯ ✉), academic degrees, e-mail addresses and bracketed notes are
+dropped so that none leaks into a name. All names of a paper share one font style; an
+affiliation or a place that looks like a name ("South Africa") is set differently.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .layout import Line
+from .text import clean, key
+
+_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "dos", "du", "le", "la", "y", "bin",
+              "al", "el", "ten", "ter", "zu", "st.", "mc", "af", "dal", "des"}
+_DEGREES = re.compile(r"^(md|phd|ph\.d\.?|mba|ms|msc|bsc|ba|ma|mph|mbbs|msn|rn|dphil|dr|prof|facs|frcs|mrcp|bs|"
+                      r"jr\.?|sr\.?|iii|ii|mpa|dds|dvm|pharmd|mas|meng|dsc|frcpc|mbchb|bch|bm|frcp)\.?$", re.I)
+_NOT_NAME = re.compile(
+    r"universit|institut|college|school|department|dept|laborator|\blab\b|cent(er|re)\b|\binc\b|corporation|"
+    r"research|hospital|foundation|project|journal|version|http|www|@|abstract|keywords?|introduction|editor|"
+    r"correspond|received|accepted|published|submitted|article|open access|creative|commons|licen[cs]e|"
+    r"copyright|review|division|faculty|program|science|engineering|technology|ministry|academy|society|"
+    r"observatory|national|company|ltd|gmbh|street|avenue|road|box\b|campus|clinic|unit\b|information|"
+    r"declarations|additional|author|summary|contents|affiliation|equal contribution|present address|"
+    r"laboratoire|informati|[ée]cole|escuela|departament|facult|hochschule|fachbereich|centro|istituto|"
+    r"archive|repository|repec|organi[sz]ation|agency|council|collaboration\b",
+    re.I,
+)
+_MONTH_WORD = re.compile(r"^(january|february|march|april|may|june|july|august|september|october|november|december)$", re.I)
+_PLACE_START = re.compile(r"^(north|south|east|west|new|los|las|san|santa|united|saudi|hong|sri|costa|puerto|"
+                          r"rio|republic|kingdom|cape|great|upper|lower)$", re.I)
+_MARKERS = re.compile(r"[*∗†‡§¶#☯✉⁎•⋆★☆♯♮⊥‖∥\d]+")
+_COLLAB = re.compile(r"^(the\s+)?[\w&,\- ]{2,80}\bcollaborations?$", re.I)
+_WORD = re.compile(r"^(?:[A-ZÀ-ÞĀ-ſ][\w'’\-]*\.?|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,3}|O['’][A-Z]\w+|Mc\w+|Mac\w+|d['’][A-Z]\w+)$")
+
+
+def looks_like_name(part: str) -> bool:
+    words = part.split()
+    if not 2 <= len(words) <= 6 or _NOT_NAME.search(part):
+        return False
+    if _PLACE_START.match(words[0]) or any(_MONTH_WORD.match(w) for w in words):
+        return False
+    core = [w for w in words if w.lower() not in _PARTICLES]
+    if len(core) < 2 or not all(_WORD.match(w) for w in core):
+        return False
+    last = core[-1]
+    # A surname is a word, not an initial ("Smith J." is read elsewhere as citation style).
+    return sum(c.isalpha() for c in last) >= 2 and not last.endswith(".")
+
+
+def _parts(text: str) -> list[str]:
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}", ",", text)
+    text = re.sub(r"\S+@\S+", ",", text)
+    text = _MARKERS.sub(",", text)
+    parts = re.split(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b(?=\s+[A-Z][a-z]))\s*", text)
+    out = []
+    for p in parts:
+        p = re.sub(r"\s+", " ", p).strip(" .:")
+        if not p or _DEGREES.match(p) or re.fullmatch(r"[a-z]{1,2}", p):
+            continue
+        out.append(p)
+    return out
+
+
+def names_in(text: str) -> list[str] | None:
+    """The names leading a line ("A. Smith, B. Jones and C. Li, Dept. …"), or None if it starts otherwise."""
+    text = clean(text)
+    if _COLLAB.match(text.strip(" ,*∗†")):
+        return [text.strip(" ,*∗†")]
+    names: list[str] = []
+    for p in _parts(text):
+        if looks_like_name(p):
+            names.append(p if not p.endswith(".") or re.search(r"\b[A-Z]\.$", p) else p.rstrip("."))
+        elif re.fullmatch(r"(?:[A-Z]\.\s*)+(?:[A-Z][a-z]+)?", p) and not names:
+            continue
+        else:
+            break
+    return names or None
+
+
+def _rows(lines: list[Line]) -> list[tuple[str, Line]]:
+    """Lines on the same baseline joined; a wide gap (grid layouts) separates names."""
+    groups: list[list[Line]] = []
+    for ln in sorted(lines, key=lambda l: l.y1):
+        if groups and abs(groups[-1][0].y1 - ln.y1) < 0.4 * ln.size:
+            groups[-1].append(ln)
+        else:
+            groups.append([ln])
+    rows: list[tuple[str, Line]] = []
+    for ln in (ln for g in groups for ln in sorted(g, key=lambda l: l.x0)):
+        if rows and abs(rows[-1][1].y1 - ln.y1) < 0.4 * ln.size:
+            text, first = rows[-1]
+            gap = ln.x0 - first.bbox[2]
+            sep = ", " if gap > 0.8 * ln.size or first.style() != ln.style() else " "
+            merged = Line(text + sep + ln.main, "", first.size, first.bold, first.italic,
+                          (first.x0, first.y0, max(first.bbox[2], ln.bbox[2]), ln.y1), first.block, first.page)
+            rows[-1] = (merged.text, merged)
+        else:
+            rows.append((ln.main, ln))
+    return rows
+
+
+def from_layout(lines: list[Line]) -> list[str]:
+    """Names in the author region (the lines between the title and the abstract)."""
+    found: list[tuple[str, tuple[float, bool, bool]]] = []
+    carry = ""
+    for text, row in _rows(lines):
+        text = (carry + " " + text).strip() if carry else text
+        carry = ""
+        m = re.search(r"(?:,|\band)\s*((?:[A-Z]\.\s*){1,3})$", text)
+        if m:  # "…, J." wraps to "C. Yun, …" on the next line
+            carry, text = m.group(1), text[: m.start()]
+        names = names_in(text) or []
+        if found and not names and len(text) > 80 and not _NOT_NAME.search(text):
+            break  # prose after the author block: the names are over
+        for name in names:
+            found.append((name, row.style()))
+    if not found:
+        return []
+    size, bold, _ = found[0][1]
+    names: list[str] = []
+    seen: set[str] = set()
+    for name, (s, b, _) in found:
+        if abs(s - size) <= 0.6 and b == bold and key(name) not in seen:
+            seen.add(key(name))
+            names.append(name)
+    return names[:60]
+
+
+def split_metadata_authors(text: str) -> list[str]:
+    """Names in the PDF's author field; producer junk ("Administrator", "ygw") gives []."""
+    text = clean(text)
+    if not text or re.search(r"\d|array\(|administrator|user|owner|^admin|author|unknown|et al", text, re.I):
+        return []
+    sep = r"\s*(?:;|&|\band\b|\bund\b)\s*" if ";" in text else r"\s*(?:,|&|\band\b|\bund\b)\s*"
+    parts = [p.strip(" .*") for p in re.split(sep, text) if p.strip(" .*")]
+    # "Zeileis, Achim": one author written last name first.
+    if len(parts) == 2 and text.count(",") == 1 and all(" " not in p for p in parts):
+        parts = [f"{parts[1]} {parts[0]}"]
+    parts = [re.sub(r"\s*\([^)]*\)", "", p).strip() for p in parts]
+    return parts if parts and all(len(p.split()) >= 2 and not _NOT_NAME.search(p) for p in parts) else []

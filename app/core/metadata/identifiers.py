@@ -1,0 +1,66 @@
+"""DOI and arXiv identifiers printed on the page, in the metadata or in the file name."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .layout import Front, Line
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)", re.I)
+_DOI_LABELLED = re.compile(r"(?:\bdoi\b\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s\"<>{}]+)", re.I)
+_ARXIV_NEW = r"(\d{2}(?:0[1-9]|1[0-2])\.\d{4,5})(v\d+)?"
+_ARXIV_TEXT = re.compile(r"arxiv\s*[:.]?\s*(?:abs/)?" + _ARXIV_NEW + r"|arxiv\.org/(?:abs|pdf)/" + _ARXIV_NEW, re.I)
+_ARXIV_OLD_TEXT = re.compile(r"arxiv\s*:\s*([a-z-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?", re.I)
+_ARXIV_FILE = re.compile(r"(?<![\d.])" + _ARXIV_NEW + r"(?![\d])")
+
+
+def tidy_doi(doi: str) -> str:
+    doi = doi.rstrip(".,;:")
+    # A closing bracket belongs to the DOI only when it opens one too ("10.1002/(SICI)…").
+    while doi and doi[-1] in ")]}" and doi.count(doi[-1]) > doi.count({")": "(", "]": "[", "}": "{"}[doi[-1]]):
+        doi = doi[:-1].rstrip(".,;:")
+    return doi
+
+
+def find_doi(text: str) -> str:
+    m = _DOI_LABELLED.search(text) or _DOI.search(text)
+    return tidy_doi(m.group(1)) if m else ""
+
+
+def page_doi(front: Front, last_page_text: str, front_end: float) -> str:
+    """The paper's own DOI: labelled in the header, footer or front matter of its first page,
+    then anywhere on that page, then on the next page, then a "Cite this article as" line."""
+    def margin_or_front(ln: Line) -> bool:
+        return ln.y1 <= front_end or ln.y0 < 0.12 * front.page_height or ln.y1 > 0.85 * front.page_height
+    first = [ln.text for ln in front.lines if margin_or_front(ln)]
+    for text in (" ".join(first), " ".join(ln.text for ln in front.lines)):
+        m = _DOI_LABELLED.search(text)
+        if m:
+            return tidy_doi(m.group(1))
+    doi = find_doi(" ".join(first))
+    if doi:
+        return doi
+    m = _DOI_LABELLED.search(" ".join(ln.text for ln in front.next_lines if margin_or_front(ln)))
+    if m:
+        return tidy_doi(m.group(1))
+    i = last_page_text.lower().find("cite this article as")
+    if i >= 0:
+        m = _DOI_LABELLED.search(last_page_text[max(0, i - 120): i + 600])
+        return tidy_doi(m.group(1)) if m else ""
+    return ""
+
+
+def find_arxiv(filename: str, text: str, info: dict[str, str]) -> str:
+    m = _ARXIV_FILE.search(Path(filename).stem)
+    if m:
+        return m.group(1) + (m.group(2) or "")
+    for source in (text, " ".join(info.values())):
+        m = _ARXIV_TEXT.search(source)
+        if m:
+            base, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            return base + (ver or "")
+        m = _ARXIV_OLD_TEXT.search(source)
+        if m:
+            return m.group(1) + (m.group(2) or "")
+    return ""

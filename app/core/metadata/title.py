@@ -1,0 +1,100 @@
+"""The title: the largest text in the upper part of the article's first page, minus furniture."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .layout import Front, Line
+from .text import clean, key, letters
+
+# Journal lines, running heads, labels and stamps set large that are not the title.
+_FURNITURE = re.compile(
+    r"www\.|https?:|\bdoi\b|\bissn\b|©|copyright|\bvol\.|\bvolume\b|arxiv:|\bpages?\b\s*\d|open access|"
+    r"^(research|original|review|brief|short)?\s*(article|paper|report|communication|letter|review|note)s?$|"
+    r"^(article|review|letter|editorial|commentary|perspective|preprint|notes?)$|draft version|typeset using|"
+    r"^(received|accepted|published|submitted)\b|downloaded from|journal of|proceedings|^contents lists",
+    re.I,
+)
+_TRAILING_MARKS = re.compile(r"[\s,*∗†‡§¶#]+$")
+
+
+@dataclass
+class TitleFound:
+    text: str = ""
+    lines: list[Line] = field(default_factory=list)
+    distinct: bool = False  # set clearly larger than the body text
+
+    @property
+    def bottom(self) -> float:
+        return max((ln.y1 for ln in self.lines), default=0.0)
+
+
+def _candidate(ln: Line, front: Front) -> bool:
+    text = ln.main
+    if ln.y0 > 0.7 * front.page_height or letters(text) < 4 or _FURNITURE.search(text):
+        return False
+    return not re.search(r"@|\buniversity\b|\bdepartment\b", text, re.I)
+
+
+def _seed(ln: Line) -> bool:
+    """A title's first line: not all lower case (a logo, "future internet"), two words or a long one."""
+    text = ln.main
+    return text != text.lower() and (len(text.split()) >= 2 or letters(text) >= 12)
+
+
+def from_layout(front: Front) -> TitleFound:
+    cands = [ln for ln in front.lines if _candidate(ln, front)]
+    if not cands:
+        return TitleFound()
+    seeds = [ln for ln in cands if _seed(ln)]
+    if not seeds:
+        return TitleFound()
+    biggest = max(ln.size for ln in seeds)
+    seed = min((ln for ln in seeds if ln.size >= biggest - 0.5), key=lambda ln: (ln.y0, ln.x0))
+    ordered = sorted(cands, key=lambda ln: (ln.y0, ln.x0))
+    i = ordered.index(seed)
+    picked = [seed]
+    for ln in ordered[i + 1:]:
+        prev = picked[-1]
+        if abs(ln.size - seed.size) > 0.6 or ln.bold != seed.bold or ln.y0 - prev.y1 > 1.2 * seed.size or len(picked) >= 6:
+            break
+        picked.append(ln)
+    distinct = seed.size >= front.body * 1.15
+    if not distinct and not (seed.bold or seed.main.isupper()):
+        return TitleFound()  # body-sized plain text: a paragraph, not a title
+    text = " ".join(_TRAILING_MARKS.sub("", ln.main) for ln in picked)
+    text = _TRAILING_MARKS.sub("", clean(text.replace(" ,", " ")))
+    return TitleFound(text[:400], picked, distinct)
+
+
+def plausible_metadata_title(title: str, filename: str) -> bool:
+    t = title.strip()
+    if len(t) < 4 or letters(t) < 3:
+        return False
+    low = t.lower()
+    if low in {"untitled", "title", "document", "paper", "article", "manuscript", "slide 1"}:
+        return False
+    if low.startswith(("microsoft word", "microsoft powerpoint", "untitled")):
+        return False
+    # File names written by the producing tool ("p020-dutot.dvi", "fit_hyp_M_3.00.eps").
+    if re.search(r"\.[a-z0-9]{2,4}$", low) or "/" in t or "\\" in t or re.fullmatch(r"[\w.-]+", t) and "_" in t:
+        return False
+    return low != Path(filename).stem.lower()
+
+
+def choose(layout: TitleFound, info_title: str, filename: str, page_key: str) -> tuple[str, bool]:
+    """(title, unsure): the printed title; the metadata's where the page agrees or has none."""
+    meta = clean(info_title)
+    meta_ok = plausible_metadata_title(meta, filename)
+    if meta_ok and layout.text and key(meta) == key(layout.text):
+        return layout.text, False
+    if meta_ok and len(key(meta)) >= 12 and key(meta) in page_key:
+        # The page prints it, so the layout guess picked something else (a logo, a label).
+        return meta, not layout.text or key(layout.text) not in key(meta)
+    if layout.text:
+        return layout.text, not layout.distinct
+    if meta_ok:
+        return meta, True
+    return "", True

@@ -1,0 +1,231 @@
+"""Score the metadata read from PDFs against hand-made ground truth.
+
+    .venv/bin/python bench/metadata.py [CORPUS_DIR] [--show]
+
+CORPUS_DIR (default ../shared/corpus/mixed) holds PDFs and a `metadata.jsonl` with one object
+per paper (`file`, `title`, `authors`, `year`, `doi`, ...). Prints per-field accuracy; `--show`
+adds every miss, paper by paper. A folder without `metadata.jsonl` (r-papers) has no ground
+truth: the script then only lists what was read, so that a person can look at it.
+
+Matching rules (both sides normalised the same way):
+- text is compared after Unicode NFKD with accents dropped (ligatures "ﬁ" become "fi", TeX's
+  separated accents "Meg´ıas" become "Megias"), case folded, and every run of punctuation or
+  space turned into one space ("Agyeman-Duah" = "Agyeman Duah", "O’Connell" = "O Connell");
+- title: equal after normalisation;
+- an author: the surname (last word) is equal and the first given name agrees, where an
+  initial agrees with any name starting with that letter ("D. E. Trilling" = "David Trilling");
+  middle names and initials are not compared ("Mohammad S. Rahman" = "Mohammad Rahman");
+  a one-word name (a collaboration, a mononym) must be equal as a whole;
+- full author list: same number of authors, each matching in order; first author: the first;
+- year: the first four digits of the date read equal the printed year (scored where one is
+  printed; a year read where none is printed is counted on its own line);
+- DOI: equal ignoring case, scored where the paper prints its DOI;
+- abstract found: at least 100 characters whose first words occur in the text of the first
+  three pages (so a running head or a wrong block does not count). Ground truth has no
+  abstract text; papers without any abstract would count as misses (none in `mixed` on a
+  readable page; the two scans count as misses until OCR reads them);
+- venue (not a target): one normalised string contains the other, or they share ≥ 60 % of
+  the shorter one's words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.core import pdf_extract  # noqa: E402
+from app.core.errors import ImportFailure  # noqa: E402
+from app.core.records import PaperMeta  # noqa: E402
+
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "mixed"
+FIELDS = ("title", "authors", "first_author", "year", "doi", "abstract", "venue")
+
+
+def norm(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text or "")
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    # Spacing accents (´ ¨ ˘ ˛ ¸ `) left by TeX text layers are marks, not letters.
+    text = re.sub(r"[\u00b4\u00a8\u02d8\u02db\u00b8`\u02c6\u02dc\u02c7\u02d9]", "", text)
+    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
+def same_name(got: str, want: str) -> bool:
+    g, w = norm(got).split(), norm(want).split()
+    if not g or not w:
+        return False
+    if len(g) == 1 or len(w) == 1:
+        return g == w
+    if g[-1] != w[-1]:
+        return False
+    a, b = g[0], w[0]
+    if len(a) == 1 or len(b) == 1:
+        return a[0] == b[0]
+    return a == b
+
+
+def same_venue(got: str, want: str) -> bool:
+    g, w = norm(got), norm(want)
+    if not g or not w:
+        return False
+    if g in w or w in g:
+        return True
+    gs, ws = set(g.split()), set(w.split())
+    return len(gs & ws) >= 0.6 * min(len(gs), len(ws))
+
+
+@dataclass
+class Score:
+    right: int = 0
+    total: int = 0
+    right_text: int = 0  # among papers with a text layer
+    total_text: int = 0
+
+    def add(self, ok: bool, text_layer: bool) -> None:
+        self.right += ok
+        self.total += 1
+        if text_layer:
+            self.right_text += ok
+            self.total_text += 1
+
+
+@dataclass
+class Result:
+    scores: dict[str, Score] = field(default_factory=lambda: {f: Score() for f in FIELDS})
+    misses: list[str] = field(default_factory=list)
+    year_without_printed: int = 0
+    doi_without_printed: int = 0
+    unsure_right: int = 0  # fields marked unsure that were right after all
+    unsure_wrong: int = 0
+    sure_wrong: int = 0
+
+
+def first_pages_text(doc, n: int = 3) -> str:
+    return norm(" ".join(doc.load_page(i).get_text() for i in range(min(n, doc.page_count))))
+
+
+def read_meta(path: Path) -> tuple[PaperMeta | None, bool, str, str]:
+    """(meta, has text layer, text of the first pages, error)."""
+    try:
+        doc = pdf_extract.open_pdf(path)
+    except ImportFailure as exc:
+        return None, False, "", exc.message
+    try:
+        text_layer = pdf_extract.has_text_layer(doc)
+        meta = pdf_extract.extract_meta(doc, path.name)
+        return meta, text_layer, first_pages_text(doc), ""
+    finally:
+        doc.close()
+
+
+def score(corpus: Path) -> tuple[Result, int, float]:
+    result = Result()
+    rows = [json.loads(line) for line in (corpus / "metadata.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    started = time.monotonic()
+    for gold in rows:
+        name = gold["file"]
+        meta, text_layer, page_text, error = read_meta(corpus / name)
+        meta = meta or PaperMeta()
+        unsure = set(meta.unsure)
+
+        def judge(fld: str, ok: bool, got: object, want: object, unsure_key: str | None = None) -> None:
+            result.scores[fld].add(ok, text_layer)
+            key = unsure_key or fld
+            if key in unsure:
+                if ok:
+                    result.unsure_right += 1
+                else:
+                    result.unsure_wrong += 1
+            elif not ok:
+                result.sure_wrong += 1
+            if not ok:
+                mark = " (unsure)" if key in unsure else ""
+                layer = "" if text_layer else " [no text layer]"
+                result.misses.append(f"{name}{layer}: {fld}{mark}\n    got:  {got!r}\n    want: {want!r}")
+
+        judge("title", norm(meta.title) == norm(gold["title"]), meta.title, gold["title"])
+        want_authors = gold["authors"]
+        full = len(meta.authors) == len(want_authors) and all(map(same_name, meta.authors, want_authors))
+        judge("authors", full, meta.authors, want_authors)
+        first_ok = bool(meta.authors) and bool(want_authors) and same_name(meta.authors[0], want_authors[0])
+        judge("first_author", first_ok, meta.authors[:1], want_authors[:1], "authors")
+        year = meta.published[:4]
+        if gold.get("year"):
+            judge("year", year == str(gold["year"]), meta.published, gold["year"])
+        elif year:
+            result.year_without_printed += 1
+        if gold.get("doi"):
+            judge("doi", meta.doi.casefold() == gold["doi"].casefold(), meta.doi, gold["doi"])
+        elif meta.doi:
+            result.doi_without_printed += 1
+            result.misses.append(f"{name}: doi given where the paper prints none: {meta.doi!r}")
+        # Letters only: line-end hyphens and spaces differ between the page and the reader.
+        found = len(meta.abstract) >= 100 and norm(meta.abstract).replace(" ", "")[:40] in page_text.replace(" ", "")
+        judge("abstract", found, meta.abstract[:160], "(an abstract from the first pages)")
+        if gold.get("venue"):
+            judge("venue", same_venue(meta.venue, gold["venue"]), meta.venue, gold["venue"])
+        if error:
+            result.misses.append(f"{name}: could not be opened: {error}")
+    return result, len(rows), time.monotonic() - started
+
+
+def print_scores(corpus: Path, result: Result, n: int, seconds: float, show: bool) -> None:
+    with_text = max(s.total_text for s in result.scores.values())
+    print(f"metadata bench: {corpus} ({n} papers, {with_text} with a text layer, {seconds:.1f} s)")
+    print(f"{'field':<13} {'right':>5} {'of':>4} {'accuracy':>9}   text layer only")
+    for fld in FIELDS:
+        s = result.scores[fld]
+        if not s.total:
+            continue
+        pct = 100 * s.right / s.total
+        pct_text = 100 * s.right_text / s.total_text if s.total_text else 0.0
+        label = f"{fld}{' (info)' if fld == 'venue' else ''}"
+        print(f"{label:<13} {s.right:>5} {s.total:>4} {pct:>8.1f}%   {s.right_text}/{s.total_text} {pct_text:.1f}%")
+    print(f"year read where none is printed: {result.year_without_printed}; "
+          f"DOI read where none is printed: {result.doi_without_printed}")
+    print(f"wrong fields marked unsure: {result.unsure_wrong}; wrong and not marked: {result.sure_wrong}; "
+          f"marked unsure but right: {result.unsure_right}")
+    if show:
+        print("\nmisses:")
+        for line in result.misses:
+            print(f"- {line}")
+
+
+def list_without_truth(corpus: Path) -> None:
+    print(f"{corpus}: no metadata.jsonl, so nothing to score; what was read:")
+    for path in sorted(corpus.glob("*.pdf")):
+        meta, text_layer, _, error = read_meta(path)
+        if meta is None:
+            print(f"- {path.name}: {error}")
+            continue
+        unsure = f" unsure={meta.unsure}" if meta.unsure else ""
+        layer = "" if text_layer else " [no text layer]"
+        print(f"- {path.name}{layer}: {meta.title[:70]!r} | {meta.authors} | {meta.published} | "
+              f"doi={meta.doi or '-'} | abstract={len(meta.abstract)} chars{unsure}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--show", action="store_true", help="list every miss, paper by paper")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    if not (args.corpus / "metadata.jsonl").is_file():
+        list_without_truth(args.corpus)
+        return 0
+    result, n, seconds = score(args.corpus)
+    print_scores(args.corpus, result, n, seconds, args.show)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
