@@ -106,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
         c = _command(sub, name, help_, f"research-desk {name} 2")
         c.add_argument("n", type=int)
 
+    ck = _command(sub, "check", "check every citation of a manuscript (LaTeX, Markdown, .docx) against the library; exit 1 when any is flagged",
+                  "research-desk check paper.tex --bib refs.bib --out check-report.md")
+    ck.add_argument("draft", help="the manuscript: .tex, .md or .docx")
+    ck.add_argument("--bib", metavar="REFS", help="its .bib (default: the one the draft names)")
+    ck.add_argument("--json", action="store_true", help="print the report as JSON")
+    ck.add_argument("--out", metavar="REPORT", help="also write the report (.json → JSON, else Markdown)")
+
     from .core.desk import SECTIONS
 
     dr = _command(sub, "draft", "draft a section of your paper from the library, with citations and BibTeX", "research-desk draft introduction --context my-work.yaml --time 5")

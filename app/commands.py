@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from .core.desk import Desk
 from .core.errors import ResearchDeskError
@@ -265,6 +266,24 @@ def cmd_open(desk: Desk, args, run: Run) -> int:
         pass  # no desktop opener (a server, a container): the path printed below is the answer
     _out(str(path))
     return 0
+
+
+CHECK_FLAGGED = ("not-found", "not-in-library")  # verdicts that make `check` exit 1
+
+# -- manuscript check --------------------------------------------------------------
+def cmd_check(desk: Desk, args, run: Run) -> int:
+    """Every citation of a draft against the library; exit 1 when any is flagged."""
+    report = desk.check(args.draft, args.bib, run.task)
+    run.done()
+    text = report.to_json() if args.json else report.to_markdown()
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(report.to_json() if out.suffix.lower() == ".json" else report.to_markdown(), encoding="utf-8")
+        print(f"wrote {out}", file=sys.stderr)
+    _out(text)
+    flagged = [c for c in report.citations() if c.verdict in CHECK_FLAGGED]
+    return 1 if flagged else 0
 
 
 # -- drafting ---------------------------------------------------------------------

@@ -105,6 +105,13 @@ class PaperUpdated:
 
 
 @dataclass(frozen=True)
+class SentenceChecked:
+    """One citing sentence of a manuscript has its verdicts (check.CheckedSentence)."""
+
+    sentence: Any
+
+
+@dataclass(frozen=True)
 class Round:
     """A round of deep research ended (deep.RoundRecord or similar)."""
 
@@ -129,7 +136,8 @@ class Done:
 
 
 Event = Union[
-    Stage, Progress, Token, ClaimWritten, EvidenceFound, Shortlisted, PaperImported, PaperUpdated, Round, Notice, Done
+    Stage, Progress, Token, ClaimWritten, EvidenceFound, Shortlisted, PaperImported, PaperUpdated, SentenceChecked,
+    Round, Notice, Done,
 ]
 EventSink = Callable[[Event], None]
 

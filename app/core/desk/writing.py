@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..events import Task
+from ..events import SentenceChecked, Task
 from .research import ResearchOperations
 
 
@@ -42,7 +42,17 @@ class WritingOperations(ResearchOperations):
         return latex_document(result) if fmt == "tex" else markdown_document(result)
 
     def check(self, draft: str | Path, bib: str | Path | None = None, task: Task | None = None):
-        """Every citation of a manuscript checked against the cited papers (check.CheckReport)."""
+        """Every citation of a manuscript (LaTeX, Markdown, .docx) checked against the cited
+        papers (check.CheckReport); a `SentenceChecked` event as each sentence is done."""
         from ..check import check_manuscript
 
-        return check_manuscript(self, Path(draft), Path(bib) if bib else None, task or Task())
+        task = task or Task()
+        return check_manuscript(self, Path(draft), Path(bib) if bib else None, task,
+                                lambda sentence: task.emit(SentenceChecked(sentence)))
+
+    @staticmethod
+    def check_report_from(data: dict):
+        """A saved check report (its JSON form) as a CheckReport again."""
+        from ..check import CheckReport
+
+        return CheckReport.from_dict(data)

@@ -1,0 +1,161 @@
+"""What the parsers make of a manuscript: its citing sentences, where they are, what they cite.
+
+All three parsers (LaTeX, Markdown/Pandoc, .docx) build the same records. The text a
+parser keeps is "mapped": every kept character remembers its offset in the source, so
+a sentence found in the cleaned text reports the line and column where it starts in
+the file the user wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+# A citation in the cleaned text: one private-use character, its number after it in the
+# citation list (the marker never reaches a sentence's text).
+MARK = "\ue000"
+
+
+@dataclass
+class Cite:
+    """One cited key as written (a key of the .bib, or "Surname 2004" for a text citation)."""
+
+    key: str
+    locator: str = ""  # "p. 4" as the author wrote it
+    kind: str = "key"  # "key" (a citation key) | "author-year" (a text citation in a .docx)
+
+
+@dataclass
+class CitingSentence:
+    text: str
+    line: int  # 1-based, in the source (for a .docx: the paragraph number)
+    column: int  # 1-based
+    cites: list[Cite] = field(default_factory=list)
+
+
+@dataclass
+class Draft:
+    """A parsed manuscript: citing sentences, a reference list it carries, what went wrong."""
+
+    path: str
+    format: str  # "latex" | "markdown" | "docx"
+    sentences: list[CitingSentence] = field(default_factory=list)
+    bibitems: dict[str, str] = field(default_factory=dict)  # \bibitem key -> its text
+    bib_hint: str = ""  # a .bib the draft names (\bibliography{…}, `bibliography:`), as written
+    problems: list[str] = field(default_factory=list)
+
+
+class Mapped:
+    """Text built piece by piece, each character keeping its source offset."""
+
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.offsets: list[int] = []
+        self.cites: list[Cite] = []
+
+    def add(self, text: str, start: int) -> None:
+        for i, ch in enumerate(text):
+            self.chars.append(ch)
+            self.offsets.append(start + i)
+
+    def add_at(self, text: str, offset: int) -> None:
+        """Text standing in for source that is not copied (a space for a comment, a break for a heading)."""
+        for ch in text:
+            self.chars.append(ch)
+            self.offsets.append(offset)
+
+    def cite(self, cites: list[Cite], offset: int) -> None:
+        for c in cites:
+            self.chars.append(MARK)
+            self.offsets.append(offset)
+            self.cites.append(c)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chars)
+
+
+# -- sentences -----------------------------------------------------------------------
+
+# Words that end with a full stop without ending the sentence ("et al.", "Fig. 2").
+_ABBREVIATIONS = {
+    "al", "e.g", "i.e", "cf", "fig", "figs", "eq", "eqs", "vs", "resp", "approx", "no", "nos", "p", "pp", "ca",
+    "sec", "ref", "refs", "dr", "prof", "mr", "ms", "st", "vol", "ed", "eds", "ch", "etc", "c.f", "viz", "tab",
+}
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_END = re.compile(r"[.!?][\"')\]’”]*(?=\s|$|" + MARK + ")")
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence in `text`: paragraphs, then full stops before a capital."""
+    spans = []
+    pos = 0
+    for para in [*_PARAGRAPH.finditer(text), None]:
+        stop = para.start() if para else len(text)
+        start = pos
+        for m in _END.finditer(text, pos, stop):
+            end = m.end()
+            # A citation right after the stop belongs to this sentence ("… shown.\cite{x} Next").
+            while end < stop and text[end] == MARK:
+                end += 1
+            rest = text[end:stop].lstrip()
+            if not rest:
+                continue
+            word = re.search(r"([\w.]+)\.[\"')\]’”]*$", text[start : m.end()])
+            if text[m.start()] == "." and word and word.group(1).lower() in _ABBREVIATIONS:
+                continue
+            if not (rest[0].isupper() or rest[0].isdigit() or rest[0] in "\"'“‘([" + MARK):
+                continue
+            spans.append((start, end))
+            start = end
+        spans.append((start, stop))
+        pos = para.end() if para else len(text)
+    return spans
+
+
+_SPACE_BEFORE = re.compile(r"\s+([.,;:!?)\]])")
+_EMPTY_BRACKETS = re.compile(r"\(\s*[;,]?\s*\)|\[\s*[;,]?\s*\]")
+
+
+def tidy(text: str) -> str:
+    """A sentence's text without citation marks and the gaps they leave."""
+    text = text.replace(MARK, " ")
+    text = " ".join(text.split())
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    text = re.sub(r",\s*([.;])", r"\1", text)  # "as shown by ," from a removed \citet
+    return " ".join(text.split())
+
+
+def line_column(source: str, offset: int) -> tuple[int, int]:
+    line = source.count("\n", 0, offset) + 1
+    column = offset - (source.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def citing_sentences(mapped: Mapped, source: str) -> list[CitingSentence]:
+    """The sentences of the mapped text that hold at least one citation, with their source location."""
+    text = mapped.text
+    out = []
+    numbers = [i for i, ch in enumerate(text) if ch == MARK]
+    cite_at = {pos: mapped.cites[n] for n, pos in enumerate(numbers)}
+    for start, end in _sentence_spans(text):
+        cites = [cite_at[i] for i in range(start, end) if i in cite_at]
+        if not cites:
+            continue
+        lead = start
+        while lead < end and text[lead].isspace():
+            lead += 1
+        sentence = tidy(text[start:end])
+        if not sentence:
+            sentence = "(a citation with no sentence around it)"
+        line, column = line_column(source, mapped.offsets[lead] if lead < len(mapped.offsets) else len(source))
+        unique: list[Cite] = []
+        for c in cites:
+            if c.key not in {u.key for u in unique}:
+                unique.append(c)
+        out.append(CitingSentence(sentence, line, column, unique))
+    return out

@@ -1,0 +1,259 @@
+"""Check a manuscript: every citing sentence against the library paper it cites.
+
+Per sentence: embed it once; search each cited paper's full text for it (LanceDB
+prefilter on paper_id, hybrid like the funnel's evidence stage) and the whole library
+at the same time. Per (sentence, cited paper): the rules of the support check rank the
+paper's best passages (no model time), and the best one goes to `check_pairs` — the
+same check as answers' citations — for one short model verdict. Supported and partial
+keep their verdict; unsupported means "not found in the cited paper", with the best
+page found offered. Another paper's passage that the rules accept and that is closer
+to the sentence than anything in the cited paper is suggested as `better_source`
+(rules only: a second model call per citation would double the time).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .. import events
+from ..errors import Cancelled, ResearchDeskError
+from ..library import CONTENT_CHUNKS
+from ..models.base import ChatModel
+from ..records import Evidence, Paper, Support
+from ..research import retrieval
+from ..research.funnel import is_bibliography
+from ..research.support import ORDER, Pair, check_pairs
+from .draft import CitingSentence, Draft
+from .parse import parse_draft
+from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
+from .resolve import BibEntry, Resolution, Resolver, bibitem_entries, read_bib
+
+log = logging.getLogger(__name__)
+
+PER_PAPER = 8  # passages fetched from the cited paper
+RULE_RANKED = 4  # of those, how many the rules rank before the model reads the best
+LIBRARY_WIDE = 12  # passages fetched from the whole library (better sources)
+BETTER_MIN_COSINE = 0.45  # a suggestion for a key not in the library must be at least this close
+BETTER_MARGIN = 0.02  # …and for a cited paper, this much closer than the cited paper's best passage
+MODEL_TIMEOUT_S = 120.0
+SentenceSink = Callable[[CheckedSentence], None]
+
+VERDICT_OF = {
+    Support.SUPPORTED.value: Verdict.SUPPORTED.value,
+    Support.PARTIAL.value: Verdict.PARTIAL.value,
+    Support.UNSUPPORTED.value: Verdict.NOT_FOUND.value,
+}
+
+
+@dataclass
+class _Cited:
+    key: str
+    resolution: Resolution
+    paper: Paper | None
+
+
+def check_manuscript(desk, draft: Path, bib: Path | None, task: events.Task,
+                     on_sentence: SentenceSink | None = None) -> CheckReport:
+    """The report on every citing sentence of `draft` (cancel: what is done, marked partial).
+
+    `on_sentence` receives each sentence's result as soon as it is checked (the Check tab
+    colours the manuscript while the rest is checked).
+    """
+    started = time.monotonic()
+    draft = Path(draft)
+    task.stage("Reading the manuscript", 1, 2, draft.name)
+    parsed = parse_draft(draft)
+    report = CheckReport(draft=str(draft), problems=list(parsed.problems), total_sentences=len(parsed.sentences))
+    bib_path = _bib_path(draft, bib, parsed, report)
+    entries: dict[str, BibEntry] = {}
+    if bib_path is not None:
+        report.bib = str(bib_path)
+        entries, problems = read_bib(bib_path)
+        report.problems += problems
+    elif parsed.bibitems:
+        entries = bibitem_entries(parsed.bibitems)
+        report.bib = f"{draft.name} (thebibliography)"
+    papers = [p for p in desk.library.list_papers() if p.complete]
+    if not papers:
+        report.problems.append("The library has no indexed papers: every citation is reported as not in the library (add the PDFs you cite).")
+    resolver = Resolver(papers)
+    cited = _resolve_all(parsed, entries, resolver, bib_path is not None or bool(parsed.bibitems), report)
+    report.timings["parse_s"] = round(time.monotonic() - started, 3)
+
+    checker = _Checker(desk, {p.id: p for p in papers}, report, task)
+    total = len(parsed.sentences)
+    task.stage("Checking citations", 2, 2, f"{total} citing sentences")
+    task.progress(0, total, "sentences")
+    t = time.monotonic()
+    for n, sentence in enumerate(parsed.sentences, 1):
+        if task.cancelled:
+            report.partial = True
+            break
+        try:
+            checked = checker.sentence(sentence, [cited[c.key] for c in sentence.cites])
+        except Cancelled:
+            report.partial = True
+            break
+        report.sentences.append(checked)
+        if on_sentence is not None:
+            on_sentence(checked)
+        task.progress(n, total, "sentences", sentence.text[:80])
+    n_citations = sum(len(s.citations) for s in report.sentences)
+    report.timings["check_s"] = round(time.monotonic() - t, 3)
+    report.timings["per_citation_s"] = round(report.timings["check_s"] / max(1, n_citations), 3)
+    report.timings["total_s"] = round(time.monotonic() - started, 3)
+    return report
+
+
+def _bib_path(draft: Path, bib: Path | None, parsed: Draft, report: CheckReport) -> Path | None:
+    if bib is not None:
+        bib = Path(bib)
+        if not bib.is_file():
+            report.problems.append(f"{bib}: no such .bib file; keys resolve by their own form only")
+            return None
+        return bib
+    if parsed.bib_hint:
+        hint = draft.parent / parsed.bib_hint
+        for candidate in (hint, hint.with_name(hint.name + ".bib")):
+            if candidate.is_file():
+                return candidate
+        report.problems.append(f"{draft.name} names {parsed.bib_hint} as its bibliography, but no such file is beside it; keys resolve by their own form only")
+    elif not parsed.bibitems and parsed.sentences:
+        report.problems.append("No .bib given (--bib) and the draft carries no reference list: keys resolve by their own form only (e.g. smith2020 → Smith, 2020).")
+    return None
+
+
+def _resolve_all(parsed: Draft, entries: dict[str, BibEntry], resolver: Resolver, has_refs: bool, report: CheckReport) -> dict[str, _Cited]:
+    by_id = {p.id: p for p in resolver.papers}
+    out: dict[str, _Cited] = {}
+    for s in parsed.sentences:
+        for c in s.cites:
+            if c.key in out:
+                continue
+            entry = entries.get(c.key) if c.kind == "key" else _author_year_entry(c.key, entries)
+            r = resolver.resolve(c.key, entry, author_year=c.kind == "author-year")
+            if r.paper_id:
+                out[c.key] = _Cited(c.key, r, by_id[r.paper_id])
+                continue
+            if resolver.papers:
+                if entry is None and has_refs and c.kind == "key":
+                    r.problem = "missing from the reference list (.bib), and its form matches no library paper"
+                report.problems.append(f"{c.key}: {r.problem} (line {s.line}) — not in the library")
+            out[c.key] = _Cited(c.key, r, None)
+    return out
+
+
+def _author_year_entry(key: str, entries: dict[str, BibEntry]) -> BibEntry | None:
+    """The .bib entry whose first author and year a text citation ("Zeileis 2004") names."""
+    from .resolve import fold
+
+    parts = key.rsplit(" ", 1)
+    if len(parts) != 2:
+        return None
+    name, year = fold(parts[0]).replace(" ", ""), parts[1][:4]
+    hits = [e for e in entries.values() if e.authors and e.authors[0].replace(" ", "") == name and e.year == year]
+    return hits[0] if len(hits) == 1 else None
+
+
+class _Checker:
+    def __init__(self, desk, papers: dict[str, Paper], report: CheckReport, task: events.Task) -> None:
+        self.desk = desk
+        self.papers = papers
+        self.report = report
+        self.task = task
+        self._chat: ChatModel | None = None
+        self._chat_failed = False
+        self._embedder = desk.embedder() if papers else None
+        self._table = desk.library.chunks_table(CONTENT_CHUNKS) if papers else None
+
+    def _spent(self, what: str, since: float) -> None:
+        timings = self.report.timings
+        timings[what] = round(timings.get(what, 0.0) + time.monotonic() - since, 3)
+
+    def chat(self) -> ChatModel | None:
+        if self._chat is None and not self._chat_failed:
+            try:
+                self._chat = self.desk.chat()
+            except ResearchDeskError as exc:
+                self._chat_failed = True
+                self.report.problems.append(f"The chat model could not be loaded ({exc.message}): the rules alone judged support.")
+        return self._chat
+
+    def sentence(self, s: CitingSentence, cited: list[_Cited]) -> CheckedSentence:
+        out = CheckedSentence(s.text, s.line, s.column)
+        in_library = [c for c in cited if c.paper is not None]
+        if not in_library and not self.papers:
+            out.citations = [self._absent(c) for c in cited]
+            return out
+        t = time.monotonic()
+        qvec = self._embedder.embed_one(s.text)
+        self._spent("embed_s", t)
+        t = time.monotonic()
+        requests = [retrieval.Request(self._table, qvec, s.text, PER_PAPER, papers=[c.paper.id]) for c in in_library]
+        requests.append(retrieval.Request(self._table, qvec, s.text, LIBRARY_WIDE))
+        found = retrieval.search_many(requests)
+        per_paper = {c.paper.id: _evidence(hits, s.text) for c, hits in zip(in_library, found)}
+        wide = _evidence(found[-1], s.text)
+        self._spent("search_s", t)
+        cited_ids = {c.paper.id for c in in_library}
+        for c in cited:
+            if c.paper is None:
+                checked = self._absent(c)
+            else:
+                checked = self._check(s.text, c.key, c.paper, per_paper[c.paper.id])
+            if checked.verdict != Verdict.SUPPORTED.value:
+                best_here = max((e.score for e in per_paper.get(c.paper.id if c.paper else "", [])), default=None)
+                checked.better_source = self._better(s.text, wide, cited_ids, best_here)
+            out.citations.append(checked)
+        return out
+
+    @staticmethod
+    def _absent(c: _Cited) -> CheckedCitation:
+        return CheckedCitation(c.key, None, Verdict.NOT_IN_LIBRARY.value, note=c.resolution.problem)
+
+    def _check(self, claim: str, key: str, paper: Paper, passages: list[Evidence]) -> CheckedCitation:
+        if not passages:
+            return CheckedCitation(key, paper.id, Verdict.NOT_FOUND.value,
+                                   note="the paper has no indexed text to search (re-index it)")
+        context = " ".join([paper.title, *paper.authors])
+        # The rules rank the best passages (cheap); the model reads only the winner.
+        ranked = check_pairs([Pair(claim, e) for e in passages[:RULE_RANKED]], None, context=context)
+        best = max(range(len(ranked)), key=lambda i: (ORDER[ranked[i].rule], -i))
+        pair = Pair(claim, passages[best], quote=ranked[best].quote)
+        chat = self.chat()
+        t = time.monotonic()
+        check_pairs([pair], chat, context=context, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
+        self._spent("model_s", t)
+        e = pair.evidence
+        return CheckedCitation(key, paper.id, VERDICT_OF[pair.verdict], e.page, e.page_label or str(e.page), pair.quote, note=pair.reason)
+
+    def _better(self, claim: str, wide: list[Evidence], cited: set[str], best_here: float | None) -> Source | None:
+        floor = BETTER_MIN_COSINE if best_here is None else max(BETTER_MIN_COSINE, best_here + BETTER_MARGIN)
+        others = [e for e in wide if e.paper_id not in cited and e.paper_id in self.papers and e.score >= floor][:3]
+        if not others:
+            return None
+        for e in others:
+            paper = self.papers[e.paper_id]
+            p = check_pairs([Pair(claim, e)], None, context=" ".join([paper.title, *paper.authors]))[0]
+            if p.rule == Support.SUPPORTED.value:
+                e = p.evidence
+                return Source(e.paper_id, e.page, e.page_label or str(e.page), p.quote)
+        return None
+
+
+def _evidence(hits: list[retrieval.Candidate], query: str) -> list[Evidence]:
+    """Search hits as evidence passages, reference lists left out (they match every keyword)."""
+    out = []
+    for c in hits:
+        if is_bibliography(c.section) or not c.text.strip():
+            continue
+        out.append(Evidence(number=len(out) + 1, paper_id=c.paper_id, page=c.page, page_label=c.page_label, section=c.section,
+                            text=c.text, score=round(float(np.clip(c.cosine, -1, 1)), 4), stage="check", query=query,
+                            char_start=c.char_start, char_end=c.char_end))
+    return out

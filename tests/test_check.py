@@ -1,0 +1,205 @@
+"""Checking a manuscript's citations: parsing, key resolution, verdicts, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.core import events
+from app.core.check import CheckReport, check_manuscript
+from app.core.check.docx_draft import parse_docx
+from app.core.check.latex import parse_latex
+from app.core.check.markdown import parse_markdown
+from app.core.check.parse import parse_draft
+from app.core.check.resolve import Resolver, read_bib
+from app.core.records import Paper
+
+LATEX = r"""\documentclass{article}
+\begin{document}
+\section{Introduction}
+% a comment that cites \cite{ghost}
+Sandwich estimators are robust to heteroskedasticity \citep[p.~4]{zeileis2004, white1980}. They are popular.
+As \citet{bates2015} show, mixed models with $n = 120$ groups fit fast, e.g. in lme4.
+\begin{equation} y = \cite{inmath} \end{equation}
+Trees split on covariates \parencite{hothorn2006}\autocite[see][12]{zeileis2008}.
+\begin{thebibliography}{9}
+\bibitem[Zeileis(2004)]{zeileis2004} A. Zeileis. Econometric Computing with HC and HAC Covariance Matrix Estimators. 2004.
+\end{thebibliography}
+\end{document}
+"""
+
+MARKDOWN = """---
+title: Draft
+bibliography: refs.bib
+---
+# Methods
+
+Kestrels leave the valleys in autumn [@lindqvist2019; see @berg2020, p. 4].
+@gupta2021 shows that glaciers retreat, as others agree [-@smith2020]. Write to a@b.org.
+"""
+
+
+def test_latex_citations_keys_and_locations():
+    draft = parse_latex(LATEX, "paper.tex")
+    by_key = {c.key: (s, c) for s in draft.sentences for c in s.cites}
+    assert set(by_key) == {"zeileis2004", "white1980", "bates2015", "hothorn2006", "zeileis2008"}  # not the comment's, not the math's
+    s, c = by_key["zeileis2004"]
+    assert (s.line, s.column) == (5, 1)
+    assert s.text == "Sandwich estimators are robust to heteroskedasticity."
+    assert c.locator == "p. 4"
+    s, _ = by_key["bates2015"]
+    assert s.line == 6 and "n = 120" in s.text and "\\citet" not in s.text
+    assert by_key["zeileis2008"][1].locator == "12"
+    assert by_key["hothorn2006"][0] is by_key["zeileis2008"][0]  # one sentence, two papers
+    assert "Econometric Computing" in draft.bibitems["zeileis2004"]
+
+
+def test_markdown_pandoc_citations_and_locations():
+    draft = parse_markdown(MARKDOWN, "draft.md")
+    assert draft.bib_hint == "refs.bib"
+    first, second = draft.sentences
+    assert [c.key for c in first.cites] == ["lindqvist2019", "berg2020"]
+    assert first.cites[1].locator == "p. 4"
+    assert (first.line, first.column) == (7, 1)
+    assert first.text == "Kestrels leave the valleys in autumn."
+    assert [c.key for c in second.cites] == ["gupta2021", "smith2020"]  # the e-mail address is no citation
+    assert (second.line, second.column) == (8, 1)
+
+
+def test_docx_author_year_and_pandoc_citations(tmp_path):
+    import docx
+
+    doc = docx.Document()
+    doc.add_heading("Results", level=1)
+    doc.add_paragraph("Glaciers retreated fast (Gupta, 2021; Smith et al. 2019, p. 3). Nothing cited here.")
+    doc.add_paragraph("As Lindqvist and Berg (2019) found, kestrels leave in autumn [@berg2020].")
+    path = tmp_path / "draft.docx"
+    doc.save(path)
+    draft = parse_docx(path)
+    first, second = draft.sentences
+    assert [c.key for c in first.cites] == ["Gupta 2021", "Smith 2019"]
+    assert first.cites[1].locator == "p. 3"
+    assert (first.line, first.column) == (2, 1)  # paragraph 2 (after the heading)
+    assert [c.key for c in second.cites] == ["Lindqvist 2019", "berg2020"]
+    assert second.line == 3
+
+
+def _paper(pid, title, authors, year, doi=""):
+    return Paper(id=pid, title=title, authors=authors, published=year, abstract="", doi=doi, arxiv_id="", source_file="",
+                 page_count=1, page_labels=["1"], content_hash=pid, imported_at="", status="indexed")
+
+
+def test_keys_resolve_by_doi_title_and_key_form(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("""
+@article{byDoi, title={Something else entirely}, author={Nobody, A.}, year={1999}, doi={10.1000/ABC}}
+@article{byTitle, title={Kestrel Migration Timing in {Alpine} Valleys}, author={Lindqvist, Maria}, year={2019}}
+@article{absent, title={A Paper Nobody Has}, author={Else, Someone}, year={2001}}
+@article{broken, title={oops
+""")
+    entries, problems = read_bib(bib)
+    assert len(problems) == 1 and "refs.bib, line" in problems[0]
+    papers = [
+        _paper("doi-paper", "Glacier Retreat", ["Anil Gupta"], "2021", doi="10.1000/abc"),
+        _paper("kestrel", "Kestrel migration timing in alpine valleys", ["Maria Lindqvist", "Tomas Berg"], "2019"),
+        _paper("deep", "Deep learning of glaciers", ["Jo Smith"], "2020"),
+    ]
+    r = Resolver(papers)
+    assert r.resolve("byDoi", entries["byDoi"]).paper_id == "doi-paper"
+    assert r.resolve("byTitle", entries["byTitle"]).paper_id == "kestrel"
+    assert r.resolve("smith2020deep", None).paper_id == "deep"  # no entry: the key's own form
+    assert r.resolve("Lindqvist 2019", None).paper_id == "kestrel"  # a text citation
+    absent = r.resolve("absent", entries["absent"])
+    assert not absent.paper_id and "matches no paper" in absent.problem
+    assert "no papers" in Resolver([]).resolve("x", None).problem
+
+
+PAPERS = {
+    "kestrel.pdf": ("Kestrel Migration Timing in Alpine Valleys", ["Maria Lindqvist", "Tomas Berg"], [
+        "# Abstract\n\nWe study when kestrels leave alpine valleys in autumn using ten years of ringing data.",
+        "# Results\n\nThe median departure date was 14 September. Young birds departed 9 days later than adults.",
+    ]),
+    "glacier.pdf": ("Glacier Retreat Measured by Drone Photogrammetry", ["Anil Gupta"], [
+        "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
+        "# Findings\n\nThe glacier front retreated 38 metres per year between 2015 and 2021.",
+    ]),
+}
+
+
+@pytest.fixture
+def checked_library(tmp_path, make_desk):
+    from tests.pdf_factory import make_paper
+
+    (tmp_path / "in").mkdir()
+    for name, (title, authors, pages) in PAPERS.items():
+        make_paper(tmp_path / "in" / name, title, authors, pages)
+    desk = make_desk(tmp_path / "lib")
+    assert desk.add([tmp_path / "in"]).ok
+    return desk
+
+
+def test_end_to_end_verdicts_report_and_cancel(tmp_path, checked_library):
+    desk = checked_library
+    (tmp_path / "refs.bib").write_text("""
+@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria and Berg, Tomas}, year={2019}}
+@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}
+@article{white1980, title={A Heteroskedasticity-Consistent Covariance Matrix Estimator}, author={White, Halbert}, year={1980}}
+""")
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "---\nbibliography: refs.bib\n---\n"
+        "The glacier front retreated 38 metres per year between 2015 and 2021 [@gupta2021].\n\n"
+        "Robust covariance estimators were proposed long ago [@white1980].\n\n"
+        "Young kestrels departed 9 days later than adults [@lindqvist2019; @nokey2000].\n"
+    )
+    seen = []
+    report = check_manuscript(desk, draft, None, events.Task(sink=seen.append))
+    assert not report.partial and len(report.sentences) == 3
+    glacier = report.sentences[0].citations[0]
+    assert glacier.paper_id and glacier.paper_id.startswith("glacier")
+    assert glacier.verdict in ("supported", "partial")  # the tiny test model may be unsure; never "not found"
+    assert glacier.page == 2 and glacier.printed_page == "2" and "38 metres" in glacier.quote
+    white = report.sentences[1].citations[0]
+    assert white.verdict == "not-in-library" and white.paper_id is None
+    third = report.sentences[2]
+    assert [c.key for c in third.citations] == ["lindqvist2019", "nokey2000"]  # judged per paper
+    assert third.citations[1].verdict == "not-in-library"
+    assert any("white1980" in p and "matches no paper" in p for p in report.problems)
+    assert any("nokey2000" in p and "missing from the reference list" in p for p in report.problems)
+    progress = [e for e in seen if isinstance(e, events.Progress)]
+    assert progress[-1].done == 3 and progress[-1].unit == "sentences"
+
+    d = json.loads(report.to_json())
+    assert d["counts"]["not-in-library"] == 2
+    cit = d["sentences"][0]["citations"][0]
+    assert set(cit) >= {"key", "paper_id", "verdict", "page", "printed_page", "quote", "better_source"}
+    assert d["sentences"][0]["location"] == {"line": 4, "column": 1}
+    assert CheckReport.from_dict(d).to_dict() == d
+    md = report.to_markdown()
+    assert "not in the library" in md and "Line 4, column 1" in md
+
+    # Cancel after the first sentence: what is done comes back, marked partial.
+    task = events.Task()
+    task.sink = lambda e: task.token.cancel() if isinstance(e, events.Progress) and e.done >= 1 else None
+    cut = check_manuscript(desk, draft, None, task)
+    assert cut.partial and len(cut.sentences) == 1 and "Stopped early" in cut.to_markdown()
+
+
+def test_bad_input_lines(tmp_path, make_desk):
+    empty = make_desk(tmp_path / "empty")
+    broken = tmp_path / "broken.docx"
+    broken.write_bytes(b"not a zip file")
+    report = check_manuscript(empty, broken, None, events.quiet())
+    assert report.sentences == [] and any("broken.docx: not a readable .docx" in p for p in report.problems)
+
+    draft = tmp_path / "d.tex"
+    draft.write_text("Robust errors matter \\cite{white1980}. Unclosed \\cite{x\n")
+    report = check_manuscript(empty, draft, tmp_path / "missing.bib", events.quiet())
+    assert any("missing.bib: no such .bib file" in p for p in report.problems)
+    assert any("library has no indexed papers" in p for p in report.problems)
+    assert any("never closed" in p for p in report.problems)
+    assert report.sentences[0].citations[0].verdict == "not-in-library"
+
+    assert "not a manuscript" in parse_draft(tmp_path / "x.pdf").problems[0]
