@@ -41,8 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--library", metavar="DIR", help="library folder (or URI); default: $RESEARCH_DESK_LIBRARY, settings, user data dir")
     sub = p.add_subparsers(dest="command")
 
-    a = _command(sub, "add", "import PDF files and folders (recursively)", "research-desk add ~/Papers/smith2020.pdf ~/Papers/thesis-refs/")
-    a.add_argument("paths", nargs="+")
+    a = _command(sub, "add", "import PDF files and folders (recursively), a Zotero library, or a .bib/.ris file's PDFs",
+                 "research-desk add ~/Papers/ && research-desk add --zotero && research-desk add --bib refs.bib")
+    a.add_argument("paths", nargs="*", help="PDF files and folders")
+    a.add_argument("--zotero", nargs="?", const="", metavar="PATH",
+                   help="import or sync a Zotero library (zotero.sqlite or its folder; default ~/Zotero)")
+    a.add_argument("--bib", metavar="FILE", help="import the entries of a BibTeX file that have a PDF")
+    a.add_argument("--ris", metavar="FILE", help="import the entries of a RIS file that have a PDF")
 
     ls = _command(sub, "list", "list the papers in the library", "research-desk list --json > papers.json")
     ls.add_argument("--json", action="store_true")

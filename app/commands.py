@@ -37,6 +37,25 @@ def _out(text: str = "") -> None:
 
 # -- library ---------------------------------------------------------------------
 def cmd_add(desk: Desk, args, run: Run) -> int:
+    sources = [("zotero", args.zotero), ("bib", args.bib), ("ris", args.ris)]
+    sources = [(kind, value) for kind, value in sources if value is not None]
+    if not args.paths and not sources:
+        raise ResearchDeskError("Nothing to add.", "Give PDF files or folders, or --zotero / --bib FILE / --ris FILE.")
+    failed = False
+    for kind, value in sources:
+        if kind == "zotero":
+            source = desk.import_zotero(value or None, run.task)
+        else:
+            source = desk.import_bibliography(value, run.task, kind=kind)
+        run.done()
+        for o in source.outcomes:
+            if o.status in ("imported", "updated", "missing", "failed"):
+                stream = sys.stderr if o.status == "failed" else sys.stdout
+                print(f"{o.status}: {o.label}" + (f" — {o.message}" if o.message else ""), file=stream)
+        _out(source.summary())
+        failed = failed or not source.ok
+    if not args.paths:
+        return 1 if failed else 0
     report = desk.add(args.paths, run.task)
     run.done()
     for o in report.outcomes:
@@ -48,7 +67,7 @@ def cmd_add(desk: Desk, args, run: Run) -> int:
         f"{report.count('added')} added, {report.count('duplicate')} already in library, "
         f"{report.count('failed')} failed — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f}s ({rate:.1f} pages/s)"
     )
-    return 0 if report.ok else 1
+    return 0 if report.ok and not failed else 1
 
 
 def _status(p) -> str:

@@ -173,6 +173,7 @@ class MainWindow(ModelSetup, QMainWindow):
         av.summary_clicked.connect(lambda pid: self.show_paper(pid, "summary"))
         self.pdf_viewer.closed.connect(self.reader.hide)
         self.paper_panel.notes_saved.connect(self._reindex_notes)
+        self.paper_panel.details.edited.connect(self._edit_details)
         self.paper_panel.summarize_requested.connect(self.library.summarize)
         self.paper_panel.open_pdf_requested.connect(lambda pid: self.open_pdf(pid))
         self.library.snapshot_loaded.connect(self._snapshot_loaded)
@@ -242,6 +243,11 @@ class MainWindow(ModelSetup, QMainWindow):
         handle.finished.connect(self.paper_panel.notes_indexed)
         handle.failed.connect(lambda exc: self.paper_panel.notes_status.setText(
             f"Saved, but not re-indexed: {getattr(exc, 'message', exc)}"))
+
+    def _edit_details(self, paper_id: str, fields: dict) -> None:
+        handle = self.host.submit("edit", partial(jobs.edit_paper, paper_id=paper_id, fields=fields))
+        handle.finished.connect(lambda paper: (self.paper_panel.show_paper(paper, "details"), self.library.refresh()))
+        handle.failed.connect(lambda exc: self.paper_panel.details.status.setText(f"Not saved: {getattr(exc, 'message', exc)}"))
 
     # -- reader -------------------------------------------------------------------------------
     def _show_reader(self, tab: QWidget) -> None:

@@ -10,15 +10,15 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from app.core.desk import LibraryLayout
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
+from app.core.desk import LibraryLayout
 from app.core.records import Paper
 
 from . import theme
 from .answer_render import markdown_to_html
+from .paper_details import PaperDetails
 
 AUTOSAVE_MS = 1200  # save this long after the last keystroke
 
@@ -84,6 +84,8 @@ class PaperPanel(QWidget):
         self.notes_status.setObjectName("muted")
         nl.addWidget(self.notes_status)
         self.tabs.addTab(notes_page, "Notes")
+        self.details = PaperDetails()
+        self.tabs.addTab(self.details, "Details")
         layout.addWidget(self.tabs, 1)
 
         self._autosave = QTimer(self)
@@ -104,7 +106,11 @@ class PaperPanel(QWidget):
         self.setEnabled(True)
         self.title.setText(paper.title or paper.id)
         authors = ", ".join(paper.authors) or "Unknown authors"
-        self.meta.setText(f"{paper.id} · {authors}" + (f" · {paper.published}" if paper.published else "") + f" · {paper.page_count} pages")
+        self.meta.setText(f"{paper.id} · {authors}" + (f" · {paper.published}" if paper.published else "") + f" · {paper.page_count} pages"
+                          + (" · ⚠ details to check" if paper.unsure else ""))
+        self.details.show_paper(paper)
+        if tab == "details":
+            self.details.status.setText("Saved; kept when the paper is re-imported.")
         self.refresh_summary()
         text = _read(self.layout_.notes_path(paper.id)) if self.layout_ else ""
         self.notes.blockSignals(True)
@@ -113,7 +119,7 @@ class PaperPanel(QWidget):
         self._saved_text = text
         self.notes_status.setText("")
         self.notes.setEnabled(paper.complete)
-        self.tabs.setCurrentIndex(1 if tab == "notes" else 0)
+        self.tabs.setCurrentIndex({"notes": 1, "details": 2}.get(tab, 0))
         if tab == "notes":
             self.notes.setFocus()
 

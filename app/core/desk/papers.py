@@ -67,6 +67,24 @@ class PaperOperations(DeskParts):
         )
         return importer.run(paths)
 
+    def import_zotero(self, path: str | Path | None = None, task: Task | None = None):
+        """Import or sync a Zotero library (zotero.sqlite or its folder; default ~/Zotero), read-only:
+        its PDFs with Zotero's metadata, collections and tags; a second run imports only what changed."""
+        from ..importers import import_zotero
+
+        return import_zotero(self._entry_importer, path, task or Task())
+
+    def import_bibliography(self, path: str | Path, task: Task | None = None, *, kind: str = ""):
+        """Import the entries of a .bib or .ris file that have a PDF (file field, or a PDF named
+        by the key beside it); entries without one are listed as missing in the report."""
+        from ..importers import import_bibliography
+
+        return import_bibliography(self._entry_importer, path, task or Task(), kind=kind)
+
+    def _entry_importer(self, entries, task: Task) -> Importer:
+        return Importer(self.library, self.embedder(), embedding_identity=self.embedding_identity(),
+                        batch_size=self.settings.import_batch_size, task=task, entries=entries)
+
     def reindex_papers(self, ids: list[str], task: Task | None = None) -> ImportReport:
         """Re-import papers from their stored PDF copies, keeping id, title and summary.
 
