@@ -1,19 +1,38 @@
 #!/usr/bin/env bash
-# Install Research Desk into ./.venv.
+# Install Research Desk into ./.venv (or $RESEARCH_DESK_VENV).
 #   scripts/install.sh          the app and the offline starter models (Qwen2.5-Coder-1.5B + MiniLM)
 #   scripts/install.sh --test   the app, the test tools and the tiny test models (SmolLM2-135M + MiniLM)
+# Python 3.11, 3.12 or 3.13: $PYTHON names the interpreter; otherwise the first of
+# python3.11, python3.12, python3.13, python3 that runs and is one of those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode="app"
 [[ "${1:-}" == "--test" ]] && mode="test"
+VENV="${RESEARCH_DESK_VENV:-.venv}"
 
-PY="${PYTHON:-python3.11}"
-command -v "$PY" >/dev/null 2>&1 || PY=python3
-"$PY" -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
+supported() {  # runs, and is CPython 3.11-3.13
+    "$1" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else 1)' >/dev/null 2>&1
+}
+if [[ -n "${PYTHON:-}" ]]; then
+    PY="$PYTHON"
+    if ! supported "$PY"; then
+        echo "error: PYTHON=$PY is not a Python 3.11-3.13 that runs here" >&2
+        exit 1
+    fi
+else
+    PY=""
+    for candidate in python3.11 python3.12 python3.13 python3; do
+        if supported "$candidate"; then PY="$candidate"; break; fi
+    done
+    if [[ -z "$PY" ]]; then
+        echo "error: Python 3.11, 3.12 or 3.13 is required (set PYTHON=/path/to/python3.x)" >&2
+        exit 1
+    fi
+fi
 
-[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip wheel
+[[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip wheel
 
 # llama-cpp-python compiles llama.cpp from source (6-14 minutes on 2 cores). We build it once
 # per machine into our own wheel cache, with portable CPU flags: the default -march=native
@@ -24,17 +43,18 @@ WHEELS="${RESEARCH_DESK_WHEELS:-$HOME/.cache/research-desk/wheels/llama-$LLAMA_V
 if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
     echo "Building llama-cpp-python $LLAMA_VERSION (portable CPU build; takes several minutes)…"
     CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-        .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+        "$VENV/bin/python" -m pip wheel --quiet --no-deps --no-cache-dir \
         "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
 fi
-.venv/bin/python -m pip install --quiet --no-deps --force-reinstall "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+# The wheel is tagged py3-none (llama.cpp is loaded through ctypes): one build serves 3.11-3.13.
+"$VENV/bin/python" -m pip install --quiet --no-deps --force-reinstall "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
 
 if [[ "$mode" == "test" ]]; then
-    .venv/bin/python -m pip install --quiet -e ".[test]"
+    "$VENV/bin/python" -m pip install --quiet -e ".[test]"
     # Tiny real models for the tests, provisioned once per machine into a cache folder.
     export RESEARCH_DESK_MODELS_DIR="${RESEARCH_DESK_MODELS_DIR:-$HOME/.cache/research-desk/test-models}"
-    .venv/bin/research-desk models setup --test
+    "$VENV/bin/research-desk" models setup --test
 else
-    .venv/bin/python -m pip install --quiet -e .
-    .venv/bin/research-desk models setup
+    "$VENV/bin/python" -m pip install --quiet -e .
+    "$VENV/bin/research-desk" models setup
 fi

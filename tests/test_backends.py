@@ -313,3 +313,9 @@ def test_openai_embeddings_match_in_process_llama_cpp(tiny_models, embedder, tmp
         finally:
             remote.close()
     assert (np.sum(vectors * embedder.embed(texts), axis=1) > 0.999).all()
+
+
+def test_openai_chat_timeout_is_model_timeout(remote_chat):
+    with pytest.raises(ModelTimeout):
+        remote_chat.chat(HELLO, max_tokens=200, timeout_s=1e-6)
+    assert remote_chat.chat(HELLO, max_tokens=4)  # the shared client still works afterwards

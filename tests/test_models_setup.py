@@ -56,7 +56,8 @@ def _without_extra_buffer_types(llama_cpp):
 
 def _llama_cosines(model_path: Path) -> np.ndarray:
     """Cosine of each reference sentence's llama.cpp embedding with the reference one."""
-    llama_cpp = pytest.importorskip("llama_cpp")
+    import llama_cpp  # a dependency of the app (pyproject.toml)
+
     texts, ref = _reference_embeddings()
     with _without_extra_buffer_types(llama_cpp):
         llm = llama_cpp.Llama(

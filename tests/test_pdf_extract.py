@@ -16,9 +16,6 @@ from app.core.paper_id import make_paper_id, slugify
 from app.core.records import PaperMeta
 
 from tests import pdf_factory as pf
-from tests.conftest import CORPUS
-
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="development corpus not present")
 
 
 # --------------------------------------------------------------------------- bad inputs
@@ -212,48 +209,7 @@ def test_meta_ignores_implausible_metadata_title(tmp_path):
     assert px.extract_meta(px.open_pdf(path), "x.pdf").title == "The Real Title"
 
 
-@needs_corpus
-@pytest.mark.parametrize(
-    "name, title, first_author, extra",
-    [
-        ("lmer.pdf", "Fitting Linear Mixed-Effects Models using lme4", "Douglas Bates",
-         {"doi": "10.18637/jss.v067.i01", "published": "2015"}),
-        ("sandwich.pdf", None, "Achim Zeileis", {"published": "2004"}),
-        ("strucchange-intro.pdf", "strucchange: An R Package for Testing for Structural Change in Linear Regression Models",
-         "Achim Zeileis", {}),
-        ("Rcpp-FAQ.pdf", "Rcpp FAQ", "Dirk Eddelbuettel", {"published": "2022-04-03"}),
-        ("Rcpp-libraries.pdf", None, "Dirk Eddelbuettel", {"arxiv_id": "1911.06416"}),
-        ("Theory.pdf", "Computational methods for mixed models", "Douglas Bates", {}),
-    ],
-)
-def test_meta_on_corpus_papers(name, title, first_author, extra):
-    meta = px.extract_meta(px.open_pdf(CORPUS / name), name)
-    if title:
-        assert meta.title == title
-    assert meta.authors[0] == first_author
-    for key, value in extra.items():
-        assert getattr(meta, key) == value
-
-
-@needs_corpus
-def test_meta_is_sensible_for_most_corpus_papers():
-    pdfs = sorted(CORPUS.glob("*.pdf"))
-    good = 0
-    for path in pdfs:
-        doc = px.open_pdf(path)
-        meta = px.extract_meta(doc, path.name)
-        if not px.has_text_layer(doc):
-            continue  # unreadable text layer: nothing sensible to find
-        names_ok = meta.authors and all(re.fullmatch(r"[^\W\d_][\w.' -]+", a) for a in meta.authors)
-        good += bool(len(meta.title) >= 5 and names_ok and meta.published)
-    assert good >= len(pdfs) - 3
-
-
-@needs_corpus
-def test_unreadable_text_layer_in_corpus_needs_ocr():
-    # PLSvGLS.pdf uses dvips Type3 bitmap fonts that decode to dingbats ("❉♦✉❣❧❛s").
-    assert not px.has_text_layer(px.open_pdf(CORPUS / "PLSvGLS.pdf"))
-    assert px.has_text_layer(px.open_pdf(CORPUS / "lmer.pdf"))
+# The same extraction on the real development corpus (kept out of the repository): bench/corpus_checks.py.
 
 
 # --------------------------------------------------------------------------- streaming

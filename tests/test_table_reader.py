@@ -150,7 +150,8 @@ def test_hybrid_search_fuses_both_legs_and_reads_details_once(library):
 
 def test_numpy_blas_runs_one_thread():
     """A spinning OpenBLAS worker thread took a whole core from the searches (app/blas_threads.py)."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threadpoolctl  # a dependency of the app (pyproject.toml)
+
     import app  # noqa: F401 - the package applies the limit on import
 
     blas = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]

@@ -11,7 +11,8 @@ Sizes are in tokens of the embedding model. The default counter is an approximat
 (whitespace words × 1.3): it needs no tokenizer, costs almost nothing, and is close to
 WordPiece counts for English prose (≈1.2–1.4 pieces per word; more for formulas and code,
 so real chunks of symbol-heavy text run somewhat longer). Pass the model's own tokenizer
-as `count_tokens` where exact sizes matter. Note all-MiniLM-L6-v2 reads at most 256
+as `count_tokens` where exact sizes matter: `token_counter(embedder)` gives it where the
+embedder has a local tokenizer, and the estimate otherwise. Note all-MiniLM-L6-v2 reads at most 256
 word-pieces well (512 hard limit): with the defaults the tail of a long chunk is seen by
 full-text search and by the LLM, but contributes less to the vector.
 """
@@ -30,6 +31,17 @@ TokenCounter = Callable[[str], int]
 def approx_tokens(text: str) -> int:
     """Cheap token estimate: whitespace-separated words × 1.3 (see module docstring)."""
     return int(len(text.split()) * 1.3 + 0.5)
+
+
+def token_counter(embedder: object | None) -> TokenCounter:
+    """The embedding model's own tokenizer where it has a local one (llama.cpp), else the estimate.
+
+    Duck-typed (`tokenizer_counter()` of models/base.py's EmbeddingModel) so that chunking
+    stays free of the model layer.
+    """
+    make = getattr(embedder, "tokenizer_counter", None)
+    counter = make() if callable(make) else None
+    return counter or approx_tokens
 
 
 @dataclass

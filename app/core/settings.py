@@ -1,20 +1,34 @@
 """One typed settings object, persisted as JSON in the config folder.
 
+The classes are pydantic dataclasses: still plain dataclasses to the rest of the code
+(attribute access, `dataclasses.replace`, `asdict`), and their fields are validated when
+one is built — from the settings file, or by `replace` with new values. Assigning an
+attribute afterwards is not validated (the settings dialog assigns typed widget values).
+
 The library location resolves, in order: `--library` flag, the
 RESEARCH_DESK_LIBRARY environment variable, the settings file, the
-platformdirs default. Unknown keys in the file are ignored (forward
-compatibility); a damaged file falls back to defaults and is kept aside.
+platformdirs default. Reading the file never stops the app: unknown keys are
+ignored (forward compatibility) and a value of the wrong type falls back to its
+default, each with a one-line message naming the file and the key, and the file
+as it was is kept aside; an unreadable file falls back to defaults and is kept aside.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+import shutil
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+
 from . import paths
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -115,19 +129,29 @@ class Settings:
 
     @classmethod
     def load(cls, path: Path | None = None) -> "Settings":
+        """The settings in the file (defaults where it has none); problems are logged."""
+        settings, problems = cls.load_checked(path)
+        for problem in problems:
+            log.warning("%s", problem)
+        return settings
+
+    @classmethod
+    def load_checked(cls, path: Path | None = None) -> tuple["Settings", list[str]]:
+        """(settings, one line per problem in the file) — for a front end that shows them."""
         path = path or cls.file()
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return cls()
-        except (OSError, ValueError):
+            return cls(), []
+        except (OSError, ValueError) as exc:
             # A damaged file must not stop the app: keep it for the user, use defaults.
-            try:
-                path.replace(path.with_suffix(".damaged.json"))
-            except OSError:
-                pass
-            return cls()
-        return _from_dict(cls, raw)
+            kept = _keep_aside(path, ".damaged.json", move=True)
+            return cls(), [f"{path}: unreadable ({exc}); using the default settings{kept}"]
+        settings, problems, rejected = _validate(cls, raw, str(path))
+        if rejected:
+            # The next save writes the defaults in their place: keep what the user wrote.
+            problems.append(f"{path}: the file as it was is kept{_keep_aside(path, '.rejected.json', move=False)}")
+        return settings, problems
 
     def save(self, path: Path | None = None) -> None:
         path = path or self.file()
@@ -140,17 +164,72 @@ class Settings:
         return asdict(self)
 
 
-def _from_dict(cls: type, raw: dict[str, Any]) -> Any:
-    kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in raw:
+def _keep_aside(path: Path, suffix: str, *, move: bool) -> str:
+    """Move or copy `path` beside itself; returns ' as NAME' (or '' where that failed, logged)."""
+    target = path.with_suffix(suffix)
+    try:
+        if move:
+            path.replace(target)
+        else:
+            shutil.copyfile(path, target)
+    except OSError as exc:
+        log.warning("could not keep %s aside as %s: %s", path, target.name, exc)
+        return ""
+    return f" as {target.name}"
+
+
+def _validate(cls: type, raw: Any, source: str) -> tuple[Any, list[str], bool]:
+    """(settings, problems, whether a value was rejected): the file's values, each wrong one
+    replaced by its default, unknown keys ignored."""
+    problems = [f"{source}: unknown setting '{key}' ignored" for key in _unknown_keys(cls, raw)]
+    if not isinstance(raw, dict):
+        problems.append(f"{source}: expected an object of settings, found {type(raw).__name__}; using the defaults")
+        return cls(), problems, True
+    data = json.loads(json.dumps(raw))  # a copy we may prune
+    adapter = TypeAdapter(cls)
+    rejected = False
+    while True:
+        try:
+            return adapter.validate_python(data), problems, rejected
+        except ValidationError as exc:
+            pruned = False
+            for err in exc.errors():
+                key = ".".join(str(part) for part in err["loc"])
+                problems.append(f"{source}: '{key}' = {err['input']!r} rejected ({err['msg']}); using the default")
+                pruned |= _drop(data, err["loc"])
+            rejected = True
+            if not pruned:  # nothing left to drop: a guard against looping, not expected
+                return cls(), problems, True
+
+
+def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+    """Remove the value at `loc` (or the nearest dict entry holding it); True if something went."""
+    node: Any = data
+    for depth, part in enumerate(loc):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        if depth == len(loc) - 1 or not isinstance(node[part], dict):
+            del node[part]
+            return True
+        node = node[part]
+    return False
+
+
+def _unknown_keys(cls: type, raw: Any, prefix: str = "") -> list[str]:
+    if not isinstance(raw, dict):
+        return []
+    known = cls.__dataclass_fields__
+    out = []
+    for key, value in raw.items():
+        if key not in known:
+            out.append(prefix + key)
             continue
-        value = raw[f.name]
-        default = f.default_factory() if callable(f.default_factory) else None  # type: ignore[misc]
-        if is_dataclass(default) and isinstance(value, dict):
-            value = _from_dict(type(default), value)
-        kwargs[f.name] = value
-    return cls(**kwargs)
+        default = known[key].default_factory  # type: ignore[misc]
+        if callable(default) and isinstance(value, dict):
+            sub = default()
+            if hasattr(sub, "__dataclass_fields__"):
+                out += _unknown_keys(type(sub), value, f"{prefix}{key}.")
+    return out
 
 
 def resolve_library(flag: str | None, settings: Settings) -> str:

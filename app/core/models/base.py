@@ -2,11 +2,14 @@
 
 Backends: llama.cpp in-process (`llamacpp.py`), LM Studio through its SDK
 (`lmstudio_backend.py`) and any OpenAI-compatible server (`openai_compat.py`).
-`factory.py` builds them from the settings.
+`factory.py` builds them from the settings. What the backends share (the record of a
+model a server offers, the check of a JSON reply) lives here too, so that no backend
+imports the factory that imports it.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, TypedDict
@@ -14,6 +17,7 @@ from typing import Any, Callable, TypedDict
 import numpy as np
 
 from ..callbacks import IsCancelled, OnToken
+from ..errors import ModelError
 
 
 class ChatMessage(TypedDict):
@@ -99,6 +103,11 @@ class EmbeddingModel(ABC):
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4)
 
+    def tokenizer_counter(self) -> Callable[[str], int] | None:
+        """An exact, local, uncapped token counter for sizing chunks (None: the backend has none
+        cheap enough to call thousands of times, e.g. one behind a network round trip)."""
+        return None
+
     def close(self) -> None:
         """Release the model."""
 
@@ -108,3 +117,29 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return vectors / norms
+
+
+@dataclass(frozen=True)
+class RemoteModel:
+    """A model a server offers, as listed in the settings dialog."""
+
+    id: str  # the key to put in ModelConfig.model
+    kind: str = ""  # "llm" | "embedding" | "" (server does not say)
+    loaded: bool = False
+
+
+def require_json(text: str, truncated: bool, max_tokens: int) -> None:
+    """Check a schema-constrained reply is a complete JSON document.
+
+    Grammars and structured output guarantee a valid prefix, not a finished
+    document: a reply cut off at `max_tokens` is the usual failure.
+    """
+    try:
+        json.loads(text)
+    except ValueError:
+        if truncated:
+            raise ModelError(
+                f"The model's JSON reply was cut off at the {max_tokens}-token limit.",
+                "allow more tokens or use a larger model",
+            ) from None
+        raise ModelError("The model's reply is not valid JSON.", "try again or use a larger model") from None

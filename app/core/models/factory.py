@@ -1,28 +1,19 @@
-"""Build chat and embedding models from the settings, plus helpers the backends share.
+"""Build chat and embedding models from the settings.
 
 Backends are imported on demand so that choosing LM Studio never loads
-llama.cpp's native library, and the other way round.
+llama.cpp's native library, and the other way round. Backends never import
+this module: what they share lives in `base.py`.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-
 from ..errors import ModelError
 from ..settings import ModelConfig
-from .base import ChatModel, EmbeddingModel
+from .base import ChatModel, EmbeddingModel, RemoteModel, require_json
+
+__all__ = ["BACKENDS", "RemoteModel", "list_models", "make_chat", "make_embedding", "require_json"]
 
 BACKENDS = ("llamacpp", "lmstudio", "openai")
-
-
-@dataclass(frozen=True)
-class RemoteModel:
-    """A model a server offers, as listed in the settings dialog."""
-
-    id: str  # the key to put in ModelConfig.model
-    kind: str = ""  # "llm" | "embedding" | "" (server does not say)
-    loaded: bool = False
 
 
 def _unknown(cfg: ModelConfig) -> ModelError:
@@ -77,20 +68,3 @@ def list_models(cfg: ModelConfig) -> list[RemoteModel]:
     if cfg.backend == "llamacpp":
         return []
     raise _unknown(cfg)
-
-
-def require_json(text: str, truncated: bool, max_tokens: int) -> None:
-    """Check a schema-constrained reply is a complete JSON document.
-
-    Grammars and structured output guarantee a valid prefix, not a finished
-    document: a reply cut off at `max_tokens` is the usual failure.
-    """
-    try:
-        json.loads(text)
-    except ValueError:
-        if truncated:
-            raise ModelError(
-                f"The model's JSON reply was cut off at the {max_tokens}-token limit.",
-                "allow more tokens or use a larger model",
-            ) from None
-        raise ModelError("The model's reply is not valid JSON.", "try again or use a larger model") from None

@@ -13,15 +13,14 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from ..callbacks import IsCancelled, OnToken
 from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
-from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise
-from .factory import require_json
+from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_json
 
 # How llama.cpp's OpenMP workers wait between operations. By default they
 # busy-wait for a long time, and whenever another thread competes for the cores
@@ -251,6 +250,16 @@ class LlamaCppEmbedding(EmbeddingModel):
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokens(text))  # vocabulary only: no lock needed
+
+    def tokenizer_counter(self) -> Callable[[str], int]:
+        """Word pieces of `text` as the model reads it ([CLS]/[SEP] included), not capped at
+        `max_tokens`: a chunk sized with it fits the model whole."""
+        llm = self._llm
+
+        def count(text: str) -> int:
+            return len(llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
+
+        return count
 
     def _tokens(self, text: str) -> list[int]:
         tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)

@@ -20,8 +20,7 @@ import numpy as np
 from ..callbacks import IsCancelled, OnToken
 from ..errors import BackendUnavailable, Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
-from .base import ChatMessage, ChatModel, EmbeddingModel, Tool, l2_normalise
-from .factory import RemoteModel, require_json
+from .base import ChatMessage, ChatModel, EmbeddingModel, RemoteModel, Tool, l2_normalise, require_json
 
 START_HINT = (
     "Start LM Studio and enable its local server (Developer tab → Start Server), "

@@ -1,32 +1,36 @@
 """Any OpenAI-compatible server (llama-server, llama_cpp.server, vLLM, LM Studio's /v1, …).
 
-Plain httpx with hand-read server-sent events rather than the `openai`
-package: httpx is already a dependency (the LM Studio SDK uses it), the
-three endpoints we need are small, and the `openai` package would add
-pydantic and a dozen modules to the frozen app for no gain. Reading the
-stream ourselves also lets us stop between events: leaving the `stream`
-block closes the connection, which servers take as "stop generating".
+Through the `openai` SDK: it speaks the protocol (server-sent events, structured output,
+embeddings, model lists), retries what is safe to retry and applies our timeouts. What is
+ours here is the mapping of its failures onto the app's errors (a server that is not
+running is one clear message with a hint, not a traceback) and the fallback for servers
+that read a schema only in the older `json_object` form.
+
+Cancelling or timing out mid-reply closes the stream; servers take a closed connection
+as "stop generating".
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import numpy as np
+import openai
 
 from ..callbacks import IsCancelled, OnToken
 from ..errors import BackendUnavailable, Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
-from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise
-from .factory import RemoteModel, require_json
+from .base import ChatMessage, ChatModel, EmbeddingModel, RemoteModel, l2_normalise, require_json
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 3.0
 DEFAULT_READ_TIMEOUT_S = 300.0  # longest silence between two streamed events
+MAX_RETRIES = 2  # the SDK retries connection failures, 408/409/429 and 5xx with backoff
 EMBED_REQUEST_SIZE = 64  # texts per /embeddings request
 SERVER_HINT = "start the server, or change the URL in Settings"
 
@@ -47,64 +51,81 @@ def _unreachable(base_url: str) -> BackendUnavailable:
     return err
 
 
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+def _timeout(read_s: float) -> openai.Timeout:
+    return openai.Timeout(read_s, connect=CONNECT_TIMEOUT_S)
 
 
-def _error_text(response: httpx.Response) -> str:
+def _client(base_url: str, api_key: str, *, read_s: float = DEFAULT_READ_TIMEOUT_S, retries: int = MAX_RETRIES) -> openai.OpenAI:
+    # The SDK insists on a key; local servers ignore it.
+    return openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=_timeout(read_s), max_retries=retries)
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
     """The server's own error message, if it sent one."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:200]
-    err = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
-    if isinstance(err, dict):
-        err = err.get("message", err)
-    return str(err)[:300]
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body.get("detail", body))
+        if isinstance(err, dict):
+            err = err.get("message", err)
+        return str(err)[:300]
+    if body is None:
+        return exc.message[:300]
+    return str(body)[:200]
+
+
+def _is_connect_failure(exc: openai.APIConnectionError) -> bool:
+    """True when nothing answered at all (refused, no route, connect timeout), not a reply cut short."""
+    if not isinstance(exc, openai.APITimeoutError):
+        return True
+    return type(exc.__cause__).__name__ == "ConnectTimeout"
 
 
 class _Server:
-    """One pooled HTTP connection to the server, shared by a model's calls."""
+    """One pooled connection (an SDK client) to the server, shared by a model's calls."""
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, *, read_s: float = DEFAULT_READ_TIMEOUT_S, retries: int = MAX_RETRIES) -> None:
         self.base_url = normalise_base_url(cfg.base_url)
         self.model = cfg.model
-        self.http = httpx.Client(
-            base_url=self.base_url,
-            headers=_headers(cfg.api_key),
-            timeout=httpx.Timeout(DEFAULT_READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
-        )
+        self.client = _client(self.base_url, cfg.api_key, read_s=read_s, retries=retries)
 
-    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def failure(self, exc: Exception) -> ModelError:
+        """The app's error for an SDK failure (or a transport error an older SDK lets through)."""
+        if isinstance(exc, openai.APIStatusError):
+            text = _error_text(exc)
+            if exc.status_code == 404 and self.model and "model" in text.lower():
+                return ModelNotFound(f"The server at {self.base_url} has no model '{self.model}'", SERVER_HINT)
+            return ModelError(f"The server at {self.base_url} answered {exc.status_code}: {text}")
+        if isinstance(exc, openai.APIConnectionError):
+            if _is_connect_failure(exc):
+                return _unreachable(self.base_url)
+            return ModelTimeout(f"The server at {self.base_url} stopped answering.")
+        if isinstance(exc, openai.APIError):  # an error event inside the stream
+            return ModelError(f"The server at {self.base_url} failed: {exc.message}")
+        if "Timeout" in type(exc).__name__:
+            return ModelTimeout(f"The server at {self.base_url} stopped answering.")
+        return ModelError(f"The connection to {self.base_url} failed: {exc}")
+
+    def model_ids(self) -> list[str]:
         try:
-            response = self.http.request(method, path, **kwargs)
-        except (httpx.ConnectError, httpx.ConnectTimeout):
-            raise _unreachable(self.base_url) from None
-        except httpx.TimeoutException:
-            raise ModelTimeout(f"The server at {self.base_url} stopped answering.") from None
-        except httpx.HTTPError as exc:
-            raise ModelError(f"Request to {self.base_url} failed: {exc}") from None
-        self.check(response)
-        return response
-
-    def check(self, response: httpx.Response) -> None:
-        if response.status_code == 404 and self.model and "model" in _error_text(response).lower():
-            raise ModelNotFound(f"The server at {self.base_url} has no model '{self.model}'", SERVER_HINT)
-        if response.status_code >= 400:
-            raise ModelError(
-                f"The server at {self.base_url} answered {response.status_code}: {_error_text(response)}"
-            )
+            return [m.id for m in self.client.with_options(max_retries=0).models.list()]
+        except openai.OpenAIError as exc:
+            raise self.failure(exc) from None
 
     def close(self) -> None:
-        self.http.close()
+        self.client.close()
+
+
+def _transport_error(exc: Exception) -> bool:
+    """An HTTP-library error the SDK did not wrap (older releases let them out of a stream)."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
 
 
 class OpenAIChat(ChatModel):
     def __init__(self, cfg: ModelConfig) -> None:
         self._server = _Server(cfg)
         # Fail now, with a clear message, if nothing listens at the URL.
-        models = self._server.request("GET", "/models").json().get("data", [])
-        self.name = cfg.model or (models[0].get("id", "") if models else "")
+        ids = self._server.model_ids()
+        self.name = cfg.model or (ids[0] if ids else "")
         self.context_length = cfg.context_length
         # One request at a time, like the in-process backend: local servers
         # generate one reply at a time anyway, and the fallback flag is shared.
@@ -124,75 +145,74 @@ class OpenAIChat(ChatModel):
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
     ) -> str:
-        payload: dict[str, Any] = {
+        request: dict[str, Any] = {
             "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
             "max_tokens": max_tokens,
             "temperature": temperature,
-            "stream": True,
+            # Without a configured name the server picks its model, as it did before the SDK.
+            "model": self._server.model or openai.NOT_GIVEN,
         }
-        if self._server.model:
-            payload["model"] = self._server.model
         deadline = time.monotonic() + timeout_s if timeout_s else None
         with self._lock:
             if json_schema is None:
-                return self._stream(payload, on_token, cancelled, deadline, timeout_s)[0]
+                return self._stream(request, on_token, cancelled, deadline, timeout_s)[0]
             if not self._schema_fallback:
-                payload["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": "reply", "schema": json_schema, "strict": True},
-                }
+                schema_form = {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema, "strict": True}}
                 try:
-                    text, finish = self._stream(payload, on_token, cancelled, deadline, timeout_s)
+                    text, finish = self._stream(
+                        {**request, "response_format": schema_form}, on_token, cancelled, deadline, timeout_s, probe=True
+                    )
                 except _Rejected:
+                    log.info("%s does not take response_format json_schema; using json_object", self._server.base_url)
                     self._schema_fallback = True
             if self._schema_fallback:
-                # llama.cpp's servers read a schema inside the older json_object form.
-                payload["response_format"] = {"type": "json_object", "schema": json_schema}
-                text, finish = self._stream(payload, on_token, cancelled, deadline, timeout_s)
+                # llama.cpp's servers read a schema inside the older json_object form (not in the SDK's types).
+                fallback = {"response_format": {"type": "json_object", "schema": json_schema}}
+                text, finish = self._stream({**request, "extra_body": fallback}, on_token, cancelled, deadline, timeout_s)
         require_json(text, finish == "length", max_tokens)
         return text
 
     def _stream(
         self,
-        payload: dict[str, Any],
+        request: dict[str, Any],
         on_token: OnToken | None,
         cancelled: IsCancelled | None,
         deadline: float | None,
         timeout_s: float | None,
+        *,
+        probe: bool = False,
     ) -> tuple[str, str]:
         pieces: list[str] = []
         finish = ""
-        read_timeout = min(timeout_s, DEFAULT_READ_TIMEOUT_S) if timeout_s else DEFAULT_READ_TIMEOUT_S
-        timeout = httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT_S)
-        base_url = self._server.base_url
+        read_s = min(timeout_s, DEFAULT_READ_TIMEOUT_S) if timeout_s else DEFAULT_READ_TIMEOUT_S
+        # A schema probe is not retried: llama_cpp.server rejects the form with a 500,
+        # which the SDK would otherwise retry as a server fault.
+        client = self._server.client.with_options(timeout=_timeout(read_s), max_retries=0 if probe else MAX_RETRIES)
         try:
-            request = self._server.http.stream("POST", "/chat/completions", json=payload, timeout=timeout)
-            with request as response:
-                if response.status_code >= 400:
-                    response.read()
-                    if _rejects_json_schema(payload, response):
-                        raise _Rejected()
-                    self._server.check(response)
-                for event in _sse_events(response):
+            stream = client.chat.completions.create(stream=True, **request)
+            with stream:
+                for chunk in stream:
                     if cancelled is not None and cancelled():
                         raise Cancelled()
                     if deadline is not None and time.monotonic() > deadline:
                         raise ModelTimeout(f"The model did not finish within {timeout_s:g} s.")
-                    if "error" in event:
-                        raise ModelError(f"The server at {base_url} failed: {event['error']}")
-                    for choice in event.get("choices", []):
-                        piece = (choice.get("delta") or {}).get("content")
+                    for choice in chunk.choices:
+                        piece = choice.delta.content if choice.delta else None
                         if piece:
                             pieces.append(piece)
                             if on_token is not None:
                                 on_token(piece)
-                        finish = choice.get("finish_reason") or finish
-        except (httpx.ConnectError, httpx.ConnectTimeout):
-            raise _unreachable(base_url) from None
-        except httpx.TimeoutException:
-            raise ModelTimeout(f"The server at {base_url} stopped answering.") from None
-        except httpx.HTTPError as exc:
-            raise ModelError(f"The connection to {base_url} failed: {exc}") from None
+                        finish = choice.finish_reason or finish
+        except openai.APIStatusError as exc:
+            if probe and _rejects_json_schema(exc):
+                raise _Rejected() from None
+            raise self._server.failure(exc) from None
+        except openai.OpenAIError as exc:
+            raise self._server.failure(exc) from None
+        except Exception as exc:
+            if not _transport_error(exc):
+                raise  # ours (Cancelled, ModelTimeout) or a bug: not a connection failure
+            raise self._server.failure(exc) from None
         return "".join(pieces), finish
 
     def close(self) -> None:
@@ -203,29 +223,13 @@ class _Rejected(Exception):
     """The server does not accept response_format json_schema."""
 
 
-def _rejects_json_schema(payload: dict[str, Any], response: httpx.Response) -> bool:
+def _rejects_json_schema(exc: openai.APIStatusError) -> bool:
     """Did the server refuse the request because of the json_schema form?
 
     Servers say so differently: 400 or 422 from most, and llama_cpp.server
     answers its validation error with a 500 that names the field.
     """
-    if payload.get("response_format", {}).get("type") != "json_schema":
-        return False
-    return response.status_code in (400, 422) or "json_schema" in _error_text(response)
-
-
-def _sse_events(response: httpx.Response) -> Iterator[dict[str, Any]]:
-    """JSON payloads of a server-sent event stream, up to `data: [DONE]`."""
-    for line in response.iter_lines():
-        if not line.startswith("data:"):
-            continue  # comments (": ping"), blank separators, event names
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            yield json.loads(data)
-        except ValueError:
-            raise ModelError(f"The server sent an unreadable event: {data[:100]}") from None
+    return exc.status_code in (400, 422) or "json_schema" in _error_text(exc)
 
 
 class OpenAIEmbedding(EmbeddingModel):
@@ -235,7 +239,7 @@ class OpenAIEmbedding(EmbeddingModel):
         self.name = cfg.model
         self.max_tokens = cfg.context_length
         # One probe both checks the server and learns the vector size.
-        self.dimension = int(self._embed_batch(["dimension probe"]).shape[1])
+        self.dimension = int(self._embed_batch(["dimension probe"], probe=True).shape[1])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -244,18 +248,22 @@ class OpenAIEmbedding(EmbeddingModel):
         parts = [self._embed_batch(texts[i : i + step]) for i in range(0, len(texts), step)]
         return l2_normalise(np.concatenate(parts))
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        payload: dict[str, Any] = {"input": texts}
-        if self._server.model:
-            payload["model"] = self._server.model
-        with self._lock:
-            data = self._server.request("POST", "/embeddings", json=payload).json().get("data", [])
+    def _embed_batch(self, texts: list[str], *, probe: bool = False) -> np.ndarray:
+        # The probe fails fast: a server that is not running is a message, not three slow retries.
+        client = self._server.client.with_options(max_retries=0) if probe else self._server.client
+        try:
+            with self._lock:
+                reply = client.embeddings.create(
+                    input=texts, model=self._server.model or openai.NOT_GIVEN, encoding_format="float"
+                )
+        except openai.OpenAIError as exc:
+            raise self._server.failure(exc) from None
+        data = sorted(reply.data, key=lambda d: d.index)  # the spec allows any order
         if len(data) != len(texts):
             raise ModelError(
                 f"The server at {self._server.base_url} returned {len(data)} vectors for {len(texts)} texts."
             )
-        data = sorted(data, key=lambda d: d.get("index", 0))  # the spec allows any order
-        return np.asarray([d["embedding"] for d in data], dtype=np.float32)
+        return np.asarray([d.embedding for d in data], dtype=np.float32)
 
     def close(self) -> None:
         self._server.close()
@@ -263,11 +271,8 @@ class OpenAIEmbedding(EmbeddingModel):
 
 def list_models(base_url: str, api_key: str = "") -> list[RemoteModel]:
     """Model ids the server at `base_url` offers (GET /models)."""
-    url = normalise_base_url(base_url)
+    server = _Server(ModelConfig(backend="openai", base_url=base_url, api_key=api_key), read_s=CONNECT_TIMEOUT_S, retries=0)
     try:
-        response = httpx.get(f"{url}/models", headers=_headers(api_key), timeout=CONNECT_TIMEOUT_S)
-    except httpx.HTTPError:
-        raise _unreachable(url) from None
-    if response.status_code >= 400:
-        raise ModelError(f"The server at {url} answered {response.status_code}: {_error_text(response)}")
-    return [RemoteModel(id=m["id"], loaded=True) for m in response.json().get("data", []) if "id" in m]
+        return [RemoteModel(id=i, loaded=True) for i in server.model_ids()]
+    finally:
+        server.close()

@@ -1,7 +1,7 @@
 """Claim-bound answers: the schema the model writes to, and what is read back as it streams.
 
 With structured output (llama.cpp grammar, LM Studio schema, OpenAI `response_format`)
-the model answers as `{"claims": [{"text": …, "sources": [3, 5]}, …]}`. The
+— the schema built from a pydantic model (`claims_model`) — the model answers as `{"claims": [{"text": …, "sources": [3, 5]}, …]}`. The
 sources are held to the numbers of the passages it was shown (an enum in the schema),
 so it cannot cite a passage it never saw, and every claim carries its own citations
 instead of leaving them to be guessed from the prose.
@@ -14,8 +14,11 @@ renders a claim as prose citing `[PAPER_ID, page N]`, the form the rest of the a
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ..models.structured import json_schema
 from ..records import Claim, Evidence
 
 MAX_CLAIMS = 6
@@ -23,50 +26,61 @@ MAX_SOURCES = 3
 MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
 
 
-def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> dict[str, Any]:
-    """JSON schema for an answer as claims citing the given passage numbers.
+def claims_model(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> type[BaseModel]:
+    """The reply model for an answer as claims citing the given passage numbers.
 
     `min_sources=1` makes every claim cite (supporting claims); the direct answer may cite
     none, so that "the passages do not answer this" can be said.
     """
-    source = {"type": "integer", "enum": sorted(set(numbers))} if numbers else {"type": "integer"}
-    return {
-        "type": "object",
-        "properties": {
-            "claims": {
-                "type": "array",
-                "minItems": min_items,
-                "maxItems": max_items,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
-                        "sources": {"type": "array", "items": source, "minItems": min_sources, "maxItems": MAX_SOURCES},
-                    },
-                    "required": ["text", "sources"],
-                },
-            }
-        },
-        "required": ["claims"],
-    }
+    allowed = sorted(set(numbers))
+    source: Any = Literal[tuple(allowed)] if allowed else int
+    claim = create_model(
+        "ClaimItem",
+        text=(str, Field(max_length=MAX_CLAIM_CHARS)),
+        sources=(list[source], Field(min_length=min_sources, max_length=MAX_SOURCES)),
+    )
+    return create_model("ClaimsReply", claims=(list[claim], Field(min_length=min_items, max_length=max_items)))
+
+
+def claims_schema(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> dict[str, Any]:
+    """JSON schema for an answer as claims citing the given passage numbers (see `claims_model`)."""
+    return json_schema(claims_model(numbers, min_items=min_items, max_items=max_items, min_sources=min_sources))
+
+
+class _ClaimRead(BaseModel):
+    """One claim as read back. Lenient where the schema is strict, on purpose: a backend that
+    ignores the schema (or a claim cut from a stream) loses only its bad parts — sources it
+    was never shown, repeats — rather than the whole answer."""
+
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    text: str = ""
+    sources: list[Any] = []
+
+
+class _ReplyRead(BaseModel):
+    claims: list[Any]
 
 
 def parse_claims(reply: str, numbers: set[int]) -> list[Claim]:
     """The claims of a complete reply; raises ValueError if it is not the schema's shape."""
-    data = json.loads(reply)
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-        raise ValueError("the reply has no list of claims")
-    return [c for c in (_claim(item, numbers) for item in data["claims"]) if c is not None]
+    try:
+        data = _ReplyRead.model_validate_json(reply)
+    except ValidationError as exc:  # also a ValueError; this message names what is wrong
+        raise ValueError(f"the reply has no list of claims ({exc.error_count()} problem(s))") from None
+    return [c for c in (_claim(item, numbers) for item in data.claims) if c is not None]
 
 
 def _claim(item: Any, numbers: set[int]) -> Claim | None:
-    if not isinstance(item, dict):
-        return None
-    text = " ".join(str(item.get("text", "")).split())
+    try:
+        read = _ClaimRead.model_validate(item)
+    except ValidationError:
+        return None  # not a claim object: skipped, the others stand
+    text = " ".join(read.text.split())
     if not text:
         return None
-    sources = []
-    for n in item.get("sources") or []:
+    sources: list[int] = []
+    for n in read.sources:
         if isinstance(n, int) and n in numbers and n not in sources:
             sources.append(n)
     return Claim(text=text, sources=sources)

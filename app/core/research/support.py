@@ -10,24 +10,27 @@ viewer highlights). Two judges, and the stricter one wins:
   number makes the pair unsupported; a missing name makes it at best partial. Shared
   topic words alone never make a pair supported — that is what misattributions share.
 - **The model reads** the claim and the quote and answers with a constrained verdict
-  (a JSON schema, so it cannot ramble). All pairs of an answer go in one short call; when
-  the conversation that wrote the answer is passed in, the model's KV cache already
-  holds the evidence and the claims, so only the question list is read anew.
+  (a JSON schema built from a pydantic model, so it cannot ramble). All pairs of an
+  answer go in one short call; when the conversation that wrote the answer is passed
+  in, the model's KV cache already holds the evidence and the claims, so only the
+  question list is read anew.
 
 `bench/support.py` measures how often this agrees with hand labels.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, create_model
 
 from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError
 from ..models.base import ChatMessage, ChatModel
+from ..models.structured import json_schema
 from ..paths import load_prompt
 from ..records import Evidence, Support
 from .citations import key_terms, stem
@@ -211,27 +214,54 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
 
 # -- the model's verdict -------------------------------------------------------------
 
-def verdict_schema(n: int) -> dict[str, Any]:
+# The schema's enum: Support's values, in this order (the order the grammar lists them).
+VerdictName: Any = Literal[Support.SUPPORTED.value, Support.PARTIAL.value, Support.UNSUPPORTED.value]
+
+
+def verdicts_model(n: int) -> type[BaseModel]:
     """One verdict per pair, each naming its pair: the 1.5B starter model kept track of the
     pairs far better this way than with a bare list of verdicts (bench/support.py: 15 vs 10 of
     21 supported pairs accepted, at ~8 more tokens a pair)."""
-    verdict = {"type": "string", "enum": [Support.SUPPORTED.value, Support.PARTIAL.value, Support.UNSUPPORTED.value]}
-    return {
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "minItems": n,
-                "maxItems": n,
-                "items": {
-                    "type": "object",
-                    "properties": {"pair": {"type": "integer"}, "verdict": verdict},
-                    "required": ["pair", "verdict"],
-                },
-            }
-        },
-        "required": ["verdicts"],
-    }
+    item = create_model("VerdictItem", pair=(int, ...), verdict=(VerdictName, ...))
+    return create_model("VerdictsReply", verdicts=(list[item], Field(min_length=n, max_length=n)))
+
+
+def verdict_schema(n: int) -> dict[str, Any]:
+    """JSON schema for `n` verdicts (see `verdicts_model`)."""
+    return json_schema(verdicts_model(n))
+
+
+class _VerdictRead(BaseModel):
+    """One verdict as read back. Lenient on purpose (a backend may ignore the schema): an item
+    without a usable pair number counts by its position, an unknown verdict as none."""
+
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    pair: StrictInt | None = None
+    verdict: str = ""
+
+
+class _VerdictsRead(BaseModel):
+    verdicts: list[Any] = []
+
+
+def read_verdicts(reply: str, n: int) -> list[str]:
+    """The verdict per pair of a reply ("" where it gave none, or all "" if it is not the schema's shape)."""
+    try:
+        items = _VerdictsRead.model_validate_json(reply).verdicts
+    except ValidationError as exc:
+        log.warning("support check: the model's verdicts are unreadable (%s)", exc.errors()[0]["msg"])
+        return [""] * n
+    out = [""] * n
+    for k, raw in enumerate(items):
+        try:
+            item = _VerdictRead.model_validate(raw)
+        except ValidationError:
+            continue  # not a verdict object: that pair stays undecided
+        idx = item.pair - 1 if item.pair is not None and 1 <= item.pair <= n else k
+        if 0 <= idx < n and not out[idx]:
+            out[idx] = item.verdict
+    return out
 
 
 def judge_prompt(pairs: list[Pair]) -> str:
@@ -263,19 +293,7 @@ def model_verdicts(
         cancelled=cancelled,
         timeout_s=timeout_s,
     )
-    try:
-        items = json.loads(reply).get("verdicts", [])
-    except (json.JSONDecodeError, AttributeError):
-        return [""] * len(pairs)
-    out = [""] * len(pairs)
-    for k, item in enumerate(items):
-        if not isinstance(item, dict):
-            continue
-        n = item.get("pair")
-        idx = n - 1 if isinstance(n, int) and 1 <= n <= len(pairs) else k
-        if 0 <= idx < len(pairs) and not out[idx]:
-            out[idx] = str(item.get("verdict", ""))
-    return out
+    return read_verdicts(reply, len(pairs))
 
 
 def check_pairs(

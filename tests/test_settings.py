@@ -1,0 +1,82 @@
+"""The typed settings: validated when built, read from a file without ever stopping the app."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from app.core.settings import ModelConfig, ResearchParams, Settings
+
+
+def test_settings_stay_dataclasses_and_replace_validates():
+    s = Settings(chat=ModelConfig(path="/m/chat.gguf", context_length=2048))
+    assert dataclasses.is_dataclass(s) and s.chat.path == "/m/chat.gguf"
+    tighter = dataclasses.replace(s.research, k_evidence=5, cutoff_evidence=0.4)
+    assert (tighter.k_evidence, tighter.cutoff_evidence, s.research.k_evidence) == (5, 0.4, 15)
+    with pytest.raises(ValidationError, match="k_evidence"):
+        dataclasses.replace(s.research, k_evidence="many")
+    with pytest.raises(ValidationError, match="context_length"):
+        ModelConfig(context_length="big")
+
+
+def test_save_and_load_round_trip(tmp_path):
+    path = tmp_path / "settings.json"
+    s = Settings(library="/papers", theme="dark")
+    s.research.k_evidence = 9
+    s.deep.time_minutes = None
+    s.save(path)
+    back, problems = Settings.load_checked(path)
+    assert problems == []
+    assert back == s and back.deep.time_minutes is None
+
+
+def test_unknown_keys_and_wrong_types_give_one_line_each_and_keep_the_rest(tmp_path):
+    path = tmp_path / "settings.json"
+    written = {
+        "library": "/papers",
+        "from_a_newer_version": True,
+        "chat": {"model": "qwen", "threads": "two", "colour": "red"},
+        "research": {"k_evidence": "ten", "cutoff_evidence": 0.3, "temperature": 1},
+        "deep": 5,
+    }
+    path.write_text(json.dumps(written), encoding="utf-8")
+    s, problems = Settings.load_checked(path)
+    # Good values kept, bad ones back to their defaults.
+    assert (s.library, s.chat.model, s.research.cutoff_evidence, s.research.temperature) == ("/papers", "qwen", 0.3, 1.0)
+    assert (s.chat.threads, s.research.k_evidence, s.deep.time_minutes) == (0, 15, 5.0)
+    assert all("\n" not in p and str(path) in p for p in problems)
+    text = "\n".join(problems)
+    for key in ("'from_a_newer_version' ignored", "'chat.colour' ignored", "'chat.threads' = 'two' rejected",
+                "'research.k_evidence' = 'ten' rejected", "'deep' = 5 rejected"):
+        assert key in text
+    # What the user wrote is not lost when the defaults are saved over it.
+    assert json.loads((tmp_path / "settings.rejected.json").read_text(encoding="utf-8")) == written
+
+
+def test_unknown_keys_alone_keep_no_copy_and_load_logs(tmp_path, caplog):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"theme": "light", "later_option": 1}), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="app.core.settings"):
+        s = Settings.load(path)
+    assert s.theme == "light"
+    assert "'later_option' ignored" in caplog.text
+    assert not (tmp_path / "settings.rejected.json").exists()
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]"])
+def test_unreadable_or_wrong_shape_falls_back_to_defaults(tmp_path, content):
+    path = tmp_path / "settings.json"
+    path.write_text(content, encoding="utf-8")
+    s, problems = Settings.load_checked(path)
+    assert s == Settings()
+    assert len(problems) >= 1 and str(path) in problems[0]
+    kept = tmp_path / ("settings.damaged.json" if content.startswith("{") else "settings.rejected.json")
+    assert kept.read_text(encoding="utf-8") == content
+
+
+def test_research_params_reject_a_string_for_a_number():
+    with pytest.raises(ValidationError):
+        ResearchParams(focus_tokens="lots")
