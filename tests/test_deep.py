@@ -14,7 +14,9 @@ import time
 
 import pytest
 
+from app.core import events
 from app.core.errors import Cancelled
+from app.core.events import Task
 from app.core.models.base import ChatModel
 from app.core.research.deep import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
 from app.core.settings import DeepParams
@@ -61,10 +63,16 @@ class FakeClock:
         self.t += s
 
 
-def deep_for(desk, chat, *, deep=False, minutes=5.0, clock=time.monotonic, cancelled=None, params=None, **overrides):
+def deep_for(desk, chat, *, deep=False, minutes=5.0, clock=time.monotonic, task=None, params=None, **overrides):
     funnel = desk.funnel(overrides=overrides)
     funnel.chat_model = lambda: chat
-    return DeepResearch(funnel, params or DeepParams(), deep=deep, time_minutes=minutes, clock=clock, cancelled=cancelled)
+    return DeepResearch(funnel, params or DeepParams(), task=task, deep=deep, time_minutes=minutes, clock=clock)
+
+
+def recording_task():
+    """A task whose events are kept, in order, for the test to read."""
+    seen: list = []
+    return Task(sink=seen.append), seen
 
 
 QUESTION = "When do kestrels depart from alpine valleys in autumn?"
@@ -312,13 +320,13 @@ def test_answer_cut_at_the_deadline_keeps_its_complete_claims_and_checks_them(wi
 
 
 def test_cancel_keeps_gathered_evidence(fact_library):
-    flag = {"stop": False}
+    task, seen = recording_task()
     chat = ScriptedChat([{"gaps": ["x"], "nextSearchTopic": "logger weight"}] * 5)
-    run = deep_for(fact_library, chat, deep=True, cancelled=lambda: flag["stop"])
+    run = deep_for(fact_library, chat, deep=True, task=task)
     original = run.decide
 
     def decide_then_cancel(query, iteration):
-        flag["stop"] = True
+        task.token.cancel()  # the user presses Cancel while the model decides
         return original(query, iteration)
 
     run.decide = decide_then_cancel
@@ -326,9 +334,13 @@ def test_cancel_keeps_gathered_evidence(fact_library):
         run.run(QUESTION)
     partial = info.value.partial
     assert partial.evidence and not partial.answer
-    resumed = run.synthesize  # the UI offers exactly this
-    flag["stop"] = False
-    assert resumed(partial).answer.strip()
+    assert chat.decisions, "no round ran after the cancel"
+    # The UI offers exactly this: a new run, with a fresh task, takes over what was gathered.
+    report = deep_for(fact_library, chat, deep=True, minutes=None)
+    report.resume(run)
+    result = report.synthesize(partial)
+    assert result.answer.strip() and "cancelled by the user" in result.extra["limits_hit"]
+    assert result.extra["methodology"]["rounds"] == len(run.decisions)
 
 
 def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, tmp_path, tiny_models):
@@ -408,4 +420,39 @@ def test_lmstudio_sdk_accepts_our_tool_definition():
     definition = lms.ToolFunctionDef(name=tool.name, implementation=tool.run, parameters={k: str for k in tool.parameters},
                                      description=tool.description)
     _, llm_tools = ChatResponseEndpoint.parse_tools([definition])
-    assert llm_tools is not None
+    assert list(llm_tools) == ["search_evidence"]
+    assert llm_tools["search_evidence"][1]("kestrels") == "found kestrels"  # the SDK calls our implementation
+
+
+def test_rounds_are_reported_as_typed_events_and_fold_into_the_run_log(fact_library):
+    from app.core.research.deep_progress import DeepRunLog, RoundRecord
+
+    task, seen = recording_task()
+    same = [{"gaps": ["volcanic ash composition"], "nextSearchTopic": "volcanic ash composition", "summary": "Dates covered."}] * 10
+    run = deep_for(fact_library, ScriptedChat(same), deep=True, minutes=None, task=task, cutoff_evidence=0.97)
+    result = run.run(QUESTION)
+
+    rounds = [e for e in seen if isinstance(e, events.Round)]
+    assert rounds and all(isinstance(e.record, RoundRecord) and e.index == e.record.index for e in rounds)
+    assert rounds[0].record.kind == "scope" and rounds[0].record.topic == QUESTION
+    assert all(e.record.clock is not None and e.record.clock.total_s is None for e in rounds)  # unlimited
+    last = {}
+    for e in rounds:  # the newest snapshot of each round
+        last[e.index] = e.record
+    assert sorted(last) == [0, 1, 2, 3]
+    assert all(r.state == "done" for r in last.values()), "every round ends"
+    assert last[0].found > 0 and last[0].review == "Dates covered." and last[0].gaps_left == ("volcanic ash composition",)
+    assert [last[i].found for i in (1, 2, 3)] == [0, 0, 0]
+    assert not last[2].exhausted and last[3].exhausted, "the third empty attempt gives the gap up"
+    assert any(isinstance(e, events.EvidenceFound) and e.evidence for e in seen)
+    stages = [e.name for e in seen if isinstance(e, events.Stage)]
+    assert stages.index("synthesis") < stages.index("check") and stages[-1] == "check"
+
+    log = DeepRunLog()
+    log.begin(QUESTION, None, cap=7)
+    for e in seen:
+        log.on_event(e)
+    assert [r.index for r in log.rounds] == [0, 1, 2, 3] and log.phase == "synthesis"
+    assert log.passages() == last[0].found and log.report_line == "Checking the citations…"
+    log.finish(result)
+    assert log.phase == "finished" and "all gaps exhausted" in log.report_line

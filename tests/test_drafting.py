@@ -21,6 +21,7 @@ from app.core.bibtex import citation_keys
 from app.core.drafting import DraftContext, context_from_dict, default_queries, load_context
 from app.core.drafting.draft import (
     DraftParams,
+    Paragraph,
     draft_section,
     finish_paragraph,
     parse_paragraphs,
@@ -29,6 +30,7 @@ from app.core.drafting.draft import (
 )
 from app.core.drafting.outputs import paragraph_latex, write_outputs
 from app.core.errors import Cancelled, ModelError, ResearchDeskError
+from app.core.events import ClaimWritten, Notice, Round, Stage, Task
 from app.core.models.base import ChatModel
 from app.core.records import Evidence, Paper
 from app.core.settings import DeepParams, ModelConfig, Settings
@@ -111,13 +113,13 @@ def draft_library(tmp_path_factory, tiny_models):
 @pytest.fixture(scope="module")
 def real_draft(draft_library, tmp_path_factory):
     """One real run with the tiny model: related work, 45 s budget, at most one custom search."""
-    events: list[str] = []
+    seen: list = []
     result = draft_section(
         draft_library, "related-work", context_from_dict(CONTEXT), time_minutes=0.75,
-        params=DraftParams(max_custom_searches=1), on_event=lambda kind, payload: events.append(kind),
+        params=DraftParams(max_custom_searches=1), task=Task(sink=seen.append),
     )
     out = tmp_path_factory.mktemp("draft-out")
-    return result, write_outputs(result, out), events
+    return result, write_outputs(result, out), seen
 
 
 def _check_files(files: dict[str, Path], library_papers: list[Paper]) -> list[str]:
@@ -184,7 +186,9 @@ def test_real_draft_cites_library_papers_and_pages(draft_library, real_draft):
     assert {e.query for e in result.gathered} <= {s.query for s in result.searches}
     assert len([s for s in result.searches if s.kind == "custom"]) <= 1
     assert result.timings["total_s"] < 45 + 75  # the budget, plus the writer's bounded grace
-    assert "round" in events and "search" in events
+    rounds = [e.record for e in events if isinstance(e, Round)]
+    assert rounds and {r.index for r in rounds} == {s.number for s in result.searches}
+    assert any(isinstance(e, ClaimWritten) and isinstance(e.claim, Paragraph) for e in events), "the section streamed"
     ledger_md = files["ledger_md"].read_text(encoding="utf-8")
     assert "## Searches" in ledger_md and result.searches[0].query[:40] in ledger_md
 
@@ -215,7 +219,9 @@ def test_cli_draft_writes_all_files(draft_library, tmp_path, tiny_models):
         assert path.is_file() and path.stat().st_size > 0, path
     _check_files(files, draft_library.library.list_papers())
     assert "# Related Work" in run.stdout and "wrote" in run.stdout
-    assert "Stage 1/3" in run.stderr and "Round 0" in run.stderr
+    # Piped, the CLI draws no progress bar: stderr holds only what the user should know, no traceback.
+    assert "Traceback" not in run.stderr and "Stage 1/3" not in run.stderr
+    assert "## Searches" in files["ledger_md"].read_text(encoding="utf-8")
 
     # A context file with a typo fails clearly, naming the key, before any model loads.
     (tmp_path / "bad.yaml").write_text("concept: x\nhypotesis: y\nfoo: 1\n", encoding="utf-8")
@@ -280,7 +286,11 @@ def scripted_desk(draft_library, tiny_models):
 
 
 def _simple_writer(keys, on_token):
-    return json.dumps({"paragraphs": [{"cites": [keys[0]], "text": "Clustered standard errors are biased downwards with few clusters."}]})
+    reply = json.dumps({"paragraphs": [{"cites": [keys[0]], "text": "Clustered standard errors are biased downwards with few clusters."}]})
+    for i in range(0, len(reply), 4):  # streamed as a model streams, a few characters a token
+        if on_token is not None:
+            on_token(reply[i : i + 4])
+    return reply
 
 
 def test_agent_stops_at_the_custom_search_cap(scripted_desk):
@@ -291,6 +301,31 @@ def test_agent_stops_at_the_custom_search_cap(scripted_desk):
     assert len(custom) == 5 and chat.calls.count("decide") == 5
     assert "custom search cap (5)" in result.limits_hit
     assert [s.number for s in result.searches] == list(range(1, len(result.searches) + 1))
+
+
+def test_draft_reports_stages_searches_and_paragraphs_as_typed_events(scripted_desk):
+    seen: list = []
+    chat = ScriptedChat([{"sufficient": False, "missing": ["bandwidth choice"], "nextQuery": "kernel bandwidth selection rules"},
+                         {"sufficient": True, "missing": [], "nextQuery": ""}], _simple_writer)
+    result = draft_section(scripted_desk(chat), "methods", context_from_dict(CONTEXT), time_minutes=None, task=Task(sink=seen.append))
+    stages = [(e.name, e.index, e.total) for e in seen if isinstance(e, Stage) and e.total == 3]
+    assert [name for name, *_ in stages][:3] == ["gather", "write", "check"] and stages[-1][0] == "check"
+    last = {}
+    for e in seen:
+        if isinstance(e, Round):
+            last[e.index] = e.record
+    assert sorted(last) == [s.number for s in result.searches]
+    for s in result.searches:  # each search's final snapshot says what its record says
+        r = last[s.number]
+        assert (r.topic, r.kind, r.found, r.state) == (s.query, s.kind, s.found, "done")
+        assert sorted(set(r.papers)) == s.papers and r.clock is not None
+    custom = next(s for s in result.searches if s.kind == "custom")
+    assert custom.query == "kernel bandwidth selection rules" and last[custom.number].gap == "bandwidth choice"
+    reviewed = [r for r in last.values() if r.decision is not None]
+    assert [r.decision["sufficient"] for r in reviewed] == [False, True]
+    streamed = [e for e in seen if isinstance(e, ClaimWritten)]
+    assert streamed and streamed[-1].claim.text.startswith("Clustered standard errors")
+    assert not any(isinstance(e, Notice) and e.message.startswith("Stage") for e in seen)
 
 
 def test_agent_stops_when_evidence_is_sufficient(scripted_desk):

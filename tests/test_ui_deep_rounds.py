@@ -9,10 +9,15 @@ cancelled states. One test runs a real deep search with the tiny GGUF.
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
+from dataclasses import replace
+
+from app.core import events
 from app.core.records import Evidence, ResearchResult
+from app.core.research.deep_progress import ClockReading, RoundRecord
 from app.core.settings import Settings
 from app.ui import jobs, theme
 from app.ui.answer_render import deep_summary_html
@@ -52,13 +57,36 @@ class Pool:
         return list(self.items)
 
 
-def budget(elapsed: float, total: float | None = 300.0, reserve: float = 90.0) -> tuple[str, dict]:
-    return "budget", {"total_s": total, "reserve_s": reserve, "elapsed_s": elapsed}
+class Script:
+    """Round snapshots shaped as DeepResearch emits them (the core's own rounds are tested in test_deep)."""
 
+    def __init__(self, total: float | None = 300.0, reserve: float = 90.0) -> None:
+        self.total, self.reserve = total, reserve
+        self.rounds: dict[int, RoundRecord] = {}
 
-def decision(iteration: int, summary: str, gaps: list[str], go_on: bool = True, **extra) -> tuple[str, dict]:
-    return "decision", {"iteration": iteration, "summary": summary, "gaps": gaps, "shouldContinue": go_on,
-                        "nextSearchTopic": gaps[0] if gaps else "", "timeRemainingMinutes": 1.0, **extra}
+    def _emit(self, record: RoundRecord, elapsed: float | None) -> events.Round:
+        if elapsed is not None:
+            record = replace(record, clock=ClockReading(self.total, self.reserve, elapsed))
+        self.rounds[record.index] = record
+        return events.Round(record.index, record)
+
+    def start(self, index: int, topic: str, elapsed: float | None = None) -> events.Round:
+        return self._emit(RoundRecord(index, topic, kind="scope" if index == 0 else "gap", query=topic), elapsed)
+
+    def found(self, index: int, papers: dict[str, int], elapsed: float | None = None) -> events.Round:
+        r = self.rounds[index]
+        ids = tuple(pid for pid, n in papers.items() for _ in range(n))
+        return self._emit(replace(r, searched=True, found=r.found + len(ids), papers=r.papers + ids, state="reviewing"), elapsed)
+
+    def review(self, index: int, summary: str, gaps: list[str], verdict: str = "", elapsed: float | None = None,
+               notes: tuple[str, ...] = ()) -> events.Round:
+        r = self.rounds[index]
+        return self._emit(replace(r, review=summary, gaps_left=tuple(gaps), verdict=verdict, state="done",
+                                  notes=r.notes + notes), elapsed)
+
+    def note(self, index: int, note: str) -> events.Round:
+        r = self.rounds[index]
+        return self._emit(replace(r, notes=r.notes + (note,)), None)
 
 
 def deep_result(pool: list[Evidence], limits: list[str], stop: str, used: float = 200.0, exhausted=()) -> ResearchResult:
@@ -83,39 +111,45 @@ def view(qtbot, qapp):
     return v
 
 
-def feed(view: DeepRoundsView, *events: tuple[str, object]) -> None:
-    for kind, payload in events:
-        view.on_event(kind, payload)
+def feed(view: DeepRoundsView, *sequence: events.Event) -> None:
+    for event in sequence:
+        view.on_event(event)
+
+
+SYNTHESIS = events.Stage("synthesis", 3, 4, "Stage 3: synthesizing…")
+CHECK = events.Stage("check", 4, 4, "Stage 4: checking each claim against its sources…")
 
 
 # -- the view, event by event -----------------------------------------------------------------
 def test_rounds_counts_and_current_round_follow_the_events(view):
-    pool = Pool()
+    script = Script()
     view.begin(QUESTION, 5.0, cap=7, max_attempts=3)
     assert view.isVisible() and view.log.phase == "scoping"
     assert view.summary.text() == "Scoping the library…"
-    feed(view, ("stage", (1, "Stage 1: searching summaries… found 3 papers")))
+    feed(view, events.Stage("scope", 1, 4, "Stage 1: searching summaries… found 3 papers"))
+    assert view.log.phase == "scoping" and not view.cards
 
-    feed(view, budget(10.0), ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, script.start(0, QUESTION, elapsed=10.0))
     assert len(view.cards) == 1 and view.log.current() is view.log.rounds[0]
     assert view.cards[0].property("current") is True
     assert "searching…" in view.cards[0].plain_text()
 
-    pool.add("holm-2021", 4, QUESTION)
-    feed(view, ("evidence", pool.add("bernasconi-2019", 2, QUESTION)))
+    feed(view, script.found(0, {"holm-2021": 4, "bernasconi-2019": 2}))
     first = view.log.rounds[0]
-    assert (first.new_passages, dict(first.papers)) == (6, {"holm-2021": 4, "bernasconi-2019": 2})
+    assert (first.found, dict(first.paper_counts)) == (6, {"holm-2021": 4, "bernasconi-2019": 2})
     assert first.state == "reviewing" and "the model is reviewing…" in view.cards[0].plain_text()
 
-    feed(view, budget(40.0), decision(1, "Rates are covered; accuracy is not.", [GAP_A, GAP_B]))
-    assert first.state == "done" and first.gaps_left == [GAP_A, GAP_B]
+    feed(view, script.review(0, "Rates are covered; accuracy is not.", [GAP_A, GAP_B], elapsed=40.0))
+    first = view.log.rounds[0]
+    assert first.state == "done" and first.gaps_left == (GAP_A, GAP_B)
     assert view.log.current() is None  # between a review and the next search nothing runs
+    assert view.log.elapsed() == pytest.approx(40.0)  # the snapshot's clock is the view's reading
 
-    feed(view, budget(41.0), ("round", {"iteration": 1, "topic": GAP_A, "gaps": [GAP_A, GAP_B]}))
+    feed(view, script.start(1, GAP_A, elapsed=41.0))
     assert not view.cards[0].body.isHidden()  # while round 1 has found nothing yet, the review that chose it stays open
-    feed(view, ("evidence", pool.add("holm-2021", 3, GAP_A)))
+    feed(view, script.found(1, {"holm-2021": 3}))
     second = view.log.rounds[1]
-    assert second.new_passages == 3  # only what is new, though the event carries the whole pool
+    assert second.found == 3
     assert view.cards[1].property("current") is True and view.cards[0].property("current") is False
 
     text = view.cards[0].plain_text()
@@ -134,30 +168,29 @@ def test_rounds_counts_and_current_round_follow_the_events(view):
 
 
 def test_notes_malformed_decision_and_report_phase(view):
-    pool = Pool()
+    script = Script()
     view.begin(QUESTION, 5.0, cap=7)
-    feed(view, budget(5.0), ("round", {"iteration": 0, "topic": QUESTION}), ("evidence", pool.add("holm-2021", 2, QUESTION)),
-         budget(30.0), decision(1, "Half of it.", [GAP_A]), budget(30.5), ("round", {"iteration": 1, "topic": GAP_A}))
-    view.on_progress(f"Round 1: searching “{GAP_A}” (150 s of research time left)")  # said by the round event already
-    view.on_progress(f"Deep: search for {GAP_A!r} failed: the embedder timed out")
-    view.on_progress("Deep: round 2: the model's decision was malformed twice; treated as no further gaps")
-    feed(view, budget(60.0), ("decision", {"iteration": 2, "summary": "", "gaps": [], "shouldContinue": False,
-                                            "nextSearchTopic": "", "timeRemainingMinutes": 0.0, "malformed": True}))
+    feed(view, script.start(0, QUESTION, elapsed=5.0), script.found(0, {"holm-2021": 2}),
+         script.review(0, "Half of it.", [GAP_A], elapsed=30.0), script.start(1, GAP_A, elapsed=30.5))
+    feed(view, events.Notice(f"search for {GAP_A!r} failed: the embedder timed out"))  # notices are the status bar's
+    assert view.log.rounds[1].notes == ()
+    feed(view, script.note(1, f"Search for {GAP_A!r} failed: the embedder timed out"),
+         script.review(1, "", [], elapsed=60.0, notes=("The model's decision was malformed twice; treated as no further gaps.",)))
     failed = view.log.rounds[1]
-    assert not failed.searched and failed.new_passages == 0
-    assert failed.notes == [f"Search for {GAP_A!r} failed: the embedder timed out",
-                            "The model's decision was malformed twice; treated as no further gaps."]
+    assert not failed.searched and failed.found == 0
+    assert failed.notes == (f"Search for {GAP_A!r} failed: the embedder timed out",
+                            "The model's decision was malformed twice; treated as no further gaps.")
     text = view.cards[1].plain_text()
     assert "nothing new ⚠" in text and "failed: the embedder timed out" in text and "malformed" in text
 
-    feed(view, ("stage", (3, "Stage 3: synthesizing…")))
+    feed(view, SYNTHESIS)
     assert view.log.phase == "synthesis" and view.report.isVisible()
     assert "Writing the report…" in view.report.text()
     assert "left to write the report" in view.caption.text()
-    feed(view, ("stage", (4, "Stage 4: checking citations…")))
+    feed(view, CHECK)
     assert "Checking the citations…" in view.report.text()
 
-    view.finish(deep_result(pool.items, ["time"], "limit reached: time", used=212.0))
+    view.finish(deep_result(Pool().add("holm-2021", 2, QUESTION), ["time"], "limit reached: time", used=212.0))
     assert view.log.phase == "finished" and not view.timer.isActive()
     assert "Report written · search ended: limit reached — time" in view.report.text()
     assert "Limits hit: time limit" in view.report.text()
@@ -165,29 +198,15 @@ def test_notes_malformed_decision_and_report_phase(view):
     assert view.summary.text() == "Finished · 2 searches · 2 passages from 1 paper"
 
 
-def test_a_gap_searched_three_times_for_nothing_is_retry_exhausted(view):
-    pool = Pool()
-    view.begin(QUESTION, 10.0, cap=7, max_attempts=3)
-    feed(view, budget(1.0), ("round", {"iteration": 0, "topic": QUESTION}), ("evidence", pool.add("holm-2021", 2, QUESTION)))
-    for i in (1, 2, 3):
-        feed(view, budget(10.0 * i), decision(i, "Still missing.", [GAP_B]), budget(10.0 * i + 1),
-             ("round", {"iteration": i, "topic": GAP_B}), ("evidence", list(pool.items)))
-    feed(view, budget(45.0), decision(4, "Nothing on it.", [GAP_B]))
+def test_an_exhausted_gap_is_marked_on_its_round(view):
+    script = Script(total=600.0)
+    view.begin(QUESTION, 10.0, cap=7)
+    feed(view, script.start(0, QUESTION, elapsed=1.0), script.found(0, {"holm-2021": 2}),
+         script.review(0, "Still missing.", [GAP_B]), script.start(1, GAP_B), script.found(1, {}),
+         script.note(1, f"{RETRY_EXHAUSTED}: nothing new after 3 attempts; this gap is dropped."))
     rounds = view.log.rounds
-    assert [r.exhausted for r in rounds] == [False, False, False, True]
-    assert rounds[3].notes == [f"{RETRY_EXHAUSTED}: nothing new after 3 attempts; this gap is dropped."]
-    assert RETRY_EXHAUSTED in view.cards[3].plain_text()
-
-
-def test_core_retry_record_marks_exhausted_gaps_at_the_end(view):
-    view.begin(QUESTION, 10.0, cap=7, max_attempts=5)  # the live guess would wait for 5 attempts
-    pool = Pool()
-    feed(view, ("round", {"iteration": 0, "topic": QUESTION}), ("evidence", pool.add("a", 1, QUESTION)),
-         decision(1, "s", [GAP_A]), ("round", {"iteration": 1, "topic": GAP_A}), ("evidence", list(pool.items)),
-         ("stage", (3, "Stage 3: synthesizing…")))
-    assert not view.log.rounds[1].exhausted
-    view.finish(deep_result(pool.items, ["all gaps exhausted"], "limit reached: all gaps exhausted", exhausted=[GAP_A]))
-    assert view.log.rounds[1].exhausted
+    assert [r.exhausted for r in rounds] == [False, True]
+    assert RETRY_EXHAUSTED in view.cards[1].plain_text() and RETRY_EXHAUSTED not in view.cards[0].plain_text()
 
 
 # -- the time bar ------------------------------------------------------------------------------
@@ -197,7 +216,7 @@ def test_time_bar_separates_search_time_from_the_report_reserve(view):
     assert f == {"used": 0.0, "search_end": pytest.approx(210 / 300)}
     assert "3:30 left to search" in view.caption.text() and "+ 1:30 kept for the report" in view.caption.text()
 
-    feed(view, budget(60.0), ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, Script().start(0, QUESTION, elapsed=60.0))
     view.clock.now += 30  # no new reading: the view counts down from the last one
     view._tick()
     assert view.log.elapsed() == pytest.approx(90.0)
@@ -209,15 +228,22 @@ def test_time_bar_separates_search_time_from_the_report_reserve(view):
     assert view.log.research_left() == 0.0 and view.log.report_left() == pytest.approx(60.0)
     assert "Search time is up" in view.caption.text() and "1:00 left for the report" in view.caption.text()
 
-    feed(view, ("stage", (3, "Stage 3: synthesizing…")))
+    feed(view, SYNTHESIS)
     view.clock.now += 20
     view._tick()
     assert "0:40 left to write the report" in view.caption.text()
 
 
+def test_the_planned_reserve_moves_the_search_deadline(view):
+    view.begin(QUESTION, 5.0)
+    feed(view, Script(reserve=40.0).start(0, QUESTION, elapsed=10.0))  # the core planned a 40 s answer
+    assert view.bar.fractions()["search_end"] == pytest.approx(260 / 300)
+    assert "4:10 left to search" in view.caption.text()
+
+
 def test_countdown_moves_with_the_timer_between_readings(view, qtbot):
     view.begin(QUESTION, 5.0)
-    feed(view, budget(0.0), ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, Script().start(0, QUESTION, elapsed=0.0))
     assert view.timer.isActive()
     view.clock.now += 30
     qtbot.waitUntil(lambda: "3:00 left to search" in view.caption.text(), timeout=2000)
@@ -241,12 +267,12 @@ def test_unlimited_budget_has_no_bar_and_counts_up(view):
     view.begin(QUESTION, None, cap=7)
     assert view.log.unlimited and view.bar.isHidden()
     assert "No time limit" in view.caption.text() and "after 7 rounds" in view.caption.text()
-    feed(view, budget(12.0, total=None), ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, Script(total=None).start(0, QUESTION, elapsed=12.0))
     view.clock.now += 50
     view._tick()
     assert "1:02 elapsed" in view.caption.text()
     assert view.log.research_left() == float("inf")
-    feed(view, ("stage", (3, "Stage 3: synthesizing…")))
+    feed(view, SYNTHESIS)
     assert "Writing the report" in view.caption.text() and "no time limit" in view.caption.text()
 
 
@@ -262,7 +288,7 @@ def test_view_folds_to_its_header_and_bar(view):
 
 def test_theme_switch_recolours_the_cards(view, qapp):
     view.begin(QUESTION, 5.0)
-    feed(view, ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, Script().start(0, QUESTION))
     assert theme.LIGHT["accent"] in view.cards[0].status.text()
     theme.apply_theme(qapp, "dark")
     try:
@@ -275,7 +301,7 @@ def test_theme_switch_recolours_the_cards(view, qapp):
 
 def test_a_failed_run_keeps_its_rounds_and_says_why(view):
     view.begin(QUESTION, 5.0)
-    feed(view, ("round", {"iteration": 0, "topic": QUESTION}))
+    feed(view, Script().start(0, QUESTION))
     view.fail("The chat model could not be loaded.")
     assert view.log.phase == "failed" and view.log.rounds[0].state == "failed"
     assert view.summary.text().startswith("Stopped · 1 search")
@@ -320,32 +346,31 @@ def desk_less(qtbot, qapp):
 
 
 def scripted_deep(gate: threading.Event | None = None):
-    """A job that reports like DeepResearch; with a gate, it waits there for a cancel."""
+    """A job that reports like DeepResearch, through the job's task; with a gate, it waits there for a cancel."""
     from app.core.errors import Cancelled
     from app.core.research.deep import DeepCancelled
 
     def job(ctx, question, mode="standard", time_minutes=None):
         pool = Pool()
-        total = None if time_minutes is None else time_minutes * 60
-        emit = ctx.event
-        emit("stage", (1, "Stage 1: searching summaries…"))
-        emit(*budget(1.0, total))
-        emit("round", {"iteration": 0, "topic": question})
-        emit("evidence", pool.add("holm-2021", 3, question))
-        emit(*budget(20.0, total))
-        emit(*decision(1, "Rates covered.", [GAP_A]))
-        emit(*budget(20.5, total))
-        emit("round", {"iteration": 1, "topic": GAP_A, "gaps": [GAP_A]})
+        script = Script(None if time_minutes is None else time_minutes * 60)
+        emit = ctx.task.emit
+        emit(events.Stage("scope", 1, 4, "Stage 1: searching summaries…"))
+        emit(script.start(0, question, elapsed=1.0))
+        emit(events.EvidenceFound(pool.add("holm-2021", 3, question)))
+        emit(script.found(0, {"holm-2021": 3}))
+        emit(script.review(0, "Rates covered.", [GAP_A], elapsed=20.0))
+        emit(script.start(1, GAP_A, elapsed=20.5))
         if gate is not None:
             gate.set()
-            while not ctx.cancelled():
-                ctx._job.cancel.wait(0.05)
+            while not ctx.task.cancelled:
+                time.sleep(0.05)
             raise DeepCancelled(ResearchResult(query=question, evidence=pool.items, mode="deep")) from Cancelled()
-        emit("evidence", pool.add("lindqvist-2020", 2, GAP_A))
-        emit(*budget(40.0, total))
-        emit(*decision(2, "Enough for an answer.", [GAP_B], go_on=False))
-        emit("stage", (3, "Stage 3: synthesizing…"))
-        ctx.token("Glaciers retreated 31 m a year.")
+        emit(events.EvidenceFound(pool.add("lindqvist-2020", 2, GAP_A)))
+        emit(script.found(1, {"lindqvist-2020": 2}))
+        emit(script.review(1, "Enough for an answer.", [GAP_B], elapsed=40.0,
+                           verdict="The model judged the evidence sufficient: the search ends here."))
+        emit(SYNTHESIS)
+        emit(events.Token("Glaciers retreated 31 m a year."))
         return deep_result(pool.items, ["time"], "no gaps left")
 
     return job
@@ -360,8 +385,8 @@ def test_controller_shows_a_deep_run_live_then_its_methodology(desk_less, qtbot,
     assert rounds.log.cap == 7 and rounds.log.reading.total_s == 120.0
     kind, result = wait_for_handle(qtbot, handle, 20_000)
     assert kind == "finished", result
-    assert [r.iteration for r in rounds.log.rounds] == [0, 1]
-    assert [r.new_passages for r in rounds.log.rounds] == [3, 2]
+    assert [r.index for r in rounds.log.rounds] == [0, 1]
+    assert [r.found for r in rounds.log.rounds] == [3, 2]
     assert rounds.log.rounds[1].verdict.startswith("The model judged the evidence sufficient")
     assert rounds.log.phase == "finished" and "Report written" in rounds.report.text()
     assert rounds.isVisible()  # kept after the run, to read back
@@ -394,7 +419,7 @@ def test_cancelled_deep_run_marks_the_round_and_offers_the_report(desk_less, qtb
     assert banner.isVisible() and "synthesize-partial" in banner.actions
 
     def write_report(ctx, cancelled_exc):
-        ctx.event("stage", (3, "Stage 3: synthesizing…"))
+        ctx.task.emit(SYNTHESIS)
         return deep_result(cancelled_exc.partial.evidence, ["cancelled by the user"], "")
 
     monkeypatch.setattr(jobs, "synthesize_partial", write_report)
@@ -413,12 +438,12 @@ def test_real_model_deep_run_fills_the_rounds_view(qtbot, make_window, seed_libr
     window = make_window(seed=seed_library)
     seen: list[int] = []
     handle = window.research.run(QUESTION, "deep", 1.0)
-    handle.event.connect(lambda kind, _p: seen.append(len(window.research_pane.rounds.cards)) if kind == "evidence" else None)
+    handle.event.connect(lambda e: seen.append(len(window.research_pane.rounds.cards)) if isinstance(e, events.EvidenceFound) else None)
     kind, result = wait_for_handle(qtbot, handle, 300_000)
     assert kind == "finished", result
     rounds = window.research_pane.rounds
     assert seen and seen[0] >= 1  # a card was there while the run was still going
-    assert rounds.isVisible() and rounds.log.rounds and rounds.log.rounds[0].iteration == 0
+    assert rounds.isVisible() and rounds.log.rounds and rounds.log.rounds[0].index == 0
     assert rounds.log.phase == "finished" and rounds.log.reading.total_s == 60.0
     assert "Methodology" in result.answer
     assert "Methodology" in window.answer_view.browser.toPlainText()

@@ -21,6 +21,9 @@ from app.core.bibtex import citation_keys
 from app.core.desk import Desk
 from app.core.drafting import context_from_dict
 from app.core.drafting.draft import DraftResult, LedgerRow, Paragraph
+from app.core.events import ClaimWritten, EvidenceFound, Round, Stage
+from app.core.records import Evidence
+from app.core.research.deep_progress import ClockReading, RoundRecord
 from app.core.records import Citation
 from app.core.settings import DeepParams, Settings
 from app.ui import theme
@@ -271,15 +274,16 @@ def test_real_draft_through_the_tab_renders_and_exports(window, qtbot, tmp_path)
         pane.form.fields[key].setPlainText(value)
     pane.form.set_section("introduction")
     pane.form.budget.setValue(1)
-    events: list[str] = []
+    events: list = []
     with qtbot.waitSignal(pane.draft_requested):
         pane.draft_button.click()
     handle = window.draft.current
-    handle.event.connect(lambda kind, _p: events.append(kind))
+    handle.event.connect(events.append)
     qtbot.waitUntil(lambda: pane.draft_button.text() == "Cancel", timeout=5_000)
     kind, result = wait_for_handle(qtbot, handle, 300_000)
     assert kind == "finished", getattr(result, "message", result)
-    assert "search" in events and "draft_text" in events
+    assert any(isinstance(e, Round) for e in events) and any(isinstance(e, ClaimWritten) for e in events)
+    assert any(isinstance(e, Stage) and e.name == "write" for e in events)
     assert pane.progress.search_count() == len(result.searches) >= 1
     assert pane.draft_button.text() == "Draft" and not pane.banner.isVisible()
     assert "Drafted in" in pane.progress.time_bar.label.text()
@@ -307,7 +311,7 @@ def test_cancel_mid_draft_stops_and_leaves_the_worker_usable(window, qtbot):
     with qtbot.waitSignal(pane.draft_requested):
         pane.draft_button.click()
     handle = window.draft.current
-    handle.event.connect(lambda kind, payload: rounds.append(payload) if kind == "round" else None)
+    handle.event.connect(lambda e: rounds.append(e) if isinstance(e, Round) else None)
     qtbot.waitUntil(lambda: bool(rounds), timeout=120_000)
     assert pane.progress.searches.topLevelItemCount() >= 1  # the running search is listed
     pane.draft_button.click()  # Draft is Cancel while running
@@ -319,3 +323,45 @@ def test_cancel_mid_draft_stops_and_leaves_the_worker_usable(window, qtbot):
     assert pane.progress.time_bar.label.text().startswith("Cancelled in")
     kind, papers = wait_for_handle(qtbot, window.library.refresh())
     assert kind == "finished" and len(papers) == 3
+
+
+# -- the progress column, event by event --------------------------------------------------------
+def test_progress_column_draws_the_drafters_typed_events(qtbot, qapp):
+    from app.ui.draft_progress import SEARCH_ROLE, DraftProgress
+
+    theme.apply_theme(qapp, "light")
+    progress = DraftProgress()
+    qtbot.addWidget(progress)
+    progress.show()
+    progress.begin(300.0)
+    clock = ClockReading(300.0, 120.0, 12.0)
+    progress.on_event(Stage("gather", 1, 3, "gathering evidence for the Methods section"))
+    assert progress.message.text() == "Gathering evidence for the Methods section"
+    assert progress.time_bar.phase == "searching the library"
+
+    first = RoundRecord(1, "clustered covariance small samples", kind="default", clock=clock)
+    progress.on_event(Round(1, first))
+    assert progress.searches.topLevelItemCount() == 1 and progress.search_count() == 0  # running: no record yet
+    assert progress.searches.topLevelItem(0).text(2) == "…"
+    done = RoundRecord(1, first.topic, kind="default", state="done", searched=True, found=3,
+                       papers=("hac", "hac", "sandwich"), seconds=7.4, clock=ClockReading(300.0, 120.0, 20.0),
+                       decision={"sufficient": False, "missing": ["bias adjustment"], "nextQuery": "HC3 bias"})
+    progress.on_event(Round(1, done))
+    row = progress.searches.topLevelItem(0)
+    assert (row.text(0), row.text(2), row.text(3)) == ("1", "3", "7 s") and row.data(0, SEARCH_ROLE) == done
+    assert "from: hac, sandwich" in row.toolTip(1) and "Starting query" in row.toolTip(1)
+    assert progress.searches.topLevelItemCount() == 2  # the agent's judgement follows the search it judged
+    assert progress.searches.topLevelItem(1).text(0) == "\u21b3 Agent: missing bias adjustment"
+    progress.on_event(Round(1, done))  # the same snapshot again adds nothing
+    assert progress.searches.topLevelItemCount() == 2
+    assert progress.time_bar.elapsed() >= 20.0
+
+    progress.on_event(Round(2, RoundRecord(2, "HC3 bias", kind="custom", gap="bias adjustment")))
+    pool = [Evidence(n, pid, 1, "", "", "text", 0.5) for n, pid in enumerate(("hac", "hac", "sandwich"), 1)]
+    progress.on_event(EvidenceFound(pool))
+    assert progress.evidence.text() == "Evidence so far: 3 passages from 2 papers"
+    progress.on_event(Stage("write", 2, 3, "writing the Methods section from 3 passages of 2 papers"))
+    assert progress.time_bar.phase == "writing the section"
+    progress.finish("Cancelled")
+    assert progress.searches.topLevelItem(2).text(2) == "–"  # cut off by the stop
+    assert progress.search_count() == 1

@@ -113,7 +113,7 @@ class SentenceChecked:
 
 @dataclass(frozen=True)
 class Round:
-    """A round of deep research ended (deep.RoundRecord or similar)."""
+    """A round of deep research or drafting changed (a snapshot: research.deep_progress.RoundRecord)."""
 
     index: int
     record: Any

@@ -18,6 +18,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.core.drafting import SECTIONS, DraftContext
+from app.core.events import ClaimWritten, Notice, Stage
 
 from . import draft_jobs
 from .draft_pane import DraftPane
@@ -68,14 +69,14 @@ class DraftController(QObject):
         pane.banner.hide()
         pane.form.banner.hide()
         pane.progress.reset()
+        self._paragraphs: list[str] = []  # the section as it streams, paragraph by paragraph
         pane.set_running(True)
         waiting = busy is not None and busy is not handle
         note = f"Waiting for the current task ({busy.kind}) to finish…" if waiting else "Starting…"
         pane.set_queued(note if waiting else "")
         self.view.begin(SECTIONS.get(section, section), note)
         handle.started.connect(lambda: self._started(handle, minutes))
-        handle.progress.connect(lambda _f, m: self._progress(handle, m))
-        handle.event.connect(lambda k, p: self._event(handle, k, p))
+        handle.event.connect(lambda e: self._event(handle, e))
         handle.finished.connect(lambda r: self._finished(handle, r))
         handle.failed.connect(lambda e: self._failed(handle, e))
         handle.cancelled.connect(lambda: self._cancelled(handle))
@@ -98,29 +99,24 @@ class DraftController(QObject):
         self.pane.progress.begin(None if minutes is None else minutes * 60.0)
         self.view.set_status("Working…")
 
-    def _progress(self, handle: JobHandle, message: str) -> None:
+    def _event(self, handle: JobHandle, event) -> None:
+        """One typed event of the current draft: the progress column and the streamed section draw it."""
         if handle is not self.current:
             return
-        self.pane.progress.set_message(message)
-        self.view.set_waiting_text(message.removeprefix("Deep: "))
-        self.message.emit(message)
-
-    def _event(self, handle: JobHandle, kind: str, payload) -> None:
-        if handle is not self.current:
-            return
-        progress = self.pane.progress
-        if kind == "budget":
-            progress.on_budget(payload)
-        elif kind == "round":
-            progress.on_round(payload)
-        elif kind == "search":
-            progress.on_search(payload)
-        elif kind == "decision":
-            progress.on_decision(payload)
-        elif kind == "evidence":
-            progress.on_evidence(payload)
-        elif kind == "draft_text":
-            self.view.show_paragraphs(payload)
+        self.pane.progress.on_event(event)
+        if isinstance(event, Stage) and event.detail:
+            line = event.detail[:1].upper() + event.detail[1:]
+            self.view.set_waiting_text(line)
+            self.message.emit(line)
+        elif isinstance(event, Notice):
+            self.message.emit(event.message)
+        elif isinstance(event, ClaimWritten) and hasattr(event.claim, "text"):
+            # A paragraph of the section, new or grown since the last one shown.
+            index = max(0, int(event.index))
+            del self._paragraphs[index + 1:]
+            self._paragraphs += [""] * (index + 1 - len(self._paragraphs))
+            self._paragraphs[index] = event.claim.text
+            self.view.show_paragraphs(list(self._paragraphs))
             self.view.set_status("Writing…")
 
     def _end(self, handle: JobHandle) -> bool:

@@ -1,31 +1,30 @@
 """Live progress of a draft: what it is doing, the time left, the evidence so far,
 and every search the drafter runs (starting queries, then the agent's own).
 
-Fed by the drafter's events: "round" (a search starts), "search" (its
-SearchRecord), "decision" (the agent's judgement), "evidence" (the pool),
-"budget" (the clock), and its progress messages.
+Fed the drafter's typed events (app/core/events.py) by `on_event`: its `Stage`s
+(gather, write, check), one `Round` snapshot per change of a search
+(deep_progress.RoundRecord: query, kind, what it found, the agent's judgement
+after it, the budget's clock), and `EvidenceFound` (the pool so far).
 """
 
 from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from app.core.events import EvidenceFound, Round, Stage
+from app.core.research.deep_progress import RoundRecord
+
 from .time_left_bar import TimeLeftBar
 
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 21
 
-
-def phase_of(message: str) -> str:
-    """The drafter's stage line → the time bar's phase ("Stage 2/3: writing…" → "writing")."""
-    if message.startswith("Stage 1"):
-        return "searching the library"
-    if message.startswith("Stage 2"):
-        return "writing the section"
-    if message.startswith("Stage 3"):
-        return "checking citations"
-    return ""
+# The drafter's stages (drafting.draft.STAGES) as the time bar names its phases.
+PHASES = {"gather": "searching the library", "write": "writing the section", "check": "checking citations"}
 
 
 class DraftProgress(QWidget):
@@ -58,7 +57,8 @@ class DraftProgress(QWidget):
         layout.addWidget(self.time_bar)
         layout.addWidget(self.evidence)
         layout.addWidget(self.searches, 1)
-        self._pending: QTreeWidgetItem | None = None
+        self._rows: dict[int, QTreeWidgetItem] = {}  # search number -> its row
+        self._judged: set[int] = set()  # searches whose agent judgement is shown
         self.reset()
 
     def reset(self) -> None:
@@ -69,7 +69,8 @@ class DraftProgress(QWidget):
         self.time_bar.hide()
         self.searches.clear()
         self.searches.hide()
-        self._pending = None
+        self._rows = {}
+        self._judged = set()
 
     # -- a run ------------------------------------------------------------------------
     def begin(self, total_s: float | None) -> None:
@@ -78,46 +79,50 @@ class DraftProgress(QWidget):
         self.time_bar.start(total_s, reserve)
         self.searches.show()
 
-    def set_message(self, message: str) -> None:
-        if message.startswith("Deep: "):
-            message = message[6:]
-        self.message.setText(message)
-        self.message.setVisible(bool(message))
-        phase = phase_of(message)
-        if phase:
-            self.time_bar.set_phase(phase)
+    def on_event(self, event: Any) -> None:
+        """One `events.Event` from the drafter, as the worker forwards it (others are ignored)."""
+        if isinstance(event, Stage) and event.name in PHASES:
+            self.message.setText(event.detail[:1].upper() + event.detail[1:])
+            self.message.setVisible(bool(event.detail))
+            self.time_bar.set_phase(PHASES[event.name])
+        elif isinstance(event, Round) and isinstance(event.record, RoundRecord):
+            self._on_round(event.record)
+        elif isinstance(event, EvidenceFound):
+            pool = event.evidence
+            papers = len({e.paper_id for e in pool})
+            self.evidence.setText(f"Evidence so far: {len(pool)} passage{'s' if len(pool) != 1 else ''} from {papers} paper{'s' if papers != 1 else ''}")
+            self.evidence.show()
 
-    def on_budget(self, reading: dict) -> None:
-        self.time_bar.sync(reading)
-
-    def on_round(self, payload: dict) -> None:
-        """A search starts: a row that fills in when its record arrives."""
-        self._pending = QTreeWidgetItem([str(self.search_count() + 1), str(payload.get("topic", "")), "…", ""])
-        self._pending.setToolTip(1, str(payload.get("topic", "")))
-        self.searches.addTopLevelItem(self._pending)
-        self.searches.scrollToItem(self._pending)
-
-    def on_search(self, record) -> None:
-        item = self._pending or QTreeWidgetItem()
-        if self._pending is None:
+    def _on_round(self, record: RoundRecord) -> None:
+        """A search starts (a row that fills in as it ends), ends, or is judged by the agent."""
+        if record.clock is not None:
+            self.time_bar.sync(asdict(record.clock))
+        item = self._rows.get(record.index)
+        if item is None:
+            item = QTreeWidgetItem([str(record.index), record.topic, "…", ""])
+            item.setToolTip(1, record.topic)
+            self._rows[record.index] = item
             self.searches.addTopLevelItem(item)
-        self._pending = None
+            self.searches.scrollToItem(item)
+        if record.state == "searching":
+            return
         kind = "Starting query" if record.kind == "default" else f"Agent search for: {record.gap}" if record.gap else "Agent search"
-        item.setText(0, str(record.number))
-        item.setText(1, record.query)
         item.setText(2, str(record.found))
         item.setText(3, f"{record.seconds:.0f} s")
-        papers = ", ".join(record.papers) or "none"
-        tip = f"{kind}\n“{record.query}”\n{record.found} new passage{'s' if record.found != 1 else ''} from: {papers}"
-        if record.note:
-            tip += f"\n{record.note}"
+        papers = ", ".join(sorted(set(record.papers))) or "none"
+        tip = f"{kind}\n“{record.topic}”\n{record.found} new passage{'s' if record.found != 1 else ''} from: {papers}"
+        if record.notes:
+            tip += "\n" + "\n".join(record.notes)
         for col in range(4):
             item.setToolTip(col, tip)
         item.setData(0, SEARCH_ROLE, record)
         for col in (0, 2, 3):
             item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if record.decision is not None and record.index not in self._judged:
+            self._judged.add(record.index)
+            self._add_decision(record.decision)
 
-    def on_decision(self, decision: dict) -> None:
+    def _add_decision(self, decision: dict) -> None:
         """The agent's judgement, as a muted line between the searches."""
         if decision.get("timeout"):
             text = "Agent: the research time ran out"
@@ -138,17 +143,12 @@ class DraftProgress(QWidget):
         item.setFirstColumnSpanned(True)  # across the narrow columns; only possible once in the tree
         self.searches.scrollToItem(item)
 
-    def on_evidence(self, pool: list) -> None:
-        papers = len({e.paper_id for e in pool})
-        self.evidence.setText(f"Evidence so far: {len(pool)} passage{'s' if len(pool) != 1 else ''} from {papers} paper{'s' if papers != 1 else ''}")
-        self.evidence.show()
-
     def finish(self, text: str) -> None:
         self.time_bar.finish(text)
         self.message.hide()
-        if self._pending is not None:  # a search cut off by the stop never reported back
-            self._pending.setText(2, "–")
-            self._pending = None
+        for item in self._rows.values():  # a search cut off by the stop never reported back
+            if item.text(2) == "…":
+                item.setText(2, "–")
 
     def search_count(self) -> int:
         return sum(1 for i in range(self.searches.topLevelItemCount()) if self.searches.topLevelItem(i).data(0, SEARCH_ROLE) is not None)

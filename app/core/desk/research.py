@@ -47,8 +47,7 @@ class ResearchOperations(PaperOperations):
         old = getattr(cancelled_exc, "deep", None)
         deep = DeepResearch(self.funnel(task), self.settings.deep, deep=True, time_minutes=None)
         if old is not None:  # keep what the cancelled run did, for the Methodology section
-            deep.pool, deep.queries, deep.decisions = old.pool, old.queries, old.decisions
-            deep.subquestions, deep.limits_hit = old.subquestions, [*old.limits_hit, "cancelled by the user"]
+            deep.resume(old)
         result = deep.synthesize(cancelled_exc.partial)
         self._remember(result)
         return result

@@ -18,6 +18,7 @@ are read once, for the fused result only.
 from __future__ import annotations
 
 import atexit
+import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
+
+log = logging.getLogger(__name__)
 
 RRF_K = 60  # the usual constant: ranks below ~60 matter little to the fused order
 KEYWORD_KEEP = 5  # the best BM25 matches pass the cosine cutoff whatever their cosine
@@ -142,7 +145,8 @@ class Searches:
 def _fts_leg(snap: Snapshot, r: Request, text: str) -> pa.Table | None:
     try:
         return snap.full_text(text, r.limit, r.papers)
-    except Exception:  # noqa: BLE001 - no FTS index yet (or a query it cannot parse): vector only
+    except Exception as exc:  # noqa: BLE001 - no FTS index yet (or a query it cannot parse): vector only, on purpose
+        log.debug("full-text leg unavailable for %r (%s); vector search only", text[:80], exc)
         return None
 
 
