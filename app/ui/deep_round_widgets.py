@@ -13,8 +13,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from app.core.research.deep_progress import ENDED_PHASES, DeepRunLog, RoundRecord
-from app.core.wording import plural
+from app.core.desk import ENDED_PHASES, DeepRunLog, RoundRecord, plural
 
 from . import theme
 

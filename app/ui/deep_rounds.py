@@ -21,8 +21,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from app.core.research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog  # noqa: F401
-from app.core.wording import plural
+from app.core.desk import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, plural  # noqa: F401
 
 from . import theme
 from .answer_render import limit_words

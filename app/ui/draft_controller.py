@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.core.drafting import SECTIONS, DraftContext
+from app.core.desk import SECTIONS, DraftContext
 from app.core.events import ClaimWritten, Notice, Stage
 
 from . import draft_jobs

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.drafting import SECTIONS, DraftContext, context_from_dict, load_context
-from app.core.drafting.context import ContextError
+from app.core.desk import SECTIONS, ContextError, DraftContext, context_from_dict, load_context
 
 from . import theme
 from .banners import Banner

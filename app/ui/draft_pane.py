@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.drafting import SECTIONS
+from app.core.desk import SECTIONS
 
 from . import theme
 from .banners import Banner

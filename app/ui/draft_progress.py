@@ -17,7 +17,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from app.core.events import EvidenceFound, Round, Stage
-from app.core.research.deep_progress import RoundRecord
+from app.core.desk import RoundRecord
 
 from .time_left_bar import TimeLeftBar
 

@@ -21,12 +21,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.core.drafting.draft import author_names
+from app.core.desk import author_names
 
 from .answer_render import _PLACEHOLDER, _PLACEHOLDER_RE, STATUS_MARK, markdown_to_html
 
 if TYPE_CHECKING:  # the drafting pipeline is heavy; the view only needs its records
-    from app.core.drafting.draft import DraftResult, LedgerRow
+    from app.core.desk import DraftResult, LedgerRow
 
 SCHEME = "draftcite"
 _GROUP = re.compile(r"\[@[^\[\]]+\]")  # the core's own marker pattern (draft._MARKER)

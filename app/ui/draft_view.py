@@ -249,10 +249,10 @@ class DraftView(QWidget):
     def copy_markdown(self) -> None:
         if self.result is None:
             return
-        from app.core.drafting.outputs import markdown_document
+        from app.core.desk import Desk
 
         mime = QMimeData()
-        mime.setText(markdown_document(self.result))
+        mime.setText(Desk.draft_document(self.result, "md"))
         mime.setHtml(render_draft(self.result, notes=False))  # a word processor gets the formatted text
         QGuiApplication.clipboard().setMimeData(mime)
         self.status.set_full_text("Copied the Markdown (with its reference list) to the clipboard")
@@ -260,9 +260,9 @@ class DraftView(QWidget):
     def copy_latex(self) -> None:
         if self.result is None:
             return
-        from app.core.drafting.outputs import latex_document
+        from app.core.desk import Desk
 
-        QGuiApplication.clipboard().setText(latex_document(self.result))
+        QGuiApplication.clipboard().setText(Desk.draft_document(self.result, "tex"))
         self.status.set_full_text(f"Copied the LaTeX to the clipboard; its keys resolve in {self.result.section}.bib (Save files…)")
 
     def _link_clicked(self, url: QUrl) -> None:

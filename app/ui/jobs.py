@@ -63,6 +63,18 @@ def import_paths(ctx: JobContext, paths: list[str]):
     return report
 
 
+def import_source(ctx: JobContext, kind: str, path: str):
+    """A Zotero library or a .bib/.ris file's PDFs, with their metadata; emits PapersChanged."""
+    desk = ctx.desk
+    task = _with_paper_list(ctx)
+    if kind == "zotero":
+        report = desk.import_zotero(path or None, task)
+    else:
+        report = desk.import_bibliography(path, task, kind=kind)
+    ctx.emit(PapersChanged(desk.papers()))
+    return report
+
+
 def remove_papers(ctx: JobContext, ids: list[str]) -> list[str]:
     return ctx.desk.remove_papers(ids)
 

@@ -52,6 +52,7 @@ class LibraryController(QObject):
         self._failure_details = ""
         self.incomplete: list[str] = []
         pane.add_requested.connect(self.add)
+        pane.import_source_requested.connect(self.import_source)
         pane.remove_requested.connect(self.remove)
         pane.summarize_requested.connect(self.summarize)
         pane.reindex_requested.connect(self.reindex)
@@ -150,6 +151,18 @@ class LibraryController(QObject):
         names = ", ".join(Path(p).name for p in paths[:3]) + ("…" if len(paths) > 3 else "")
         self.message.emit(f"Adding {names}")
         return self._run_long("import", "Importing", partial(jobs.import_paths, paths=paths), self._imported)
+
+    def import_source(self, kind: str, path: str) -> JobHandle:
+        title = "Importing from Zotero" if kind == "zotero" else f"Importing {Path(path).name}"
+        return self._run_long("import", title, partial(jobs.import_source, kind=kind, path=path), self._source_imported)
+
+    def _source_imported(self, report) -> None:
+        """A Zotero/BibTeX/RIS import: imported, updated, without a PDF, failed — each entry named in the details."""
+        problems = [o for o in report.outcomes if o.status in ("missing", "failed")]
+        self._failure_details = "\n".join(f"{o.label}: {o.status}" + (f" — {o.message}" if o.message else "") for o in problems)
+        kind = "warning" if report.count("failed") else "info"
+        self.pane.banner.show_message(kind, report.summary(), "", ["details"] if problems else [])
+        self.message.emit(report.summary())
 
     def _imported(self, report: ImportReport) -> None:
         self.last_report = report

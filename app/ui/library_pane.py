@@ -6,6 +6,8 @@ that the main window turns into worker jobs.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -33,6 +35,7 @@ from .library_model import AUTHORS, PAGES, PAPER_ROLE, STATUS, TITLE, YEAR, Pape
 
 class LibraryPane(QWidget):
     add_requested = Signal(list)  # paths (files and folders)
+    import_source_requested = Signal(str, str)  # ("zotero" | "bib" | "ris", path; "" = Zotero's default)
     open_pdf_requested = Signal(str)  # paper id
     summary_requested = Signal(str)
     notes_requested = Signal(str)
@@ -54,8 +57,14 @@ class LibraryPane(QWidget):
         self.count_label = QLabel("")
         self.count_label.setObjectName("paneSubtitle")
         self.add_button = QPushButton(theme.icon("add", 16), "Add papers…")
-        self.add_button.setToolTip("Add PDF files or folders (or drop them onto the window)")
-        self.add_button.clicked.connect(self.choose_files)
+        self.add_button.setToolTip("Add PDF files or folders (or drop them onto the window), or import from Zotero or a .bib/.ris file")
+        add_menu = QMenu(self)
+        add_menu.addAction(theme.icon("add", 16), "PDF files…", self.choose_files)
+        add_menu.addAction(theme.icon("folder", 16), "A folder…", self.choose_folder)
+        add_menu.addSeparator()
+        add_menu.addAction("From Zotero…", self.choose_zotero)
+        add_menu.addAction("From BibTeX or RIS…", self.choose_bibliography)
+        self.add_button.setMenu(add_menu)
         head.addWidget(self.title)
         head.addWidget(self.count_label)
         head.addStretch(1)
@@ -183,6 +192,21 @@ class LibraryPane(QWidget):
         folder = QFileDialog.getExistingDirectory(self, "Add a folder of papers (searched recursively)")
         if folder:
             self.add_requested.emit([folder])
+
+    def choose_zotero(self) -> None:
+        """Zotero's database: its default place if it is there, else the user picks zotero.sqlite."""
+        default = Path.home() / "Zotero" / "zotero.sqlite"
+        start = str(default if default.exists() else Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Import a Zotero library (read-only)", start,
+                                              "Zotero database (zotero.sqlite);;All files (*)")
+        if path:
+            self.import_source_requested.emit("zotero", path)
+
+    def choose_bibliography(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import the PDFs of a bibliography", "",
+                                              "Bibliographies (*.bib *.ris *.txt);;All files (*)")
+        if path:
+            self.import_source_requested.emit("ris" if path.lower().endswith((".ris", ".txt")) else "bib", path)
 
     def _filter_changed(self, text: str) -> None:
         self.proxy.set_filter(text)

@@ -74,7 +74,7 @@ def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
         if rects:
             result.rects, result.method = rects, "align"
         else:
-            from app.core.pdf_extract import locate_text
+            from app.core.desk import locate_text
 
             hits = locate_text(pg, text)
             if hits:

@@ -15,10 +15,18 @@ small mixins by subject, stacked in this order:
 
 from __future__ import annotations
 
-from ..drafting.context import ContextError, DraftContext, context_from_dict
+# Record types and pure helpers of other core modules that front ends use: re-exported here so
+# that the UI and the CLI import the core through this one door (the import-linter contract).
+from ..check.report import LABELS as VERDICT_LABELS
+from ..drafting.citations import author_names
+from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
 from ..drafting.queries import SECTIONS
+from ..drafting.records import DraftResult, LedgerRow
 from ..ingest import ImportOutcome, ImportReport
 from ..library_layout import LibraryLayout
+from ..pdf_extract import locate_text
+from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
+from ..wording import plural
 from .models import ModelOperations
 from .parts import default_model_path, effective_config
 from .results import (
@@ -40,5 +48,7 @@ class Desk(ModelOperations):
 __all__ = [
     "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
-    "ValidationReport", "default_model_path", "effective_config",
+    "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "author_names", "load_context",
+    "DraftResult", "LedgerRow", "locate_text", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
+    "RoundRecord", "plural",
 ]
