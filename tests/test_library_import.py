@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,12 +15,13 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from app.core.events import Progress, Task
 from app.core.errors import Cancelled, LibraryError
 from app.core.library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.pdf_extract import TEXT_FLAGS
 from app.core.validate import validate_library
 from tests import pdf_factory
-from tests.conftest import CORPUS, REPO
+from tests.conftest import REPO
 
 
 def _norm(text: str) -> str:
@@ -86,7 +86,14 @@ def pdf_factory_titles():
     return FACT_PAPERS.values()
 
 
-def test_bad_inputs_each_fail_clearly_and_leave_others_untouched(make_desk, fact_pdfs, tmp_path):
+def test_bad_inputs_each_fail_clearly_and_leave_others_untouched(make_desk, fact_pdfs, tmp_path, monkeypatch, request):
+    # Without an OCR engine (here: `import rapidocr` fails) a scan is reported as needing OCR;
+    # with one it is read (tests/test_ocr.py).
+    from app.core import ocr
+
+    monkeypatch.setitem(sys.modules, "rapidocr", None)
+    ocr._probe.cache_clear()
+    request.addfinalizer(ocr._probe.cache_clear)  # later tests probe the real engine again
     desk = make_desk(tmp_path / "lib")
     desk.add([fact_pdfs / "kestrel.pdf"])
     before = desk.library.count_chunks(CONTENT_CHUNKS)
@@ -149,14 +156,16 @@ def test_unwritable_library_location_is_a_clear_error(tmp_path):
 
 def test_cancelled_import_resumes_without_duplicates(make_desk, fact_pdfs, tmp_path):
     desk = make_desk(tmp_path / "lib")
-    seen: list[str] = []
+    task = Task()
 
-    def cancel_mid_paper() -> bool:
+    def watch(event) -> None:
         # Cancel once the first paper (glacier.pdf, in name order) is half read.
-        return any("glacier.pdf: page 2/3" in m for m in seen)
+        if isinstance(event, Progress) and event.step and (event.step.name, event.step.done) == ("glacier.pdf", 2):
+            task.token.cancel()
 
+    task.sink = watch
     with pytest.raises(Cancelled):
-        desk.add([fact_pdfs], progress=lambda f, m: seen.append(m), cancelled=cancel_mid_paper)
+        desk.add([fact_pdfs], task)
     papers = desk.library.list_papers()
     assert [p.source_file for p in papers] == ["glacier.pdf"]
     assert papers[0].status == "importing" and not papers[0].complete, "a half-imported paper must not look complete"
@@ -204,12 +213,23 @@ def cli_env(tmp_path, tiny_models):
     return {"RESEARCH_DESK_CONFIG_DIR": str(config)}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="development corpus not present")
+KILL_PAPERS = {  # file: (title, topic) — twelve pages each, so the kill lands mid-import
+    "zoo-quickref.pdf": ("Zoo: ordered indexed observations", "irregular time series indexed by dates"),
+    "rcpp-quickref.pdf": ("Rcpp quick reference", "seamless integration of R and C++ code"),
+    "maxtest.pdf": ("A maximum test for structural change", "tests for parameter instability"),
+}
+
+
 def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
+    from tests.pdf_factory import make_paper
+
     papers = tmp_path / "papers"
     papers.mkdir()
-    for name in ("zoo-quickref.pdf", "Rcpp-quickref.pdf", "MAXtest.pdf"):
-        shutil.copy(CORPUS / name, papers / name)
+    for name, (title, topic) in KILL_PAPERS.items():
+        body = [f"# Section {i}\n\n" + " ".join(f"Paragraph {i}.{j} of this paper discusses {topic} in detail, "
+                                                  f"with example {j} and a remark on page {i}." for j in range(12))
+                for i in range(1, 13)]
+        make_paper(papers / name, title, ["A. Author"], body)
     lib = tmp_path / "lib"
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--library", str(lib), "add", str(papers)],
                             cwd=REPO, env={**os.environ, **cli_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -226,12 +246,12 @@ def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
     assert done.returncode == 0, done.stderr
     listing = _cli("--library", str(lib), "list", env=cli_env)
     assert listing.returncode == 0
-    for name in ("zoo-quickref", "rcpp-quickref"):
-        assert re.search(name.split("-")[0], listing.stdout, re.I)
+    for title, _ in KILL_PAPERS.values():
+        assert re.search(title.split(":")[0].split()[0], listing.stdout, re.I), listing.stdout
     lib_obj = Library(lib)
     assert len(lib_obj.list_papers()) == 3 and all(p.status == "indexed" for p in lib_obj.list_papers())
     for p in lib_obj.list_papers():
-        with pymupdf.open(CORPUS / p.source_file) as doc:
+        with pymupdf.open(papers / p.source_file) as doc:
             assert p.page_count == doc.page_count
     check = _cli("--library", str(lib), "validate", env=cli_env)
     assert check.returncode == 0, check.stdout
@@ -271,10 +291,8 @@ def test_remove_and_rebuild_index(make_desk, fact_pdfs, tmp_path):
     assert not desk.library.pdf_path(glacier.id).exists() and not desk.library.notes_path(glacier.id).exists()
     assert desk.library.count_chunks(CONTENT_CHUNKS, glacier.id) == 0
 
-    from app.core.rebuild import rebuild_index
-
     before = desk.library.count_chunks(CONTENT_CHUNKS)
-    assert rebuild_index(desk) == 1
+    assert desk.rebuild_index() == 1
     assert desk.library.count_chunks(CONTENT_CHUNKS) == before
     (paper,) = desk.library.list_papers()
     assert paper.source_file == "kestrel.pdf" and paper.status == "indexed"
@@ -283,8 +301,6 @@ def test_remove_and_rebuild_index(make_desk, fact_pdfs, tmp_path):
 
 def test_changing_embedding_model_marks_index_stale(make_desk, fact_pdfs, tmp_path, tiny_models):
     import shutil
-
-    from app.core.rebuild import rebuild_index
 
     desk = make_desk(tmp_path / "lib")
     desk.add([fact_pdfs / "kestrel.pdf"])
@@ -295,5 +311,5 @@ def test_changing_embedding_model_marks_index_stale(make_desk, fact_pdfs, tmp_pa
     shutil.copyfile(desk.settings.embedding.path, other)
     desk.settings.embedding.path = str(other)
     assert "rebuild" in desk.stale_reason() and "other-embedder.gguf" in desk.stale_reason()
-    assert rebuild_index(desk) == 1
+    assert desk.rebuild_index() == 1
     assert desk.stale_reason() == ""
