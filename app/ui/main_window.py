@@ -31,6 +31,7 @@ from app.core.settings import Settings
 from . import jobs, theme
 from .answer_render import CiteLink
 from .answer_view import AnswerView
+from .check_controller import add_check_tab
 from .draft_controller import DraftController
 from .draft_pane import DraftPane
 from .drop_overlay import DropOverlay, local_paths
@@ -108,6 +109,7 @@ class MainWindow(ModelSetup, QMainWindow):
             self.host, self.draft_pane, files_host=self.aux,
             default_folder=lambda: self.layout_.results_dir / "drafts", parent=self,
         )
+        self.checker = add_check_tab(self, lambda pid, page, quote: self.open_pdf(pid, page, Passage(quote, "the check's quote") if quote else None))
         self._build_toolbar()
         self._build_statusbar()
         self._connect()
