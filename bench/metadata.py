@@ -1,11 +1,24 @@
 """Score the metadata read from PDFs against hand-made ground truth.
 
-    .venv/bin/python bench/metadata.py [CORPUS_DIR] [--show]
+    .venv/bin/python bench/metadata.py [--corpus mixed|r-papers|all] [--show]
+    .venv/bin/python bench/metadata.py CORPUS_DIR [--truth FILE.jsonl] [--show]
 
-CORPUS_DIR (default ../shared/corpus/mixed) holds PDFs and a `metadata.jsonl` with one object
-per paper (`file`, `title`, `authors`, `year`, `doi`, ...). Prints per-field accuracy; `--show`
-adds every miss, paper by paper. A folder without `metadata.jsonl` (r-papers) has no ground
-truth: the script then only lists what was read, so that a person can look at it.
+Two ground-truth sets, scored one after the other by default (`--corpus all`):
+- mixed: ../shared/corpus/mixed with its own `metadata.jsonl` (30 papers, nine fields);
+- r-papers: ../shared/corpus/r-papers (29 statistics papers and R vignettes) with
+  bench/questions/r-papers-metadata.jsonl, labelled by hand from the rendered first pages.
+A CORPUS_DIR of your own is scored against `--truth` (default CORPUS_DIR/metadata.jsonl); one
+without any truth file only lists what was read, so that a person can look at it. `--show`
+adds every miss, paper by paper.
+
+Truth rows: `file`, `title`, `authors` (in printed order), `year` (null where the paper prints
+none), `doi` ("" where none is printed), optional `abstract` (false where the paper has none;
+default true) and `abstract_start`, `venue`. The year rule used for r-papers: the year the document dates itself
+with -- a journal issue line, or a vignette's / report's own date ("This version was compiled
+on ...", a date under the authors, "typeset on ..."); else the year of the publication the
+document says it is a version or preprint of ("a modified version of X (2004), published in
+...", "preprint of an article published in ... Copyright 2006"); else null. Citation years,
+example data and the PDF's creation date never count.
 
 Matching rules (both sides normalised the same way):
 - text is compared after Unicode NFKD with accents dropped (ligatures "ﬁ" become "fi", TeX's
@@ -23,7 +36,10 @@ Matching rules (both sides normalised the same way):
 - abstract found: at least 100 characters whose first words occur in the text of the first
   three pages (so a running head or a wrong block does not count). Ground truth has no
   abstract text; papers without any abstract would count as misses (none in `mixed` on a
-  readable page; the two scans count as misses until OCR reads them);
+  readable page; the two scans count as misses until OCR reads them); a paper labelled
+  `"abstract": false` is not scored, and an abstract read for it is counted on its own line;
+  where a row gives `abstract_start` (r-papers: the abstract's first words as printed), the
+  abstract read must also begin with them (letters compared, spaces ignored);
 - venue (not a target): one normalised string contains the other, or they share ≥ 60 % of
   the shorter one's words.
 """
@@ -47,7 +63,10 @@ from app.core import pdf_extract  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.records import PaperMeta  # noqa: E402
 
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "mixed"
+CORPORA = {
+    "mixed": (ROOT.parent / "shared" / "corpus" / "mixed", None),
+    "r-papers": (ROOT.parent / "shared" / "corpus" / "r-papers", ROOT / "bench" / "questions" / "r-papers-metadata.jsonl"),
+}
 FIELDS = ("title", "authors", "first_author", "year", "doi", "abstract", "venue")
 
 
@@ -103,7 +122,9 @@ class Result:
     scores: dict[str, Score] = field(default_factory=lambda: {f: Score() for f in FIELDS})
     misses: list[str] = field(default_factory=list)
     year_without_printed: int = 0
+    year_without_printed_sure: int = 0  # of those, not marked unsure
     doi_without_printed: int = 0
+    abstract_without_one: int = 0
     unsure_right: int = 0  # fields marked unsure that were right after all
     unsure_wrong: int = 0
     sure_wrong: int = 0
@@ -127,9 +148,21 @@ def read_meta(path: Path) -> tuple[PaperMeta | None, bool, str, str]:
         doc.close()
 
 
-def score(corpus: Path) -> tuple[Result, int, float]:
+def load_truth(truth: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(truth.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{truth}:{n}: not a JSON object ({exc.msg})") from None
+    return rows
+
+
+def score(corpus: Path, truth: Path) -> tuple[Result, int, float]:
     result = Result()
-    rows = [json.loads(line) for line in (corpus / "metadata.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = load_truth(truth)
     started = time.monotonic()
     for gold in rows:
         name = gold["file"]
@@ -163,6 +196,9 @@ def score(corpus: Path) -> tuple[Result, int, float]:
             judge("year", year == str(gold["year"]), meta.published, gold["year"])
         elif year:
             result.year_without_printed += 1
+            if "year" not in unsure:
+                result.year_without_printed_sure += 1
+                result.misses.append(f"{name}: year given as sure where the paper prints none: {meta.published!r}")
         if gold.get("doi"):
             judge("doi", meta.doi.casefold() == gold["doi"].casefold(), meta.doi, gold["doi"])
         elif meta.doi:
@@ -170,7 +206,13 @@ def score(corpus: Path) -> tuple[Result, int, float]:
             result.misses.append(f"{name}: doi given where the paper prints none: {meta.doi!r}")
         # Letters only: line-end hyphens and spaces differ between the page and the reader.
         found = len(meta.abstract) >= 100 and norm(meta.abstract).replace(" ", "")[:40] in page_text.replace(" ", "")
-        judge("abstract", found, meta.abstract[:160], "(an abstract from the first pages)")
+        if gold.get("abstract_start"):  # where the truth names the abstract's first words, they must open it
+            found = found and norm(meta.abstract).replace(" ", "").startswith(norm(gold["abstract_start"]).replace(" ", ""))
+        if gold.get("abstract", True):
+            judge("abstract", found, meta.abstract[:160], "(an abstract from the first pages)")
+        elif meta.abstract:
+            result.abstract_without_one += 1
+            result.misses.append(f"{name}: abstract given where the paper has none: {meta.abstract[:80]!r}")
         if gold.get("venue"):
             judge("venue", same_venue(meta.venue, gold["venue"]), meta.venue, gold["venue"])
         if error:
@@ -190,8 +232,10 @@ def print_scores(corpus: Path, result: Result, n: int, seconds: float, show: boo
         pct_text = 100 * s.right_text / s.total_text if s.total_text else 0.0
         label = f"{fld}{' (info)' if fld == 'venue' else ''}"
         print(f"{label:<13} {s.right:>5} {s.total:>4} {pct:>8.1f}%   {s.right_text}/{s.total_text} {pct_text:.1f}%")
-    print(f"year read where none is printed: {result.year_without_printed}; "
-          f"DOI read where none is printed: {result.doi_without_printed}")
+    print(f"year read where none is printed: {result.year_without_printed} "
+          f"({result.year_without_printed_sure} not marked unsure); "
+          f"DOI read where none is printed: {result.doi_without_printed}; "
+          f"abstract read where there is none: {result.abstract_without_one}")
     print(f"wrong fields marked unsure: {result.unsure_wrong}; wrong and not marked: {result.sure_wrong}; "
           f"marked unsure but right: {result.unsure_right}")
     if show:
@@ -201,7 +245,7 @@ def print_scores(corpus: Path, result: Result, n: int, seconds: float, show: boo
 
 
 def list_without_truth(corpus: Path) -> None:
-    print(f"{corpus}: no metadata.jsonl, so nothing to score; what was read:")
+    print(f"{corpus}: no truth file, so nothing to score; what was read:")
     for path in sorted(corpus.glob("*.pdf")):
         meta, text_layer, _, error = read_meta(path)
         if meta is None:
@@ -215,15 +259,28 @@ def list_without_truth(corpus: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("path", nargs="?", type=Path, help="a folder of PDFs of your own (instead of --corpus)")
+    parser.add_argument("--corpus", choices=[*CORPORA, "all"], default="all", help="named ground-truth set (default: all)")
+    parser.add_argument("--truth", type=Path, help="truth file for PATH (default PATH/metadata.jsonl)")
     parser.add_argument("--show", action="store_true", help="list every miss, paper by paper")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    if not (args.corpus / "metadata.jsonl").is_file():
-        list_without_truth(args.corpus)
-        return 0
-    result, n, seconds = score(args.corpus)
-    print_scores(args.corpus, result, n, seconds, args.show)
+    if args.path is not None:
+        sets = [(args.path, args.truth or args.path / "metadata.jsonl")]
+    else:
+        names = list(CORPORA) if args.corpus == "all" else [args.corpus]
+        sets = [(CORPORA[n][0], CORPORA[n][1] or CORPORA[n][0] / "metadata.jsonl") for n in names]
+    for i, (corpus, truth) in enumerate(sets):
+        if i:
+            print()
+        if not corpus.is_dir():
+            print(f"{corpus}: no such folder, skipped")
+            continue
+        if not truth.is_file():
+            list_without_truth(corpus)
+            continue
+        result, n, seconds = score(corpus, truth)
+        print_scores(corpus, result, n, seconds, args.show)
     return 0
 
 

@@ -31,7 +31,8 @@ _NOT_NAME = re.compile(
 _MONTH_WORD = re.compile(r"^(january|february|march|april|may|june|july|august|september|october|november|december)$", re.I)
 _PLACE_START = re.compile(r"^(north|south|east|west|new|los|las|san|santa|united|saudi|hong|sri|costa|puerto|"
                           r"rio|republic|kingdom|cape|great|upper|lower)$", re.I)
-_MARKERS = re.compile(r"[*∗†‡§¶#☯✉⁎•⋆★☆♯♮⊥‖∥\d]+")
+_FUNCTION_WORD = re.compile(r"^(the|this|these|those|we|our|in|on|for|with|from|by|at|is|are|of)$", re.I)  # not "An", "To": names
+_MARKERS = re.compile(r"[*∗†‡§¶#☯✉⁎•·⋆★☆♯♮⊥‖∥\d]+")  # "·" also separates names (Springer)
 _COLLAB = re.compile(r"^(the\s+)?[\w&,\- ]{2,80}\bcollaborations?$", re.I)
 _WORD = re.compile(r"^(?:[A-ZÀ-ÞĀ-ſ][\w'’\-]*\.?|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,3}|O['’][A-Z]\w+|Mc\w+|Mac\w+|d['’][A-Z]\w+)$")
 
@@ -41,6 +42,10 @@ def looks_like_name(part: str) -> bool:
     if not 2 <= len(words) <= 6 or _NOT_NAME.search(part):
         return False
     if _PLACE_START.match(words[0]) or any(_MONTH_WORD.match(w) for w in words):
+        return False
+    # Prose, not a name: it opens with a function word ("The COVID-19 crisis …") or a word is
+    # cut by a line-end hyphen.
+    if _FUNCTION_WORD.match(words[0]) or any(w.endswith("-") for w in words):
         return False
     core = [w for w in words if w.lower() not in _PARTICLES]
     if len(core) < 2 or not all(_WORD.match(w) for w in core):
@@ -53,11 +58,13 @@ def looks_like_name(part: str) -> bool:
 def _parts(text: str) -> list[str]:
     text = re.sub(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}", ",", text)
     text = re.sub(r"\S+@\S+", ",", text)
+    # ORCID marks: the icon's text "iD", or the iD itself, printed after a name.
+    text = re.sub(r"https?://\S+|www\.\S+|(?i:\borcid\b)\s*:?|\bi[dD]\b(?=\s*(?:[,;&·*†‡]|\band\b|$))", ",", text)
     text = _MARKERS.sub(",", text)
     parts = re.split(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b(?=\s+[A-Z][a-z]))\s*", text)
     out = []
     for p in parts:
-        p = re.sub(r"\s+", " ", p).strip(" .:")
+        p = re.sub(r"\s+", " ", p).strip(" .:-–")  # "-" left of an iD "0000-0002-…"
         if not p or _DEGREES.match(p) or re.fullmatch(r"[a-z]{1,2}", p):
             continue
         out.append(p)
@@ -80,7 +87,7 @@ def names_in(text: str) -> list[str] | None:
     return names or None
 
 
-def _rows(lines: list[Line]) -> list[tuple[str, Line]]:
+def _rows(lines: list[Line]) -> list[tuple[str, Line, int]]:
     """Lines on the same baseline joined; a wide gap (grid layouts) separates names."""
     groups: list[list[Line]] = []
     for ln in sorted(lines, key=lambda l: l.y1):
@@ -88,17 +95,20 @@ def _rows(lines: list[Line]) -> list[tuple[str, Line]]:
             groups[-1].append(ln)
         else:
             groups.append([ln])
-    rows: list[tuple[str, Line]] = []
+    rows: list[tuple[str, Line, int]] = []  # (text, merged line, block of its last piece)
     for ln in (ln for g in groups for ln in sorted(g, key=lambda l: l.x0)):
         if rows and abs(rows[-1][1].y1 - ln.y1) < 0.4 * ln.size:
-            text, first = rows[-1]
+            text, first, _ = rows[-1]
             gap = ln.x0 - first.bbox[2]
-            sep = ", " if gap > 0.8 * ln.size or first.style() != ln.style() else " "
+            # Wider than a word space (about a third of an em), or a text block of its own set
+            # apart: the next column of a name grid (JSS, ACM), not the next word of a name.
+            column = gap > 0.5 * ln.size or (ln.block != rows[-1][2] and gap > 0.2 * ln.size)
+            sep = ", " if column or first.style() != ln.style() else " "
             merged = Line(text + sep + ln.main, "", first.size, first.bold, first.italic,
                           (first.x0, first.y0, max(first.bbox[2], ln.bbox[2]), ln.y1), first.block, first.page)
-            rows[-1] = (merged.text, merged)
+            rows[-1] = (merged.text, merged, ln.block)
         else:
-            rows.append((ln.main, ln))
+            rows.append((ln.main, ln, ln.block))
     return rows
 
 
@@ -106,7 +116,7 @@ def from_layout(lines: list[Line]) -> list[str]:
     """Names in the author region (the lines between the title and the abstract)."""
     found: list[tuple[str, tuple[float, bool, bool]]] = []
     carry = ""
-    for text, row in _rows(lines):
+    for text, row, _ in _rows(lines):
         text = (carry + " " + text).strip() if carry else text
         carry = ""
         m = re.search(r"(?:,|\band)\s*((?:[A-Z]\.\s*){1,3})$", text)

@@ -24,19 +24,36 @@ _ARXIV_STAMP = re.compile(r"arxiv:\S+\s+\[[^\]]+\]\s+(\d{1,2})\s+" + _MONTH + r"
 
 # (weight, pattern for the words before the date)
 _CUES = [
-    (5, re.compile(r"\b(published|publication date|this version(?: was (?:compiled|built|generated|updated))?|date of publication|available online|posted)\b\W{0,3}(online\W{0,3})?(on\W{0,3})?$", re.I)),
+    (5, re.compile(r"\b(published|publication date|this version(?: (?:was )?(?:compiled|built|generated|updated|posted))?|date of publication|"
+                   r"available online|(?:typeset|compiled|built|generated|rendered)(?: on)?)\b\W{0,3}(online\W{0,3})?(on\W{0,3})?$", re.I)),
     (4, re.compile(r"\b(draft version|version of|issue date|date)\b\W{0,3}$", re.I)),
     (3, re.compile(r"(©|\(c\)|\bc⃝|copyright)\W{0,3}$", re.I)),
     (2, re.compile(r"\baccepted\b\W{0,3}(for publication\W{0,3})?(on\W{0,3})?$", re.I)),
-    (1, re.compile(r"\b(received|submitted|revised|first version)\b.{0,20}$", re.I)),
+    # An archive's "posted"/"uploaded" date is when the file went online there, not the paper's date.
+    (1, re.compile(r"\b(received|submitted|revised|first version|posted|uploaded|deposited)\b.{0,20}$", re.I)),
 ]
-# A journal or proceedings line: a year in brackets or beside volume/page numbers.
+# A journal or proceedings line: a year in brackets beside volume or page numbers, or beside
+# volume/issue words. "(1986)" after a name, or "1998, 2005" in a list, is a citation instead.
 _JOURNAL_YEAR = re.compile(
-    r"\(" + _YEAR + r"\)|\b" + _YEAR + r"\s*[;,]\s*\d|\bvol(?:ume)?\.?\s*\d+\D{0,12}" + _YEAR + r"|\b(?:volume|vol\.?)\s+" + _YEAR
+    r"\d[a-z]?[,:]?\s*\(" + _YEAR + r"\)|\(" + _YEAR + r"\)\s*[,:;]?\s*\d"
+    + r"|\b" + _YEAR + r"\s*[;,]\s*(?!(?:19|20)\d{2}\b)\d"
+    + r"|\bvol(?:ume)?\.?\s*\d+(?:\s*[,(]?\s*(?:no|number|issue|iss)\.?\s*\d+\)?)?\D{0,16}?" + _YEAR
+    + r"|\b(?:volume|vol\.?)\s+" + _YEAR
     + r"|[a-z]{2}\.?\s+" + _YEAR + r"\s*,\s*\d+\s*[,:]", re.I)
+# A line that holds nothing but a date ("October 31, 2022", "2006" under the author block) dates
+# the document, as report and vignette title blocks do; "(2006)." is a citation cut by a line end.
+_DATE_LINE = re.compile(
+    r"^(?:date\s*:?\s*)?(?:(?:\d{1,2}\.?\s+)?" + _MONTH + r",?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?" + _YEAR + r"\.?$", re.I)
 # "a modified version of Zeileis (2004), published in …": vignettes and preprints say where
 # the paper appeared, while their PDF metadata dates the file's last build.
-_PUBLISHED_AS = re.compile(r"\b(?:published|version of|reprint of|appeared)\b(?:[^.]|\.(?!\s+[A-Z])){0,160}?\b(19[5-9]\d|20\d{2})\b", re.I)
+_PUBLISHED_AS = re.compile(r"\b(?:published|version of|reprint of|appeared)\b(?:[^.]|\.(?!\s+[A-Z])){0,160}?\b(19[5-9]\d|20\d{2})[a-z]?\b",
+                           re.I)  # "Hothorn et al. (2008a)": a letter tells two papers of a year apart
+
+
+# A "cite this article as" line quotes the paper's own reference, year included, after a list of
+# authors that may be long ("Citation: Agyeman-Duah JNA, Theurer A, … (2014) Understanding …").
+_CITE_AS = re.compile(r"\b(?:cite (?:this (?:article|paper) )?as|how to cite(?: this (?:article|paper))?|citation|reference)\s*:"
+                      r"[^()]{0,240}?\(" + _YEAR + r"[a-z]?\)", re.I)
 
 
 @dataclass
@@ -93,6 +110,16 @@ def candidates(front_text: str, stamp_text: str) -> list[DateFound]:
     if m:
         out.append(DateFound(_iso(int(m.group(3)), _month(m.group(2)), int(m.group(1))), 6, -1))
     flat = " ".join(front_text.split())
+    offset = 0
+    for line in front_text.splitlines():
+        if _DATE_LINE.match(line.strip()):
+            value = _first_date(line) or _ANY_YEAR.search(line).group(1)
+            if _plausible(value[:4]):
+                out.append(DateFound(value, 4, offset))
+        offset += len(line.split()) and len(" ".join(line.split())) + 1
+    m = _CITE_AS.search(flat)
+    if m:
+        out.append(DateFound(m.group(1), 4, m.start()))
     m = _PUBLISHED_AS.search(flat)
     if m:
         out.append(DateFound(_first_date(m.group(0)) or m.group(1), 4, m.start()))

@@ -23,8 +23,10 @@ log = logging.getLogger(__name__)
 # imports this package.
 TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
 
-# Terms-of-use sheets that archives put in front of the article (JSTOR, "Downloaded from").
-_COVER = re.compile(r"your use of the jstor archive|jstor\.org/stable|this content downloaded from", re.I)
+# Sheets that archives and sharing sites put in front of the article: JSTOR's terms of use,
+# ResearchGate's "See discussions, stats, and author profiles" page.
+_COVER = re.compile(r"your use of the jstor archive|jstor\.org/stable|this content downloaded from|"
+                    r"see discussions, stats,? and author profiles|researchgate\.net/publication", re.I)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from . import abstract as abstract_reader
 from . import authors as author_reader
 from . import dates, identifiers, title as title_reader, venue as venue_reader
 from .layout import Front, Line, read_front
-from .text import clean, key
+from .text import clean, key, letters
 
 log = logging.getLogger(__name__)
 
@@ -79,14 +79,18 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
     if not labelled:
         # Nothing labelled on the first page: a label on the next page (title pages), else
         # the first long paragraph after the author block.
-        text2, _, labelled2 = abstract_reader.find(front.next_lines, front.body, 0.0)
+        # Once the first page shows the body's first heading, no abstract follows on the next.
+        next_lines = [] if abstract_reader.body_started(front.lines) else front.next_lines
+        text2, _, labelled2 = abstract_reader.find(next_lines, front.body, 0.0)
         if labelled2:
             text, labelled = text2, True
         else:
             names_bottom = max((ln.y1 for ln in region if author_reader.names_in(ln.main)), default=title_bottom)
-            text, _, _ = abstract_reader.find([ln for ln in front.lines if ln.y0 >= names_bottom], front.body, names_bottom)
-            if not text and front.next_lines:  # a title page: the abstract opens the next page
-                text, _, _ = abstract_reader.find(front.next_lines, front.body, 0.0)
+            text, _, labelled = abstract_reader.find([ln for ln in front.lines if ln.y0 >= names_bottom], front.body, names_bottom)
+            if not text and next_lines:  # a title page: the abstract opens the next page
+                text, _, labelled = abstract_reader.find(next_lines, front.body, 0.0)
+    if text and letters(text) < 0.6 * len(text.replace(" ", "")):
+        text, labelled = "", False  # a font that decodes to symbols: unreadable until OCR reads the page
     meta.abstract = text
     if not labelled:
         unsure.append("abstract")
@@ -105,11 +109,18 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
     meta.arxiv_id = identifiers.find_arxiv(filename, front.all_text, info)
 
     found_date = dates.best(dates.candidates(front_text, front.all_text))
+    if found_date is not None and found_date.weight == 0:
+        found_date = None  # a bare year with nothing around it that dates the paper: most likely a citation
     if found_date is None or found_date.weight < 2:
         # Nothing said on the front matter: a stated publication anywhere on the first pages,
         # else the first full date written there (a vignette's "as of April 3, 2022").
         page_text = "\n".join(ln.text for ln in front.lines)
         wider = dates.best([d for d in dates.candidates(page_text, "") if d.weight >= 2])
+        if wider is None:
+            # A version note may sit on the next page ("… was typeset on January 11, 2022");
+            # only an explicit one counts there, where citations fill the text.
+            next_text = "\n".join(ln.text for ln in front.next_lines)
+            wider = dates.best([d for d in dates.candidates(next_text, "") if d.weight >= 5])
         if wider is not None and (found_date is None or wider.weight > found_date.weight):
             found_date = wider
         elif found_date is None or len(found_date.value) == 4:

@@ -35,12 +35,20 @@ def _candidate(ln: Line, front: Front) -> bool:
     text = ln.main
     if ln.y0 > 0.7 * front.page_height or letters(text) < 4 or _FURNITURE.search(text):
         return False
-    return not re.search(r"@|\buniversity\b|\bdepartment\b", text, re.I)
+    return True
+
+
+def _symbols(text: str) -> bool:
+    """A font whose glyphs decode to symbols ("P❡♥❛❧✐③❡❞"): mostly not letters."""
+    return letters(text) < 0.6 * len(text.replace(" ", ""))
 
 
 def _seed(ln: Line) -> bool:
-    """A title's first line: not all lower case (a logo, "future internet"), two words or a long one."""
+    """A title's first line: not all lower case (a logo, "future internet"), two words or a long
+    one, and not an affiliation or an address (a later title line may name a department)."""
     text = ln.main
+    if re.search(r"@|\buniversity\b|\bdepartment\b", text, re.I):
+        return False
     return text != text.lower() and (len(text.split()) >= 2 or letters(text) >= 12)
 
 
@@ -53,6 +61,8 @@ def from_layout(front: Front) -> TitleFound:
         return TitleFound()
     biggest = max(ln.size for ln in seeds)
     seed = min((ln for ln in seeds if ln.size >= biggest - 0.5), key=lambda ln: (ln.y0, ln.x0))
+    if _symbols(seed.main):
+        return TitleFound()  # the title is there but unreadable (OCR's work), not the next-largest line
     ordered = sorted(cands, key=lambda ln: (ln.y0, ln.x0))
     i = ordered.index(seed)
     picked = [seed]
