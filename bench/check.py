@@ -14,12 +14,21 @@ citation (the check stage only: parsing and model loading are not counted).
 
     RESEARCH_DESK_MODELS_DIR=/tmp/mdl/starter .venv/bin/python bench/check.py \\
         --library /tmp/rlib --mixed-library /tmp/mlib [--limit N] [--show]
+
+Seconds depend on what else runs on the machine, so it also prints the machine's load and
+the model tokens llama.cpp actually evaluated per citation (prompt tokens after its prefix
+cache, and generated tokens), which do not, and the seconds those imply at a given
+unloaded speed (--read-tps, --write-tps: measured for the starter model on this 2-core
+machine). The counts come from wrapping `llama_cpp.Llama.generate`/`eval` in this process
+(the first `eval` of a generation is the prompt not found in the cache; each later one is
+one generated token).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -65,6 +74,34 @@ def sampled(draft: str, labels: list[dict], n: int) -> Path:
     return out
 
 
+class TokenCounter:
+    """Tokens llama.cpp evaluates in this process: prompt (after the prefix cache) and generated."""
+
+    def __init__(self) -> None:
+        self.prompt = self.generated = self.calls = 0
+        self._first = False
+        try:
+            import llama_cpp
+        except ImportError:
+            return
+        counter, generate, evaluate = self, llama_cpp.Llama.generate, llama_cpp.Llama.eval
+
+        def counted_generate(llm, tokens, *args, **kwargs):
+            counter.calls += 1
+            counter._first = True
+            yield from generate(llm, tokens, *args, **kwargs)
+
+        def counted_eval(llm, tokens):
+            if counter._first:
+                counter.prompt += len(tokens)
+                counter._first = False
+            else:
+                counter.generated += len(tokens)
+            return evaluate(llm, tokens)
+
+        llama_cpp.Llama.generate, llama_cpp.Llama.eval = counted_generate, counted_eval
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--library", required=True, help="library holding ../shared/corpus/r-papers")
@@ -73,21 +110,30 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=0,
                     help="check only N labelled lines per draft, spread over the draft (correct and mis-cited alike)")
     ap.add_argument("--show", action="store_true", help="print every citation's verdict")
+    ap.add_argument("--read-tps", type=float, default=28.0, help="unloaded prompt tokens per second of the chat model")
+    ap.add_argument("--write-tps", type=float, default=14.0, help="unloaded generated tokens per second of the chat model")
     args = ap.parse_args()
+    tokens = TokenCounter()
+    loads = [os.getloadavg()[0]]
 
     labels = [json.loads(line) for line in (DATA / "labels.jsonl").read_text().splitlines() if line.strip()]
     truth = {(r["draft"], r["line"], r["key"]): r for r in labels}
     rows = []  # (label, verdict)
-    seconds, citations = 0.0, 0
+    seconds, citations, non_model_s = 0.0, 0, 0.0
     for draft, bib, lib_arg in DRAFTS:
         desk = Desk(library=getattr(args, lib_arg))
         desk.embedder()
         desk.chat()  # loaded before the clock starts: the figure is per citation, not per model load
+        prompt_before, generated_before = tokens.prompt, tokens.generated
         t = time.monotonic()
         path = sampled(draft, labels, args.sample) if args.sample else DATA / draft
         report = check_manuscript(desk, path, DATA / bib, stop_after(args.limit))
         seconds += time.monotonic() - t - report.timings.get("parse_s", 0.0)
-        print(f"{draft}: {len(report.sentences)} sentences, counts {report.counts}, {report.timings}")
+        non_model_s += report.timings.get("check_s", 0.0) - report.timings.get("model_s", 0.0)
+        loads.append(os.getloadavg()[0])
+        print(f"{draft}: {len(report.sentences)} sentences, counts {report.counts}, {report.timings}, "
+              f"model tokens: {tokens.prompt - prompt_before} prompt + {tokens.generated - generated_before} generated, "
+              f"load {loads[-1]:.1f}")
         for p in report.problems:
             print(f"  problem: {p}")
         for s in report.sentences:
@@ -114,6 +160,15 @@ def main() -> int:
     print(f"correct citations wrongly flagged: {flagged_ok}/{len(ok)} = {flagged_ok / max(1, len(ok)):.0%}  (target ≤ 10 %);"
           f" marked partial: {partial_ok}")
     print(f"seconds per citation: {seconds / max(1, citations):.2f}  ({citations} citations, {seconds:.1f} s; target ≤ 5 s)")
+    n = max(1, citations)
+    implied = tokens.prompt / args.read_tps + tokens.generated / args.write_tps
+    print(f"machine load (1-min average) during the run: {min(loads):.1f}–{max(loads):.1f} on {os.cpu_count()} cores")
+    print(f"model tokens per citation: {tokens.prompt / n:.1f} prompt + {tokens.generated / n:.1f} generated "
+          f"({tokens.calls} model calls for {citations} citations); at {args.read_tps:g}/{args.write_tps:g} tok/s unloaded "
+          f"that is {implied / n:.2f} s a citation in the model, plus {non_model_s / n:.2f} s measured outside it")
+    kinds = sorted({r["kind"] for r, _ in mis})
+    print("mis-citations flagged, by kind: " + ", ".join(
+        f"{k} {sum(v in FLAGGED for r, v in mis if r['kind'] == k)}/{sum(r['kind'] == k for r, _ in mis)}" for k in kinds))
     missed = Counter(r["kind"] for r, v in mis if v not in FLAGGED)
     if missed:
         print(f"mis-citations passed, by kind: {dict(missed)}")

@@ -203,3 +203,112 @@ def test_bad_input_lines(tmp_path, make_desk):
     assert report.sentences[0].citations[0].verdict == "not-in-library"
 
     assert "not a manuscript" in parse_draft(tmp_path / "x.pdf").problems[0]
+
+
+class _SpyChat:
+    """A chat model that records what it is asked and answers one fixed verdict (the rules' tests need no model)."""
+
+    name = "spy"
+    context_length = 4096
+
+    def __init__(self, answer: str = '"supported"') -> None:
+        self.answer = answer
+        self.calls: list[list[dict]] = []
+
+    def chat(self, messages, **kwargs):
+        self.calls.append([dict(m) for m in messages])
+        self.schema = kwargs.get("json_schema")
+        return self.answer
+
+    def count_tokens(self, text):
+        return len(text) // 4
+
+    def close(self):
+        pass
+
+
+def test_rules_settle_numbers_directions_names_without_the_model(tmp_path, checked_library):
+    """A changed number, a number given another's unit, a flipped direction, a negation, a name the paper never
+    uses: each flagged by the rules, and the paper's own words accepted — none of them asks the model."""
+    desk = checked_library
+    spy = _SpyChat('"unsupported"')  # were the model asked, the verbatim sentence would come back unsupported
+    desk.set_chat_model(spy)
+    draft = tmp_path / "rules.md"
+    draft.write_text(
+        "Young birds departed 19 days later than adults [@lindqvist2019].\n\n"  # a number the paper does not state
+        "Young birds departed 14 days later than adults [@lindqvist2019].\n\n"  # 14 is on the page, but as a date
+        "Young birds departed 9 days earlier than adults [@lindqvist2019].\n\n"  # the direction flipped
+        "Young birds did not depart later than adults [@lindqvist2019].\n\n"  # a negation the paper lacks
+        "Drone photogrammetry with LiDAR measures glacier retreat at centimetre accuracy [@gupta2021].\n\n"
+        "The glacier front retreated 38 metres per year between 2015 and 2021 [@gupta2021].\n"
+    )
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n"
+        "@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n"
+    )
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    got = [(s.citations[0].verdict, s.citations[0].note) for s in report.sentences]
+    assert len(got) == 6
+    (v19, n19), (v14, n14), (vdir, ndir), (vneg, nneg), (vname, nname), (vok, nok) = got
+    assert v19 == "not-found" and "19" in n19
+    assert v14 == "not-found" and "9 day" in n14  # the paper gives 9 days
+    assert vdir == "not-found" and "opposite" in ndir
+    assert vneg == "not-found" and '"not"' in nneg
+    assert vname == "not-found" and "lidar" in nname
+    assert vok == "supported" and "same words" in nok
+    assert [s.citations[0].page for s in report.sentences] == [2, 2, 2, 2, 1, 2]
+    assert "9 days later" in report.sentences[2].citations[0].quote  # the sentence that contradicts it is quoted
+    assert spy.calls == [] and report.timings["model_pairs"] == 0 and report.timings["rule_pairs"] == 6
+
+
+def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_library):
+    """Pairs the rules cannot settle go to the model: the same system and instruction text every time (llama.cpp's
+    prefix cache keeps it), the sentence and the quote last, a one-word verdict by schema."""
+    desk = checked_library
+    spy = _SpyChat('"unsupported"')
+    desk.set_chat_model(spy)
+    draft = tmp_path / "para.md"
+    draft.write_text(
+        "Young birds migrated later in autumn than adults did [@lindqvist2019].\n\n"
+        "Aerial images from a small aircraft gauge how fast ice fronts shrink [@gupta2021].\n"
+    )
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n"
+        "@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n"
+    )
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    assert len(spy.calls) == 2 and report.timings["model_pairs"] == 2
+    first, second = (c[-1]["content"] for c in spy.calls)
+    assert spy.calls[0][0] == spy.calls[1][0]  # the system message
+    cut = first.index("Sentence:")
+    assert first[:cut] == second[:cut] and second.index("Sentence:") == cut  # the instruction: one cached prefix
+    assert "Young birds migrated" in first[cut:] and "9 days later" in first[cut:]  # the sentence and its quote, last
+    assert len(first) < 1000  # the quote, not the whole page
+    assert spy.schema == {"type": "string", "enum": ["supported", "partial", "unsupported"]}
+    assert [s.citations[0].verdict for s in report.sentences] == ["not-found", "not-found"]
+    assert "model judged" in report.sentences[0].citations[0].note
+
+
+def test_latex_comment_before_a_blank_line_still_ends_the_paragraph():
+    draft = parse_latex("Trees split \\cite{a}.  % note\n\nzoo handles series \\cite{b}. % note\nNext line \\cite{c}.\n")
+    assert [(s.text, [c.key for c in s.cites]) for s in draft.sentences] == [
+        ("Trees split.", ["a"]), ("zoo handles series.", ["b"]), ("Next line.", ["c"])]
+
+
+def test_function_names_keep_their_parentheses():
+    draft = parse_markdown("The function mob() fits trees (see [@a]).\n")
+    assert draft.sentences[0].text == "The function mob() fits trees."
+
+
+def test_rule_helpers_name_swaps_units_order_and_negation():
+    from app.core.check.judge import negated, ordered_coverage, swapped_version, unit_conflict
+
+    assert swapped_version("zoo provides an S4 class", "zoo provides an S3 class and methods") == ("S4", "S3")
+    assert swapped_version("lme4 fits mixed models", "lme4 fits mixed models") is None
+    assert unit_conflict("heat stress began 20 days after anthesis", "from 20/16 C to 36/31 C from 7 days after anthesis") == "7 days"
+    assert unit_conflict("rates exceed 50%", "overall rates exceed 50% [1-3]") == ""
+    assert ordered_coverage("the glacier front retreated fast", "the glacier front retreated fast indeed") == 1.0
+    assert ordered_coverage("fast retreated front glacier", "the glacier front retreated fast") < 0.5  # same words, other order
+    assert negated("such data rarely exhibit over-dispersion") and not negated("data typically exhibit over-dispersion")

@@ -117,14 +117,17 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 _SPACE_BEFORE = re.compile(r"\s+([.,;:!?)\]])")
-_EMPTY_BRACKETS = re.compile(r"\(\s*[;,]?\s*\)|\[\s*[;,]?\s*\]")
+# Brackets that held only citations ("(see [@a; @b])" leaves "( )"); "mob()" in the text stays.
+_LEAD_WORDS = r"(?:(?:see|see also|e\.g\.,?|cf\.|also|i\.e\.,?)\s+)*"
+_EMPTY_BRACKETS = re.compile(r"\(\s*" + _LEAD_WORDS + r"[\s;,]*" + MARK + r"[\s;," + MARK + r"]*\)|"
+                             r"\[\s*" + _LEAD_WORDS + r"[\s;,]*" + MARK + r"[\s;," + MARK + r"]*\]", re.I)
 
 
 def tidy(text: str) -> str:
     """A sentence's text without citation marks and the gaps they leave."""
+    text = _EMPTY_BRACKETS.sub(" ", text)
     text = text.replace(MARK, " ")
     text = " ".join(text.split())
-    text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE.sub(r"\1", text)
     text = re.sub(r",\s*([.;])", r"\1", text)  # "as shown by ," from a removed \citet
     return " ".join(text.split())

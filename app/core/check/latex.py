@@ -104,6 +104,8 @@ def _walk(src: str, i: int, stop: int, out: Mapped, draft: Draft) -> None:
         if ch == "%":
             nl = src.find("\n", i)
             i = stop if nl < 0 or nl > stop else nl + 1  # a comment also eats its line end (TeX's rule)
+            if i < stop and re.match(r"[ \t]*(?:\n|$)", src[i : i + 80]):
+                out.add_at("\n", nl)  # …but a blank line after it still ends the paragraph
             continue
         if ch == "$":
             display = src.startswith("$$", i)

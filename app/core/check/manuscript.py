@@ -1,14 +1,15 @@
 """Check a manuscript: every citing sentence against the library paper it cites.
 
-Per sentence: embed it once; search each cited paper's full text for it (LanceDB
-prefilter on paper_id, hybrid like the funnel's evidence stage) and the whole library
-at the same time. Per (sentence, cited paper): the rules of the support check rank the
-paper's best passages (no model time), and the best one goes to `check_pairs` — the
-same check as answers' citations — for one short model verdict. Supported and partial
-keep their verdict; unsupported means "not found in the cited paper", with the best
-page found offered. Another paper's passage that the rules accept and that is closer
-to the sentence than anything in the cited paper is suggested as `better_source`
-(rules only: a second model call per citation would double the time).
+Per sentence: embed it once. Per (sentence, cited paper): the cited paper is read whole
+(once per check) and its sentence windows ranked against the sentence (locate.py);
+the rules settle the pair where the text leaves no doubt — a number or a name the paper
+does not state, the opposite direction, near-verbatim agreement — and the model reads
+the best window only where they cannot tell (judge.py: one short call, a one-word
+verdict). Supported and partial keep their verdict; unsupported means "not found in the
+cited paper", with the best page found offered. Another paper's passage (a hybrid search
+of the whole library) that the support check's rules accept and that is closer to the
+sentence than anything in the cited paper is suggested as `better_source` (rules only:
+a second model call per citation would double the time).
 """
 
 from __future__ import annotations
@@ -28,16 +29,16 @@ from ..models.base import ChatModel
 from ..records import Evidence, Paper, Support
 from ..research import retrieval
 from ..research.funnel import is_bibliography
-from ..research.support import ORDER, Pair, check_pairs
+from ..research.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
+from .judge import model_verdict, rule_ruling
+from .locate import PaperText, Window, best_windows, read_paper
 from .parse import parse_draft
 from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
 from .resolve import BibEntry, Resolution, Resolver, bibitem_entries, read_bib
 
 log = logging.getLogger(__name__)
 
-PER_PAPER = 8  # passages fetched from the cited paper
-RULE_RANKED = 4  # of those, how many the rules rank before the model reads the best
 LIBRARY_WIDE = 12  # passages fetched from the whole library (better sources)
 BETTER_MIN_COSINE = 0.45  # a suggestion for a key not in the library must be at least this close
 BETTER_MARGIN = 0.02  # …and for a cited paper, this much closer than the cited paper's best passage
@@ -105,6 +106,8 @@ def check_manuscript(desk, draft: Path, bib: Path | None, task: events.Task,
             on_sentence(checked)
         task.progress(n, total, "sentences", sentence.text[:80])
     n_citations = sum(len(s.citations) for s in report.sentences)
+    report.timings.update({k: round(v, 3) for k, v in checker.spent.items()})
+    report.timings.update(checker.counts)
     report.timings["check_s"] = round(time.monotonic() - t, 3)
     report.timings["per_citation_s"] = round(report.timings["check_s"] / max(1, n_citations), 3)
     report.timings["total_s"] = round(time.monotonic() - started, 3)
@@ -171,10 +174,12 @@ class _Checker:
         self._chat_failed = False
         self._embedder = desk.embedder() if papers else None
         self._table = desk.library.chunks_table(CONTENT_CHUNKS) if papers else None
+        self._texts: dict[str, PaperText] = {}  # each cited paper read once per check
+        self.spent: dict[str, float] = {}  # seconds per step, summed over sentences
+        self.counts: dict[str, int] = {"rule_pairs": 0, "model_pairs": 0}
 
     def _spent(self, what: str, since: float) -> None:
-        timings = self.report.timings
-        timings[what] = round(timings.get(what, 0.0) + time.monotonic() - since, 3)
+        self.spent[what] = self.spent.get(what, 0.0) + time.monotonic() - since
 
     def chat(self) -> ChatModel | None:
         if self._chat is None and not self._chat_failed:
@@ -184,6 +189,11 @@ class _Checker:
                 self._chat_failed = True
                 self.report.problems.append(f"The chat model could not be loaded ({exc.message}): the rules alone judged support.")
         return self._chat
+
+    def _paper_text(self, paper_id: str) -> PaperText:
+        if paper_id not in self._texts:
+            self._texts[paper_id] = read_paper(self._table, paper_id)
+        return self._texts[paper_id]
 
     def sentence(self, s: CitingSentence, cited: list[_Cited]) -> CheckedSentence:
         out = CheckedSentence(s.text, s.line, s.column)
@@ -195,20 +205,19 @@ class _Checker:
         qvec = self._embedder.embed_one(s.text)
         self._spent("embed_s", t)
         t = time.monotonic()
-        requests = [retrieval.Request(self._table, qvec, s.text, PER_PAPER, papers=[c.paper.id]) for c in in_library]
-        requests.append(retrieval.Request(self._table, qvec, s.text, LIBRARY_WIDE))
-        found = retrieval.search_many(requests)
-        per_paper = {c.paper.id: _evidence(hits, s.text) for c, hits in zip(in_library, found)}
-        wide = _evidence(found[-1], s.text)
+        # The whole library, for better sources; the cited papers are read whole (locate.py).
+        wide = _evidence(retrieval.search(self._table, qvec, s.text, limit=LIBRARY_WIDE), s.text)
+        windows = {c.paper.id: best_windows(s.text, qvec, self._paper_text(c.paper.id), None) for c in in_library}
         self._spent("search_s", t)
         cited_ids = {c.paper.id for c in in_library}
         for c in cited:
             if c.paper is None:
                 checked = self._absent(c)
             else:
-                checked = self._check(s.text, c.key, c.paper, per_paper[c.paper.id])
+                checked = self._check(s.text, c.key, c.paper, windows[c.paper.id])
             if checked.verdict != Verdict.SUPPORTED.value:
-                best_here = max((e.score for e in per_paper.get(c.paper.id if c.paper else "", [])), default=None)
+                found = windows.get(c.paper.id, []) if c.paper else []
+                best_here = max((w.chunk_cosine for w in found), default=None)
                 checked.better_source = self._better(s.text, wide, cited_ids, best_here)
             out.citations.append(checked)
         return out
@@ -217,21 +226,33 @@ class _Checker:
     def _absent(c: _Cited) -> CheckedCitation:
         return CheckedCitation(c.key, None, Verdict.NOT_IN_LIBRARY.value, note=c.resolution.problem)
 
-    def _check(self, claim: str, key: str, paper: Paper, passages: list[Evidence]) -> CheckedCitation:
-        if not passages:
+    def _check(self, claim: str, key: str, paper: Paper, windows: list[Window]) -> CheckedCitation:
+        if not windows:
             return CheckedCitation(key, paper.id, Verdict.NOT_FOUND.value,
                                    note="the paper has no indexed text to search (re-index it)")
         context = " ".join([paper.title, *paper.authors])
-        # The rules rank the best passages (cheap); the model reads only the winner.
-        ranked = check_pairs([Pair(claim, e) for e in passages[:RULE_RANKED]], None, context=context)
-        best = max(range(len(ranked)), key=lambda i: (ORDER[ranked[i].rule], -i))
-        pair = Pair(claim, passages[best], quote=ranked[best].quote)
-        chat = self.chat()
-        t = time.monotonic()
-        check_pairs([pair], chat, context=context, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
-        self._spent("model_s", t)
-        e = pair.evidence
-        return CheckedCitation(key, paper.id, VERDICT_OF[pair.verdict], e.page, e.page_label or str(e.page), pair.quote, note=pair.reason)
+        ruling = rule_ruling(claim, windows, self._paper_text(paper.id), context)
+        verdict, note = ruling.verdict, ruling.reason
+        if verdict:
+            self.counts["rule_pairs"] += 1
+        else:
+            chat = self.chat()
+            failure = "no chat model"
+            if chat is not None:
+                t = time.monotonic()
+                verdict, failure = model_verdict(chat, claim, ruling.window, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
+                self._spent("model_s", t)
+                self.counts["model_pairs"] += 1
+            if not verdict:  # no model verdict: the rules found nothing wrong, but nothing settles it either
+                verdict, note = Support.PARTIAL.value, f"checked by rules only ({failure}): read the quote"
+            elif verdict == Support.UNSUPPORTED.value:
+                note = "the model judged the passage not to state this"
+            elif verdict == Support.PARTIAL.value:
+                note = "the passage states only part of this"
+        w = ruling.window
+        e = w.evidence
+        return CheckedCitation(key, paper.id, VERDICT_OF[verdict], e.page, e.page_label or str(e.page),
+                               " ".join(w.text.split()), note=note)
 
     def _better(self, claim: str, wide: list[Evidence], cited: set[str], best_here: float | None) -> Source | None:
         floor = BETTER_MIN_COSINE if best_here is None else max(BETTER_MIN_COSINE, best_here + BETTER_MARGIN)

@@ -1,0 +1,203 @@
+"""The verdict on one (manuscript sentence, cited paper): rules first, the model only where they cannot tell.
+
+Rules settle a pair without the model only where the text leaves no doubt:
+
+- **a number the paper does not state** next to the sentence's terms (none of the best
+  windows holds it) → not found: the sentence changed a figure;
+- **a specific name the whole paper never uses** (a gene, method, software, a function
+  `mob()`) → not found: the sentence attributes something to the wrong paper;
+- **the opposite direction** in the window that matches the sentence best
+  (increased/decreased, consistent/inconsistent, …) → not found;
+- **near-verbatim agreement**: the window holds the sentence's terms in the sentence's
+  order (≥ `VERBATIM` of them), the same numbers and names, no opposite and the same
+  polarity (a "not" on one side only) → supported.
+
+Everything else goes to the model: one short call per pair, the fixed instruction first
+(so llama.cpp's prefix cache keeps it from the previous pair and reads only the new
+sentence and quote), the quote (the window: one or two sentences, not the whole chunk),
+and a verdict constrained to one of three words (3 tokens to write).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any
+
+from ..callbacks import IsCancelled
+from ..errors import Cancelled, ModelError
+from ..models.base import ChatMessage, ChatModel
+from ..paths import load_prompt
+from ..records import Support
+from ..research.citations import key_terms, stem
+from ..research.support import _numbers, _passage_numbers, _specifics, reversed_direction
+from .locate import PaperText, Window
+
+log = logging.getLogger(__name__)
+
+VERBATIM = 0.8  # share of the sentence's terms found in order in the window: "the paper's own words"
+FLIP_COVERAGE = 0.5  # an opposite word counts only in a window holding this share of the sentence's terms
+NEGATION_COVERAGE = 0.75  # a negation of the sentence that the window lacks counts only in a window this close
+NUMBER_SLACK = 0.25  # a window stating the sentence's numbers may share this much less of its terms than the best
+QUOTE_CHARS = 420  # the quote the model reads: one or two sentences
+VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Support's terms
+_CODE_NAME = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")  # "mob()", "estfun()": a function a paper documents
+_VERSION = re.compile(r"\b\d+(?:\.\d+){2,}\b")  # "2.4.0": a release a paper names (not a number support.py reads)
+# A number with the word after it, its unit: "10 days", "50%", "15 participants".
+_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
+_NOT_UNITS = {"and", "or", "of", "to", "in", "the", "with", "for", "by", "on", "at", "from", "than", "per", "is", "are",
+              "was", "were", "as", "that", "which", "it", "we", "et", "al", "vs", "see", "table", "fig", "figure", "and"}
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+                       r"without|rarely|seldom|hardly|none|unable|fail(?:s|ed)?)\b", re.I)
+
+
+@dataclass
+class Ruling:
+    """What the rules make of a pair: a verdict, or "" for the model to decide; and why."""
+
+    verdict: str
+    reason: str
+    window: Window
+    missing: list[str]
+
+
+def names_of(claim: str) -> list[str]:
+    """Specific names of the claim (support.py's rule), function names written with () and version numbers."""
+    return list(dict.fromkeys([*_specifics(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
+
+
+_LETTERS_DIGITS = re.compile(r"\b(?=[A-Za-z\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b")
+
+
+def swapped_version(claim: str, window: str) -> tuple[str, str] | None:
+    """A name with digits in the claim ("S4", "GPT-4") that the window gives with other digits ("S3")."""
+    have = {w.lower(): w for w in _LETTERS_DIGITS.findall(window)}
+    for name in _LETTERS_DIGITS.findall(claim):
+        if name.lower() in have:
+            continue
+        skeleton = re.sub(r"\d+", "#", name.lower())
+        for low, other in have.items():
+            if re.sub(r"\d+", "#", low) == skeleton:
+                return name, other
+    return None
+
+
+def number_units(text: str) -> set[tuple[float, str]]:
+    out = set()
+    for n, unit in _NUMBER_UNIT.findall(text):
+        if unit.lower() not in _NOT_UNITS:
+            out.add((float(n), unit if unit == "%" else stem(unit.lower())))
+    return out
+
+
+def unit_conflict(claim: str, window: str) -> str:
+    """A number of the claim whose unit the window gives another number ("20 days" vs "7 days"), as "7 days"."""
+    have = number_units(window)
+    for n, unit in number_units(claim):
+        if (n, unit) in have:
+            continue
+        other = sorted(m for m, u in have if u == unit)
+        if other:
+            return f"{other[0]:g} {unit}" if unit != "%" else f"{other[0]:g}%"
+    return ""
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def ordered_coverage(claim: str, window: str) -> float:
+    """Share of the claim's key terms that the window holds in the same order."""
+    a = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*[a-z0-9]|\d+(?:\.\d+)?", claim.lower()) if t in key_terms(t)]
+    b = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*[a-z0-9]|\d+(?:\.\d+)?", window.lower()) if t in key_terms(t)]
+    if not a:
+        return 0.0
+    matched = sum(block.size for block in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return matched / len(a)
+
+
+def negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
+
+
+def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
+    """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
+    best = windows[0]
+    numbers = _numbers(claim) - _passage_numbers(context)
+    if numbers:
+        # A window that states the numbers counts only if it is about the sentence too (a "5" in
+        # "Table 5" is no support for "below 5%").
+        stating = [w for w in windows if numbers <= w.numbers and w.coverage >= min(best.coverage, 1.0) - NUMBER_SLACK]
+        if not stating:
+            missing = sorted(numbers - best.numbers)
+            return Ruling(Support.UNSUPPORTED.value,
+                          f"the paper does not state {', '.join(missing[:3])} where it says this", best, missing)
+        best = stating[0]
+        conflict = unit_conflict(claim, best.text)
+        if conflict:
+            return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
+    where = _squash(best.evidence.text + " " + context)
+    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n) and _squash(n) not in _squash(context)]
+    if unknown:
+        return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", best, unknown)
+    swapped = swapped_version(claim, best.text)
+    if swapped:
+        return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", best, [swapped[0]])
+    if best.coverage >= FLIP_COVERAGE:
+        flipped = reversed_direction(claim, best.text)
+        if flipped:
+            return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
+    if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:
+        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly.
+        word = _NEGATION.search(claim).group()
+        return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", best, [word])
+    log.debug("rules: coverage %.2f ordered %.2f negated %s/%s | %s", best.coverage, ordered_coverage(claim, best.text),
+              negated(claim), negated(best.text), claim[:60])
+    names_here = all(_squash(n) in where for n in names_of(claim))
+    if names_here and negated(claim) == negated(best.text) and ordered_coverage(claim, best.text) >= VERBATIM:
+        return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", best, [])
+    return Ruling("", "", best, [])
+
+
+# -- the model ------------------------------------------------------------------------
+
+VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
+
+
+def quote_text(window: Window) -> str:
+    text = " ".join(window.text.split())
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def judge_messages(claim: str, quote: str) -> list[ChatMessage]:
+    """System and instruction are the same for every pair (cached); the pair comes last."""
+    return [
+        {"role": "system", "content": load_prompt("check_system.md").strip()},
+        {"role": "user", "content": load_prompt("check_judge.md").strip().format(claim=claim, quote=quote)},
+    ]
+
+
+def read_verdict(reply: str) -> str:
+    word = reply.strip().strip('"').strip().lower()
+    return word if word in VERDICTS else ""
+
+
+def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
+                  timeout_s: float | None = None) -> tuple[str, str]:
+    """(verdict in Support's terms or "" if the model failed, why it failed)."""
+    try:
+        reply = chat.chat(judge_messages(claim, quote_text(window)), max_tokens=8, temperature=0.0,
+                          json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
+    except Cancelled:
+        raise
+    except ModelError as exc:  # a failed model call must not lose the check: the rules' verdict stands, and says so
+        log.warning("check: the model's verdict failed (%s)", exc.message)
+        return "", exc.message
+    verdict = read_verdict(reply)
+    if not verdict:
+        log.warning("check: the model's verdict is unreadable (%r)", reply[:40])
+        return "", "the model's reply was not a verdict"
+    return {"supported": Support.SUPPORTED.value, "partial": Support.PARTIAL.value,
+            "unsupported": Support.UNSUPPORTED.value}[verdict], ""
