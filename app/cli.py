@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='example:\n  research-desk add ~/Papers && research-desk research "What limits the method?"\n\n' + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--library", metavar="DIR", help="library folder (or URI); default: $RESEARCH_DESK_LIBRARY, settings, user data dir")
+    p.add_argument("--endpoint", metavar="URL", help="S3-compatible server of an s3:// library (MinIO, Ceph); "
+                   "default: $AWS_ENDPOINT_URL, settings")
     sub = p.add_subparsers(dest="command")
 
     a = _command(sub, "add", "import PDF files and folders (recursively), a Zotero library, or a .bib/.ris file's PDFs",
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.Run(Task(sink=renderer), renderer, STARTED)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        desk = Desk(library=args.library)
+        desk = Desk(library=args.library, endpoint=args.endpoint)
         handler = getattr(commands, "cmd_" + args.command.replace("-", "_"))
         return int(handler(desk, args, run) or 0)
     except Cancelled as exc:

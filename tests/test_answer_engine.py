@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from app.core.events import ClaimWritten, EvidenceFound, Task, Token
 from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.records import Evidence, Sentence, Support
@@ -148,17 +149,16 @@ def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_mo
 
 @pytest.mark.parametrize("first_claim_tokens", [300, 1])  # one turn; two turns (the second under the grammar too)
 def test_structured_answer_end_to_end_with_the_real_model(fact_library, first_claim_tokens):
-    tokens: list[str] = []
-    events: list[tuple[str, object]] = []
-    funnel = fact_library.funnel(on_token=tokens.append, on_event=lambda k, p: events.append((k, p)),
-                                 overrides={"first_claim_tokens": first_claim_tokens})
+    events: list = []
+    funnel = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": first_claim_tokens})
     result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
-    kinds = [k for k, _ in events]
+    tokens = [e.text for e in events if isinstance(e, Token)]
     # The focused evidence reaches the screen before any claim.
-    focused = [p for k, p in events if k == "evidence" and p and any(e.sentences for e in p)]
+    focused = [i for i, e in enumerate(events) if isinstance(e, EvidenceFound) and any(x.sentences for x in e.evidence)]
     assert focused, "no focused evidence event"
-    if "claim" in kinds:
-        assert kinds.index("evidence") < kinds.index("claim")
+    claimed = [i for i, e in enumerate(events) if isinstance(e, ClaimWritten)]
+    if claimed:
+        assert focused[0] < claimed[0]
     assert result.claims, result.messages
     numbers = {e.number for e in result.evidence}
     for claim in result.claims:
@@ -223,15 +223,14 @@ def test_cancel_keeps_the_claims_already_on_screen(fact_library):
                                    {"text": "Young birds departed 9 days later than adults.", "sources": [1]}]})
     chat = ScriptedChat([reply], cancel_after=len(reply) - 20)
     fact_library.set_chat_model(chat)
-    captured = {}
-    funnel = fact_library.funnel(on_event=lambda k, p: captured.setdefault(k, p))
+    claims: list = []
+    funnel = fact_library.funnel(Task(sink=lambda e: claims.append(e) if isinstance(e, ClaimWritten) else None))
     try:
         with pytest.raises(Cancelled):
             funnel.run("When do kestrels depart from alpine valleys in autumn?")
     finally:
         fact_library._chat = None
-    assert "claim" in captured
-    assert captured["claim"][1].text == "The median departure date was 14 September."
+    assert [(c.index, c.claim.text) for c in claims] == [(0, "The median departure date was 14 September.")]
 
 
 def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_conversation(fact_library):
@@ -244,9 +243,8 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
                                              "sources": [number_of(m, "Young birds")]}]})
     chat = ScriptedChat([first, more, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
     fact_library.set_chat_model(chat)
-    events: list[str] = []
     try:
-        funnel = fact_library.funnel(on_event=lambda k, p: events.append(k), overrides={"first_claim_tokens": 1})
+        funnel = fact_library.funnel(overrides={"first_claim_tokens": 1})
         result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
     finally:
         fact_library._chat = None

@@ -14,22 +14,22 @@ incomplete ones from the start.
 from __future__ import annotations
 
 import hashlib
-import os
 import queue
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import pdf_extract
-from .callbacks import IsCancelled, Progress, no_progress
-from .chunking import chunk_pages
+from . import corrections, ocr, pdf_extract
+from .events import PaperImported, Progress, Step, Task
+from .chunking import chunk_pages, token_counter
 from .errors import Cancelled, ImportFailure, ResearchDeskError
+from .atomic_files import open_temp_text, replace_file
+from .leases import PaperClaims
 from .library import CONTENT_CHUNKS, Library, atomic_copy
 from .models.base import EmbeddingModel
 from .paper_id import make_paper_id
@@ -37,6 +37,10 @@ from .records import Chunk, PageText, Paper, PaperMeta, PaperStatus
 from .summary_index import index_summary_side
 
 WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compact
+# The producer's own time on one file (extraction, OCR; not its waits for the embedder).
+# Past it the file fails with its reason instead of holding the import: a malformed file
+# (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
+FILE_READ_LIMIT_S = 900.0
 
 
 @dataclass
@@ -120,6 +124,17 @@ class _Chunks:
 class _End:
     path: Path
     sections: list[str]
+    ocr_pages: dict[int, ocr.OcrPage] | None = None  # pages read by OCR: their words are kept
+    damage: str = ""  # which pages a damaged file lost (pdf_extract.PageDamage.reason)
+
+
+@dataclass
+class _Working:
+    """The producer is busy on a page that takes a while (OCR): progress for the front end."""
+
+    path: Path
+    page: int
+    page_count: int
 
 
 @dataclass
@@ -141,17 +156,22 @@ class Importer:
         *,
         embedding_identity: str = "",
         batch_size: int = 16,
-        progress: Progress | None = None,
-        cancelled: IsCancelled | None = None,
+        task: Task | None = None,
         chunk_tokens: tuple[int, int, int] = (300, 400, 80),
+        entries: Mapping[Path, Any] | None = None,
     ) -> None:
         self.library = library
         self.embedder = embedder
         self.embedding_identity = embedding_identity or embedder.name
         self.batch_size = max(1, batch_size)
-        self.progress = progress or no_progress
-        self.cancelled = cancelled or (lambda: False)
+        self.task = task or Task()
+        # Chunks sized in the embedder's own word pieces fit it whole (the estimate can overshoot).
+        self.count_tokens = token_counter(embedder)
+        self.cancelled = self.task.token
         self.chunk_tokens = chunk_tokens
+        # PDF path (as passed to run) → importers.SourceEntry: a Zotero/BibTeX/RIS entry whose
+        # metadata, tags and source key the paper takes instead of what the PDF yields.
+        self.entries = entries or {}
 
     # -- public ------------------------------------------------------------------
     def run(self, paths: Iterable[str | Path]) -> ImportReport:
@@ -164,6 +184,8 @@ class Importer:
 
         known = {p.content_hash: p for p in self.library.list_papers()}
         total_pages = sum(_quick_page_count(f) for f in files) or 1
+        # One lease per paper (leases.py): other writers of this library skip it, or take it over if we die.
+        self._claims = PaperClaims(self.library.leases)
         q: queue.Queue = queue.Queue(maxsize=64)
         stop = threading.Event()
         producer = threading.Thread(
@@ -181,20 +203,27 @@ class Importer:
                 except queue.Empty:
                     pass
             producer.join()
+            self._claims.close()
             self.library.finish_writes()
         report.seconds = time.monotonic() - started
         return report
 
     # -- producer thread: hashing, extraction, chunking ------------------------------
     def _produce(self, files: list[Path], known: dict[str, Paper], q: queue.Queue, stop: threading.Event) -> None:
+        clock = _ReadClock()
+
         def put(item) -> bool:
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.1)
-                    return True
-                except queue.Full:
-                    continue
-            return False
+            waited = time.monotonic()
+            try:
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        return True
+                    except queue.Full:
+                        continue
+                return False
+            finally:
+                clock.waited += time.monotonic() - waited
 
         seen_hashes: set[str] = set()
         target, max_tokens, overlap = self.chunk_tokens
@@ -216,22 +245,48 @@ class Importer:
                     continue
                 seen_hashes.add(content_hash)
                 try:
+                    busy = self._claims.claim(path, content_hash)
+                except (OSError, ResearchDeskError) as exc:
+                    put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: could not take its import lease ({exc})")))
+                    continue
+                if busy:
+                    put(_Skip(path, ImportOutcome(str(path), "duplicate", "", busy)))
+                    continue
+                clock.restart()
+                try:
                     doc = pdf_extract.open_pdf(path)
                 except ImportFailure as exc:
                     put(_Skip(path, ImportOutcome(str(path), "failed", message=exc.message)))
                     continue
+                except Exception as exc:  # noqa: BLE001 - MuPDF's surprises fail this file only, with its reason
+                    put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: cannot open ({exc})")))
+                    continue
                 try:
+                    damage = pdf_extract.check_pages(doc)
+                    if not damage.readable:
+                        put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: {damage.reason()}")))
+                        continue
+                    text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
+                    page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
+                    if page_ocr is not None:
+                        for pno in range(min(2, doc.page_count)):  # metadata reads the first pages
+                            page_ocr.ensure(pno)
                     meta = pdf_extract.extract_meta(doc, path.name)
                     labels = pdf_extract.page_labels(doc)
-                    text_layer = pdf_extract.has_text_layer(doc)
+                    # Where OCR runs, scanned pages get their text from it; without it a scan
+                    # is reported as needing OCR, as before.
+                    text_layer = text_layer or page_ocr is not None
                     if not put(_Start(path, content_hash, meta, labels, doc.page_count, text_layer)):
                         return
                     sections: list[str] = []
                     if text_layer:
-                        pages = _forwarding_pages(pdf_extract.iter_pages(doc), put)
+                        pages = _forwarding_pages(pdf_extract.iter_pages(
+                            doc, skip=damage.lost, before=page_ocr.ensure if page_ocr is not None else None), put,
+                            clock, path.name, doc.page_count)
                         batch: list[Chunk] = []
                         for chunk in chunk_pages(
-                            "", pages, target_tokens=target, max_tokens=max_tokens, overlap_tokens=overlap
+                            "", pages, target_tokens=target, max_tokens=max_tokens, overlap_tokens=overlap,
+                            count_tokens=self.count_tokens,
                         ):
                             if stop.is_set():
                                 return
@@ -244,13 +299,33 @@ class Importer:
                                 batch = []
                         if batch and not put(_Chunks(batch)):
                             return
-                    put(_End(path, sections))
+                    put(_End(path, sections, page_ocr.done if page_ocr is not None else None, damage.reason()))
+                except Cancelled:
+                    return
+                except ImportFailure as exc:  # the file took too long to read (_forwarding_pages)
+                    put(_Skip(path, ImportOutcome(str(path), "failed", message=exc.message)))
                 except Exception as exc:  # noqa: BLE001 - one bad PDF must not stop the others
                     put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: extraction failed ({exc})")))
                 finally:
                     doc.close()
         finally:
             put(_DONE)
+
+    def _page_ocr(self, doc, path: Path, existing: Paper | None, lost: list[int], put,
+                  text_layer: bool) -> ocr.PageOcr | None:
+        """OCR for the scanned pages of `doc` (None where the engine is not installed).
+
+        Pages an interrupted import (or a rebuild) already read are taken from the stored words.
+        """
+        if not ocr.available():
+            return None
+        stored = ocr.load_layer(ocr.layer_path(self.library, existing.id)) if existing is not None else {}
+
+        def before_page(pno: int) -> None:
+            if self.cancelled() or not put(_Working(path, pno + 1, doc.page_count)):
+                raise Cancelled()
+
+        return ocr.PageOcr(doc, skip=lost, stored=stored, before_page=before_page, text_layer=text_layer)
 
     # -- consumer (calling thread): ids, files, embedding, LanceDB ------------------
     def _consume(self, files, known, q, report: ImportReport, total_pages: int, started: float) -> None:
@@ -261,7 +336,7 @@ class Importer:
             if self.cancelled():
                 if state is not None:
                     state.abort()
-                    report.outcomes.append(ImportOutcome(str(state.path), "cancelled", state.paper.id, f"{state.path.name}: cancelled; run the import again to finish it"))
+                    self._outcome(report, ImportOutcome(str(state.path), "cancelled", state.paper.id, f"{state.path.name}: cancelled; run the import again to finish it"))
                 raise Cancelled("Import cancelled; papers already imported are kept, run it again to finish the rest.")
             item = q.get()
             if item is _DONE:
@@ -269,27 +344,41 @@ class Importer:
             if isinstance(item, _Skip):
                 file_no += 1
                 pages_done += _quick_page_count(item.path)
-                report.outcomes.append(item.outcome)
-                self._report(pages_done, total_pages, started, f"[{file_no}/{len(files)}] {item.outcome.message}")
+                self._outcome(report, item.outcome)
+                self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name), item.outcome.message)
                 if state is not None and state.path == item.path:
                     state.fail(item.outcome.message)
                     state = None
+                self._claims.release(item.path)
             elif isinstance(item, _Start):
                 file_no += 1
-                state = self._begin_paper(item, known)
-                self._report(pages_done, total_pages, started, f"[{file_no}/{len(files)}] {item.path.name}: {item.page_count} pages")
+                begun = self._begin_paper(item, known)
+                if isinstance(begun, ImportOutcome):  # another writer finished this paper meanwhile
+                    self._outcome(report, begun)
+                    self._claims.release(item.path)
+                    pages_done += item.page_count
+                    state = None
+                    continue
+                state = begun
+                self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name, 0, item.page_count), f"{item.page_count} pages")
                 if not item.text_layer:
                     reason = pdf_extract.NEEDS_OCR
                     state.fail(reason)
-                    report.outcomes.append(ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
+                    self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
                     pages_done += item.page_count
                     state = None
+                    self._claims.release(item.path)
             elif isinstance(item, _Page):
                 if state is not None:
                     state.add_page(item.page)
                     pages_done += 1
                     report.pages += 1
-                    self._report(pages_done, total_pages, started, f"[{file_no}/{len(files)}] {state.path.name}: page {item.page.page}/{state.paper.page_count}, {state.n_chunks} chunks")
+                    self._report(pages_done, total_pages, Step(file_no, len(files), state.path.name, item.page.page, state.paper.page_count),
+                                 f"page {item.page.page}/{state.paper.page_count}, {state.n_chunks} chunks")
+            elif isinstance(item, _Working):
+                index = file_no if state is not None and state.path == item.path else file_no + 1
+                self._report(pages_done, total_pages, Step(index, len(files), item.path.name, item.page - 1, item.page_count),
+                             f"reading scanned page {item.page}/{item.page_count} (OCR)")
             elif isinstance(item, _Chunks):
                 if state is not None:
                     state.add_chunks(item.chunks, self.embedder)
@@ -297,19 +386,45 @@ class Importer:
             elif isinstance(item, _End):
                 if state is not None and state.path == item.path:
                     try:
+                        if item.ocr_pages:
+                            ocr.save_layer(ocr.layer_path(self.library, state.paper.id), item.ocr_pages)
                         state.finish(self.embedder, item.sections)
-                        report.outcomes.append(ImportOutcome(str(item.path), "added", state.paper.id, f"{item.path.name}: added as {state.paper.id} ({state.paper.page_count} pages, {state.n_chunks} chunks)"))
+                        added = f"{item.path.name}: added as {state.paper.id} ({state.paper.page_count} pages, {state.n_chunks} chunks)"
+                        if item.damage:  # kept, and marked: the lost pages are not searchable
+                            state.paper.status_reason = item.damage
+                            self.library.upsert_paper(state.paper)
+                            added += f"; {item.damage}"
+                            self.task.notice(f"{item.path.name}: {item.damage}", "Download the file again and re-import it to get the lost pages.")
+                        self._outcome(report, ImportOutcome(str(item.path), "added", state.paper.id, added))
                     except ResearchDeskError as exc:
                         state.fail(exc.message)
-                        report.outcomes.append(ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {exc.message}"))
+                        self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {exc.message}"))
                     except OSError as exc:
                         reason = f"could not write to the library ({exc.strerror or exc})"
                         state.abort()
-                        report.outcomes.append(ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
+                        self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
                     state = None
+                self._claims.release(item.path)
 
-    def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "_PaperWrite":
+    def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "_PaperWrite | ImportOutcome":
+        # `known` is from the start of the run: look again, another writer may have added it since.
+        fresh = self.library.find_by_hash(item.content_hash)
+        if fresh is not None and fresh.complete:
+            return ImportOutcome(str(item.path), "duplicate", fresh.id,
+                                 f"{item.path.name}: already in library as {fresh.id} (added by another writer meanwhile)")
+        if fresh is not None:
+            known[item.content_hash] = fresh
+            return self._paper_write(item, known)
+        known.pop(item.content_hash, None)
+        # A new id must be unique among all writers': chosen, and its first row written, under one lock.
+        with self.library.leases.lock(PaperClaims.ID_LOCK, item.path.name):
+            return self._paper_write(item, known)
+
+    def _paper_write(self, item: _Start, known: dict[str, Paper]) -> "_PaperWrite":
         previous = known.get(item.content_hash)
+        entry = self.entries.get(item.path)
+        if entry is not None:  # the reference manager's metadata beats the page's (importers/)
+            item.meta = entry.merged_meta(item.meta)
         if previous is not None:
             paper_id = previous.id  # resume an incomplete or failed import under the same id
         else:
@@ -319,10 +434,12 @@ class Importer:
             # Re-import (resume or rebuild): keep what the user knows the paper by.
             meta = PaperMeta(previous.title, previous.authors, previous.published, previous.abstract,
                              previous.doi, previous.arxiv_id, previous.venue, list(previous.unsure))
-        if not item.text_layer and previous is None:
+        if not item.text_layer and previous is None and entry is None:
             # The text layer is unreadable, so whatever title it yielded is too.
             meta = PaperMeta(title=item.path.stem)
             paper_id = make_paper_id(meta, item.path.name, self.library.paper_ids())
+        # The user's corrections (corrections.json, by content hash) beat any reading of the file.
+        meta = corrections.apply(meta, corrections.for_paper(self.library.root, item.content_hash))
         paper = Paper(
             id=paper_id,
             title=meta.title or item.path.stem,
@@ -333,8 +450,8 @@ class Importer:
             arxiv_id=meta.arxiv_id,
             venue=meta.venue,
             unsure=list(meta.unsure),
-            tags=list(previous.tags) if previous is not None else [],
-            source_key=previous.source_key if previous is not None else "",
+            tags=list(entry.tags) if entry is not None else list(previous.tags) if previous is not None else [],
+            source_key=entry.source_key if entry is not None else previous.source_key if previous is not None else "",
             source_file=previous.source_file if previous is not None and previous.source_file else item.path.name,
             page_count=item.page_count,
             page_labels=item.labels,
@@ -344,7 +461,8 @@ class Importer:
             summarized=bool(previous and previous.summarized),
         )
         known[item.content_hash] = paper
-        return _PaperWrite(self.library, paper, item.path, self.embedding_identity)
+        return _PaperWrite(self.library, paper, item.path, self.embedding_identity,
+                           held=lambda: self._claims.holds(item.content_hash))
 
     def _check_embedding_model(self) -> None:
         reason = self.library.index_stale_reason(self.embedding_identity)
@@ -362,18 +480,37 @@ class Importer:
                 action="reindex",
             )
 
-    def _report(self, done: int, total: int, started: float, message: str) -> None:
-        fraction = min(1.0, done / total)
-        elapsed = time.monotonic() - started
-        eta = ""
-        if fraction > 0.02 and elapsed > 2:
-            eta = f" — ETA {_fmt_duration(elapsed / fraction - elapsed)}"
-        self.progress(fraction, f"{message}{eta}")
+    def _report(self, done: int, total: int, step: Step, detail: str) -> None:
+        self.task.emit(Progress(done, total, "pages", detail, step))
+
+    def _outcome(self, report: ImportReport, outcome: ImportOutcome) -> None:
+        """Record a file's outcome and tell the front end (its table shows the paper at once)."""
+        report.outcomes.append(outcome)
+        self.task.emit(PaperImported(outcome))
 
 
-def _forwarding_pages(pages: Iterable[PageText], put) -> Iterable[PageText]:
-    """Pass each page to the consumer (for text/<id>.md) as the chunker reads it."""
+class _ReadClock:
+    """The producer's time on the current file, less the time it waited for the consumer."""
+
+    def __init__(self) -> None:
+        self.restart()
+
+    def restart(self) -> None:
+        self.started, self.waited = time.monotonic(), 0.0
+
+    def spent(self) -> float:
+        return time.monotonic() - self.started - self.waited
+
+
+def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: str, page_count: int) -> Iterable[PageText]:
+    """Pass each page to the consumer (for text/<id>.md) as the chunker reads it; stop a file
+    whose reading has taken longer than FILE_READ_LIMIT_S."""
     for page in pages:
+        if clock.spent() > FILE_READ_LIMIT_S:
+            raise ImportFailure(
+                f"{name}: stopped after {FILE_READ_LIMIT_S:.0f} s reading it, at page {page.page} of {page_count} "
+                "(malformed or far too large)",
+                "Re-save the file (print to PDF) or split it, and import it again.")
         put(_Page(page))
         yield page
 
@@ -381,10 +518,15 @@ def _forwarding_pages(pages: Iterable[PageText], put) -> Iterable[PageText]:
 class _PaperWrite:
     """The writes for one paper: PDF copy, text file, chunks, then status."""
 
-    def __init__(self, library: Library, paper: Paper, path: Path, identity: str) -> None:
+    def __init__(self, library: Library, paper: Paper, path: Path, identity: str,
+                 held: Callable[[], bool] = lambda: True) -> None:
         self.library = library
         self.paper = paper
         self.path = path
+        # Whether this writer still holds the paper's lease: checked before each commit, so a
+        # writer that stalled past it (and was taken over) writes nothing more.
+        self._held = held
+        self.lost = False
         self.n_chunks = 0
         self._pending: list[Chunk] = []
         self._pending_vectors: list[np.ndarray] = []
@@ -394,9 +536,7 @@ class _PaperWrite:
         library.upsert_paper(paper)
         # Stream the text file to a temp name; it replaces text/<id>.md at the end.
         text_path = library.text_path(paper.id)
-        fd, tmp = tempfile.mkstemp(dir=text_path.parent, prefix=f".{text_path.name}.", suffix=".tmp")
-        self._text_tmp = Path(tmp)
-        self._text = os.fdopen(fd, "w", encoding="utf-8")
+        self._text, self._text_tmp = open_temp_text(text_path)  # named by its writer: see atomic_files
         self._text.write(f"# {paper.title}\n\n")
 
     def add_page(self, page: PageText) -> None:
@@ -414,8 +554,12 @@ class _PaperWrite:
         if len(self._pending) >= WRITE_BATCH:
             self._flush()
 
+    def _still_held(self) -> bool:
+        self.lost = self.lost or not self._held()
+        return not self.lost
+
     def _flush(self) -> None:
-        if not self._pending and not self._first_write:
+        if (not self._pending and not self._first_write) or not self._still_held():
             return
         vectors = np.vstack(self._pending_vectors) if self._pending_vectors else np.zeros((0, 0), np.float32)
         if self._first_write:
@@ -428,17 +572,26 @@ class _PaperWrite:
 
     def finish(self, embedder: EmbeddingModel, sections: list[str]) -> None:
         self._flush()
+        self._require_lease()
         self._text.close()
-        os.replace(self._text_tmp, self.library.text_path(self.paper.id))
+        replace_file(self._text_tmp, self.library.text_path(self.paper.id))  # to the bucket too, if remote
         if self.n_chunks == 0:
             raise ImportFailure("no text could be extracted", "The PDF may be scanned; OCR it first.")
         index_summary_side(self.library, embedder, self.paper, sections=sections)
         self.paper.status = PaperStatus.INDEXED.value
         self.paper.status_reason = ""
+        self._require_lease()
         self.library.upsert_paper(self.paper)
+
+    def _require_lease(self) -> None:
+        if not self._still_held():
+            raise ImportFailure("another writer took this paper over after this one stalled past its lease",
+                                "Nothing is lost: that writer finishes it.")
 
     def fail(self, reason: str) -> None:
         self._close_text()
+        if not self._still_held():
+            return  # the paper is another writer's now: its row is not ours to mark
         self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
         self.paper.status = PaperStatus.FAILED.value
         self.paper.status_reason = reason
@@ -462,14 +615,3 @@ def _quick_page_count(path: Path) -> int:
             return doc.page_count
     except Exception:  # noqa: BLE001 - unreadable files count as no pages for the ETA
         return 0
-
-
-def _fmt_duration(seconds: float) -> str:
-    seconds = int(max(0, seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"

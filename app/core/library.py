@@ -10,10 +10,12 @@ Layout (DESIGN.md, "The library"):
     index/               LanceDB tables papers, summary_chunks, content_chunks
     library.json         which embedding model built the index (stale detection)
     state.json           the last research result (for improve/save/export)
+    leases/              which writer is importing which paper (leases.py)
 
 Every file is written to a temporary name and renamed into place, and a
 paper's row says "importing" until all its parts are written, so a crash at
 any point leaves either the old state or a paper visibly incomplete.
+Several processes may write one library at once (docs/library.md, "Several writers").
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, HnswSq
 
+from .atomic_files import remove_abandoned_temps, remove_file
 from .atomic_files import atomic_copy, atomic_write_text  # noqa: F401 - re-exported: callers write through the library
 from .errors import LibraryError
 from .library_layout import LibraryLayout
+from .leases import LeaseStore
 from .library_schema import (
     CONTENT_CHUNKS,
     PAPERS,
@@ -68,8 +72,9 @@ class Library(LibraryLayout):
     # latency sub-linear (see bench/scale.py).
     VECTOR_INDEX_MIN_ROWS = 20_000
 
-    def __init__(self, root: str | Path, *, create: bool = True) -> None:
-        self.root = Path(root).expanduser()
+    def __init__(self, root: str | Path, *, create: bool = True, endpoint: str = "") -> None:
+        # A URI (s3://bucket/prefix) gets a local cache folder as its root (storage.py).
+        LibraryLayout.__init__(self, root, endpoint=endpoint)
         try:
             if create:
                 for sub in ("pdfs", "text", "summaries", "notes", "results", "index"):
@@ -89,21 +94,29 @@ class Library(LibraryLayout):
                 f"The library folder {self.root} cannot be used: {exc.strerror or exc}.",
                 "Check that the disk is mounted and has free space, or choose another folder.",
             ) from exc
+        if self.mirror is not None:  # the bucket answers (and takes writes); cached small files refreshed
+            self.mirror.open(create)
         self._clean_temp_files()
         # Table handles are opened once and kept (opening one costs milliseconds a query).
         # A zero consistency interval makes every read check for a newer table version,
         # so a kept handle still sees what another process (a CLI import) wrote.
-        self.db = lancedb.connect(str(self.root / "index"), read_consistency_interval=timedelta(0))
+        self.db = lancedb.connect(self.index_uri, storage_options=self.index_options,
+                                  read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._papers_cache: _PaperList | None = None
         self._papers_migrated = False
         self._lock = threading.Lock()
 
     def _clean_temp_files(self) -> None:
-        """Temp files left by a crash mid-write are garbage: the real file was never replaced."""
-        for sub in ("pdfs", "text", "summaries", "notes", "results"):
-            for tmp in (self.root / sub).glob(".*.tmp"):
-                tmp.unlink(missing_ok=True)
+        """Temp files and leases of writers gone (a crash mid-write); never a live writer's."""
+        for sub in ("pdfs", "text", "summaries", "notes", "results", "leases"):
+            remove_abandoned_temps(self.root / sub)
+        self.leases.sweep()
+
+    @property
+    def leases(self) -> LeaseStore:
+        """Who is importing which paper (leases.py), for every writer of this library."""
+        return LeaseStore(self.root / "leases")
 
     # -- library.json: which embedding model built the index -----------------
     def _meta_file(self) -> Path:
@@ -370,14 +383,8 @@ class Library(LibraryLayout):
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
             self.delete_chunks(name, paper_id)
         self.papers_table().delete(f"id = {sql_str(paper_id)}")
-        for path in (
-            self.pdf_path(paper_id),
-            self.text_path(paper_id),
-            self.text_path(paper_id).with_name(f"{paper_id}.ocr.json"),  # OCR words (ocr.layer_path)
-            self.summary_path(paper_id),
-            self.notes_path(paper_id),
-        ):
-            path.unlink(missing_ok=True)
+        for path in self.paper_file_paths(paper_id):  # PDF, text, OCR words, summary, notes
+            remove_file(path)  # from the bucket too, for a library on object storage
 
     # -- state file (last result) --------------------------------------------------
     def state_path(self) -> Path:

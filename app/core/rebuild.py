@@ -22,5 +22,5 @@ def rebuild_index(desk, *, task: Task) -> int:
     library.set_meta(embedding=None)
     library.upsert_papers([replace(p, status=PaperStatus.IMPORTING.value)
                            for p in library.list_papers() if p.status != PaperStatus.FAILED.value])
-    report = desk.add([library.root / "pdfs"], task)
+    report = desk.add([library.local_folder("pdfs")], task)  # a remote library fetches its PDFs first
     return report.count("added")

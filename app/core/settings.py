@@ -114,7 +114,8 @@ class DeepParams:
 
 @dataclass
 class Settings:
-    library: str = ""
+    library: str = ""  # a folder, or a URI: s3://bucket/prefix, gs://…, az://…
+    library_endpoint: str = ""  # S3-compatible server (MinIO, Ceph) of an s3:// library
     chat: ModelConfig = field(default_factory=ModelConfig)
     embedding: ModelConfig = field(default_factory=lambda: ModelConfig(context_length=512))
     research: ResearchParams = field(default_factory=ResearchParams)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .chunking import chunk_pages
+from .chunking import TokenCounter, approx_tokens, chunk_pages, token_counter
 from .library import SUMMARY_CHUNKS, Library
 from .models.base import EmbeddingModel
 from .records import Chunk, PageText, Paper
@@ -35,12 +35,14 @@ def profile_chunks(paper: Paper, sections: list[str]) -> list[Chunk]:
     return chunks
 
 
-def text_chunks(paper_id: str, text: str, source_type: str, start_index: int) -> list[Chunk]:
+def text_chunks(paper_id: str, text: str, source_type: str, start_index: int,
+                count_tokens: TokenCounter = approx_tokens) -> list[Chunk]:
     """Chunk a markdown document (summary or notes) that has no pages."""
     text = text.strip()
     if not text:
         return []
-    chunks = list(chunk_pages(paper_id, [PageText(page=0, label="", markdown=text)], target_tokens=200, max_tokens=300, overlap_tokens=40))
+    chunks = list(chunk_pages(paper_id, [PageText(page=0, label="", markdown=text)], target_tokens=200, max_tokens=300,
+                              overlap_tokens=40, count_tokens=count_tokens))
     for i, c in enumerate(chunks):
         c.page, c.page_label = 0, ""
         c.chunk_index = start_index + i
@@ -62,7 +64,8 @@ def index_summary_side(
     chunks = profile_chunks(paper, sections)
     for source_type, path in (("summary", library.summary_path(paper.id)), ("notes", library.notes_path(paper.id))):
         if path.exists():
-            chunks += text_chunks(paper.id, path.read_text(encoding="utf-8"), source_type, len(chunks))
+            chunks += text_chunks(paper.id, path.read_text(encoding="utf-8"), source_type, len(chunks),
+                                  token_counter(embedder))
     vectors = embedder.embed([c.text for c in chunks])
     library.replace_chunks(SUMMARY_CHUNKS, paper.id, chunks, vectors)
     return len(chunks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library, sql_str
+from .pdf_extract import DAMAGED
 from .records import PaperStatus
 
 
@@ -26,6 +27,9 @@ def validate_library(library: Library) -> list[Check]:
             problems.append(f"import failed: {paper.status_reason}")
         elif not paper.complete:
             problems.append(f"import incomplete (status {paper.status}); run `add` again to finish it")
+        elif paper.status_reason.startswith(DAMAGED):
+            # Imported in part (ingest keeps the pages read before the damage): the rest is missing.
+            problems.append(f"{paper.status_reason}; import a complete copy of the file to get the lost pages")
         if not library.pdf_path(paper.id).exists():
             problems.append("PDF missing from pdfs/")
         if paper.status != PaperStatus.FAILED.value:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.desk import ImportReport
 from app.core.events import Notice, Progress, Stage
@@ -13,7 +14,17 @@ from app.core.records import Paper
 
 from . import jobs
 from .library_pane import LibraryPane
-from .worker import JobHandle, WorkerHost
+from .worker import JobContext, JobHandle, WorkerHost
+
+log = logging.getLogger(__name__)
+
+POLL_INTERVAL_MS = 4000  # how often an idle window looks for papers other writers added
+
+
+def poll_papers(ctx: JobContext, seen: int | None) -> tuple[int, list[Paper] | None]:
+    """The papers table's version, and the papers when it is not `seen` (a job: worker thread)."""
+    version = ctx.desk.library_version()
+    return version, (ctx.desk.papers() if version != seen else None)
 
 
 def report_summary(report: ImportReport) -> tuple[str, str, str]:
@@ -51,6 +62,12 @@ class LibraryController(QObject):
         self.last_report: ImportReport | None = None
         self._failure_details = ""
         self.incomplete: list[str] = []
+        # Other writers (a CLI import, a script, a colleague's window) add papers too: while the
+        # worker is idle, a cheap look at the papers table's version tells when to refresh.
+        self._seen_version: int | None = None
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(POLL_INTERVAL_MS)
+        self._poll_timer.timeout.connect(self.poll)
         pane.add_requested.connect(self.add)
         pane.import_source_requested.connect(self.import_source)
         pane.remove_requested.connect(self.remove)
@@ -84,6 +101,27 @@ class LibraryController(QObject):
             )
             self.incomplete = incomplete
         self.snapshot_loaded.emit(snap)
+        self._seen_version = None  # the next poll refreshes once, then only on change
+        self._poll_timer.start()
+
+    def poll(self) -> JobHandle | None:
+        """Refresh the list if another writer changed the library (skipped while any job runs)."""
+        if self.host.busy:
+            return None
+        try:
+            handle = self.host.submit("poll", partial(poll_papers, seen=self._seen_version))
+        except RuntimeError:  # the worker is shut down (the window is closing): polling ends with it
+            self._poll_timer.stop()
+            return None
+        handle.finished.connect(self._polled)
+        handle.failed.connect(lambda exc: log.warning("could not check the library for changes: %s", exc))
+        return handle
+
+    def _polled(self, result: tuple[int, list[Paper] | None]) -> None:
+        version, papers = result
+        self._seen_version = version
+        if papers is not None:
+            self._set_papers(papers)
 
     def refresh(self) -> JobHandle:
         handle = self.host.submit("list", jobs.list_papers)

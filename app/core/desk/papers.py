@@ -11,6 +11,7 @@ from ..events import PaperUpdated, Task
 from ..ingest import Importer, ImportReport
 from ..library import atomic_write_text
 from ..records import Paper, PaperStatus, ResearchResult
+from ..table_reader import latest_version
 from .parts import DeskParts
 from .results import LibrarySnapshot, PaperCheck, PaperFiles, PaperTexts, SummaryReport, ValidationReport
 
@@ -32,6 +33,11 @@ class PaperOperations(DeskParts):
     def papers(self) -> list[Paper]:
         return self.library.list_papers()
 
+    def library_version(self) -> int:
+        """A number that changes whenever any writer (this process or another) adds or changes a
+        paper: cheap enough to poll every few seconds (one folder listing)."""
+        return latest_version(self.library.papers_table())
+
     def paper(self, paper_id: str) -> Paper:
         paper = self.library.get_paper(paper_id)
         if paper is None:
@@ -43,8 +49,8 @@ class PaperOperations(DeskParts):
         return PaperFiles(lib.pdf_path(paper_id), lib.text_path(paper_id), lib.summary_path(paper_id), lib.notes_path(paper_id))
 
     def paper_texts(self, paper_id: str) -> PaperTexts:
-        files = self.paper_files(paper_id)
-        return PaperTexts(self.library.get_paper(paper_id), _read(files.summary), _read(files.notes))
+        lib = self.library  # not paper_files: a remote library would fetch the PDF for nothing
+        return PaperTexts(lib.get_paper(paper_id), _read(lib.summary_path(paper_id)), _read(lib.notes_path(paper_id)))
 
     def last_result(self) -> ResearchResult | None:
         state = self.library.load_state().get(STATE_KEY)

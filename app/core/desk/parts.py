@@ -41,9 +41,11 @@ def effective_config(cfg: ModelConfig, role: str) -> ModelConfig:
 
 
 class DeskParts:
-    def __init__(self, settings: Settings | None = None, library: str | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, library: str | None = None, endpoint: str | None = None) -> None:
         self.settings = settings or Settings.load()
+        # A folder or an object-storage URI (s3://bucket/prefix): kept as text, never a Path.
         self.location = resolve_library(library, self.settings)
+        self.endpoint = endpoint or ""  # S3-compatible server of a URI (--endpoint); else env, settings
         self._library: Library | None = None
         self._chat: ChatModel | None = None
         self._embedder: EmbeddingModel | None = None
@@ -54,8 +56,15 @@ class DeskParts:
     @property
     def library(self) -> Library:
         if self._library is None:
-            self._library = Library(self.location)
+            self._library = Library(self.location, endpoint=self.library_endpoint())
         return self._library
+
+    def library_endpoint(self) -> str:
+        """The S3 endpoint: --endpoint, else AWS_ENDPOINT_URL(_S3), else the setting."""
+        import os
+
+        return (self.endpoint or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+                or self.settings.library_endpoint)
 
     def embedding_config(self) -> ModelConfig:
         return effective_config(self.settings.embedding, "embedding")

@@ -1,0 +1,319 @@
+"""Page layout to markdown: rows and blocks with font statistics, classified and rendered.
+
+The page markdown is deliberately close to PyMuPDF's own plain text (same characters,
+same reading order); we only add "#" heading markers and code fences, join a paragraph's
+lines into one line and remove line-break hyphens. That keeps every chunk findable on its
+page again (`pdf_extract.locate_text` / `page.search_for`) for highlighting.
+
+Conventions of the markdown that `chunking` relies on:
+- blocks are separated by a blank line;
+- a prose paragraph is a single line;
+- a heading is one line starting with "#";
+- code is fenced with ``` and keeps its lines; equations and table-like blocks keep their
+  line breaks, so "a block with inner newlines" means "do not split at sentences".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+import pymupdf
+
+# Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
+# full-text search see ordinary words. Highlighting must search with the same choice.
+TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+
+_MONO_FONT = re.compile(
+    r"mono|courier|typewriter|cmtt|cmsltt|cmitt|lmtt|sftt|txtt|nimbusmon|inconsolata|consol|menlo",
+    re.I,
+)
+_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|cmbsy|msbm|msam|eufm|rsfs|stmary|wasy)|math|symbol", re.I)
+# Control characters, and private-use code points (big delimiters of TeX math fonts come
+# out as U+F8xx): noise for embeddings and search, never needed to find text on a page.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffe\uffff]")
+
+
+@dataclass
+class _Row:
+    """One visual line: PyMuPDF lines on the same baseline merged (table cells, TOC)."""
+
+    text: str
+    size: float  # dominant font size (by characters)
+    bbox: tuple[float, float, float, float]
+    chars: int
+    bold: int
+    mono: int
+    math: int
+    pieces: list[str]  # the merged PyMuPDF lines, superscripts removed
+
+
+@dataclass
+class _Block:
+    rows: list[_Row]
+    bbox: tuple[float, float, float, float]
+    kind: str = "prose"  # prose | heading | code | lines
+    level: int = 0
+
+    @property
+    def text(self) -> str:
+        return " ".join(r.text for r in self.rows)
+
+    @property
+    def size(self) -> float:
+        sizes: Counter[float] = Counter()
+        for r in self.rows:
+            sizes[r.size] += r.chars
+        return sizes.most_common(1)[0][0] if sizes else 0.0
+
+    def share(self, attr: str) -> float:
+        total = sum(r.chars for r in self.rows)
+        return sum(getattr(r, attr) for r in self.rows) / total if total else 0.0
+
+
+def _clean(text: str) -> str:
+    if text.isprintable():  # fast path: no control, private-use or odd space characters
+        return text
+    return _CONTROL.sub("", text).replace("\u00a0", " ")
+
+
+def _page_blocks(page: pymupdf.Page) -> list[_Block]:
+    """Text blocks of a page as rows with font statistics, in PyMuPDF's order."""
+    data = page.get_text("dict", flags=TEXT_FLAGS)
+    blocks = []
+    for b in data["blocks"]:
+        if b.get("type", 0) != 0:
+            continue
+        rows: list[_Row] = []
+        for line in b["lines"]:
+            row = _line_row(line)
+            if row is None:
+                continue
+            prev = rows[-1] if rows else None
+            # Same baseline and to the right: a gap-separated piece of the same visual line.
+            if prev and abs(prev.bbox[3] - row.bbox[3]) < 0.4 * max(row.size, 1) and row.bbox[0] >= prev.bbox[2] - 1:
+                rows[-1] = _merge_rows(prev, row)
+            else:
+                rows.append(row)
+        if rows:
+            blocks.append(_Block(rows, tuple(b["bbox"])))
+    return blocks
+
+
+@lru_cache(maxsize=4096)
+def _font_style(font: str) -> tuple[bool, bool, bool]:
+    """(bold, monospaced, math) judged from the font name; cached, names repeat a lot."""
+    return (
+        bool(re.search(r"bold|black|heavy|demi|semibold|cmbx|cmb\d", font, re.I)),
+        bool(_MONO_FONT.search(font)),
+        bool(_MATH_FONT.search(font)),
+    )
+
+
+def _line_row(line: dict[str, Any]) -> _Row | None:
+    spans = [(s, _clean(s["text"])) for s in line["spans"]]
+    sizes: Counter[float] = Counter()
+    bold = mono = math = chars = 0
+    for s, t in spans:
+        n = len(t) - t.count(" ")
+        if not n:
+            continue
+        chars += n
+        sizes[round(s["size"], 1)] += n
+        f_bold, f_mono, f_math = _font_style(s.get("font", ""))
+        flags = s["flags"]
+        if f_bold or flags & pymupdf.TEXT_FONT_BOLD:
+            bold += n
+        if f_mono or flags & pymupdf.TEXT_FONT_MONOSPACED:
+            mono += n
+        if f_math:
+            math += n
+    text = " ".join("".join(t for _, t in spans).split())  # collapse whitespace runs
+    if not text or not chars:
+        return None
+    size = sizes.most_common(1)[0][0]
+    # Without superscripts (footnote marks, affiliation letters): used for author names.
+    main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
+    main = " ".join(main.split())
+    return _Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main])
+
+
+def _merge_rows(a: _Row, b: _Row) -> _Row:
+    bbox = (min(a.bbox[0], b.bbox[0]), min(a.bbox[1], b.bbox[1]), max(a.bbox[2], b.bbox[2]), max(a.bbox[3], b.bbox[3]))
+    size = a.size if a.chars >= b.chars else b.size
+    return _Row(f"{a.text} {b.text}", size, bbox, a.chars + b.chars, a.bold + b.bold, a.mono + b.mono,
+                a.math + b.math, a.pieces + b.pieces)
+
+
+# Documents cannot be weakly referenced; key by identity, name and length (a reused id
+# with the same file name and length is the same file again, so the value still holds).
+_BODY_SIZES: dict[tuple[int, str, int], float] = {}
+
+
+def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
+    """The most common font size (by characters) over a sample of pages: the body text.
+
+    Cached per document: metadata extraction and page iteration both need it.
+    """
+    key = (id(doc), doc.name or "", doc.page_count)
+    if key in _BODY_SIZES:
+        return _BODY_SIZES[key]
+    n = doc.page_count
+    picks = sorted({round(i * (n - 1) / max(1, sample_pages - 1)) for i in range(min(n, sample_pages))})
+    sizes: Counter[float] = Counter()
+    for pno in picks:
+        for block in _page_blocks(doc.load_page(pno)):
+            for r in block.rows:
+                sizes[r.size] += r.chars
+    body = sizes.most_common(1)[0][0] if sizes else 10.0
+    if len(_BODY_SIZES) > 64:
+        _BODY_SIZES.clear()
+    _BODY_SIZES[key] = body
+    return body
+
+
+_SECTION_WORDS = re.compile(
+    r"^(abstract|introduction|background|related work|methods?|methodology|results|discussion|"
+    r"conclusions?|summary|acknowledge?ments?|references|bibliography|appendix|contents)\b",
+    re.I,
+)
+_NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
+
+
+def _classify(block: _Block, body: float) -> None:
+    text = block.text
+    words = len(text.split())
+    size = block.size
+    # Headings are words: not formulas (big integral signs and brackets are set large too).
+    short = (len(block.rows) <= 3 and len(text) <= 160 and not text.endswith((",", ";"))
+             and re.search(r"[^\W\d_]{3}", text) is not None
+             and sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
+             and block.share("math") < 0.2 and block.share("mono") < 0.5)
+    if short and size >= body * 1.15:
+        block.kind = "heading"
+        block.level = 1 if size >= body * 1.5 else 2
+        return
+    # Smaller headings are bold: slightly larger than body text, or body-sized and
+    # numbered ("2.1. Data") or a standard section name. A bold lead-in inside a paragraph
+    # is not a block of its own, and bold figure labels are rarely numbered.
+    bold = block.share("bold")
+    numbered = _NUMBERED.match(text) is not None or _SECTION_WORDS.match(text) is not None
+    if short and words <= 14 and (
+        (size >= body * 1.05 and bold >= 0.5) or (size >= body * 0.95 and bold >= 0.6 and numbered)
+    ):
+        block.kind = "heading"
+        block.level = 3
+        return
+    if block.share("mono") >= 0.7:
+        block.kind = "code"
+        return
+    if len(block.rows) >= 2:
+        lengths = sorted(len(r.text) for r in block.rows)
+        median = lengths[len(lengths) // 2]
+        # Equations and tables: math fonts, or many short rows. Keep their line breaks.
+        if block.share("math") >= 0.3 or median < 30:
+            block.kind = "lines"
+
+
+def _is_page_furniture(block: _Block, page_rect: pymupdf.Rect, body: float) -> bool:
+    """Page numbers and running heads in the top/bottom margin (noise for retrieval).
+
+    Only plain-styled single lines: a section heading at the top of a page is larger or bold.
+    """
+    if len(block.rows) != 1 or block.size > body * 1.05 or block.share("bold") >= 0.5:
+        return False
+    band = page_rect.height * 0.12
+    if not (block.bbox[3] <= page_rect.y0 + band or block.bbox[1] >= page_rect.y1 - band):
+        return False
+    text = block.text
+    return bool(re.fullmatch(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", text, re.I)
+                or re.fullmatch(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+", text) and len(text) < 110)
+
+
+def _code_lines(rows: list[_Row]) -> str:
+    """Code rows with their indentation rebuilt from x positions (monospace ≈ 0.55 em wide)."""
+    left = min(r.bbox[0] for r in rows)
+    return "\n".join(" " * round((r.bbox[0] - left) / (0.55 * r.size)) + r.text for r in rows)
+
+
+_BULLETS = tuple("•◦▪▫●○■□‣⁃")
+
+
+def _join_prose(rows: list[_Row]) -> str:
+    """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation").
+
+    List items ("• ...") each keep a line of their own.
+    """
+    out = rows[0].text
+    for r in rows[1:]:
+        nxt = r.text
+        if nxt.startswith(_BULLETS):
+            out = f"{out}\n{nxt}"
+        elif out.endswith(("-", "\u00ad")) and len(out) >= 2 and out[-2].isalpha():
+            if out[-2].islower() and nxt[:1].islower():
+                out = out[:-1] + nxt  # hyphenation: drop the hyphen
+            else:
+                out = out.rstrip("\u00ad") + nxt  # a real compound ("Newton-Raphson")
+        else:
+            out = f"{out} {nxt}"
+    return out.replace("\u00ad", "")
+
+
+def _escape(text: str) -> str:
+    """Escape a "#" that starts a line of ordinary text, so it is not read as a heading."""
+    return re.sub(r"(?m)^#", r"\\#", text)
+
+
+def _render(blocks: list[_Block]) -> str:
+    parts: list[str] = []
+    prev: _Block | None = None
+    code_rows: list[_Row] = []
+    for b in blocks:
+        if b.kind == "heading":
+            text = b.text
+            # A heading wrapped over two blocks (long titles): one heading line.
+            if (prev is not None and prev.kind == "heading" and prev.level == b.level
+                    and abs(prev.size - b.size) < 0.5 and b.bbox[1] - prev.bbox[3] < b.size):
+                parts[-1] = f"{parts[-1]} {text}"
+            else:
+                parts.append("#" * b.level + " " + text)
+        elif b.kind == "code":
+            # Consecutive code blocks in one column are one listing: one fence, and
+            # indentation measured from the listing's left edge.
+            if prev is not None and code_rows and prev.kind == "code" and b.bbox[0] < prev.bbox[2]:
+                code_rows.extend(b.rows)
+                parts[-1] = "```\n" + _code_lines(code_rows) + "\n```"
+            else:
+                code_rows = list(b.rows)
+                parts.append("```\n" + _code_lines(code_rows) + "\n```")
+        elif b.kind == "lines":
+            parts.append(_escape("\n".join(r.text for r in b.rows)))
+        else:
+            parts.append(_escape(_join_prose(b.rows)))
+        prev = b
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def _classified_blocks(page: pymupdf.Page, body_size: float,
+                       name_line: Callable[[str], object] | None = None) -> list[_Block]:
+    """Blocks of a page, furniture dropped, classified. `name_line(text)` is truthy for a line of
+    author names (metadata's reader, passed in so that layout does not depend on metadata)."""
+    blocks = [b for b in _page_blocks(page) if not _is_page_furniture(b, page.rect, body_size)]
+    for b in blocks:
+        _classify(b, body_size)
+    if page.number == 0:
+        # Author names under the title are often set large; they are not section headings.
+        for b in blocks[1:12]:
+            if _SECTION_WORDS.match(b.text):
+                break
+            if b.kind == "heading" and b.level > 1 and name_line and name_line(b.rows[0].pieces[0]):
+                b.kind = "prose"
+    return blocks
+
+
+def page_markdown(page: pymupdf.Page, body_size: float, name_line: Callable[[str], object] | None = None) -> str:
+    """Markdown for one page (see the module docstring for its conventions)."""
+    return _render(_classified_blocks(page, body_size, name_line))
