@@ -471,3 +471,35 @@ def test_preprint_server_version_date_and_middle_dot_author_line(tmp_path):
     assert meta.published == "2020-03-03" and meta.doi == "10.1101/2020.03.01.123456"
     assert meta.authors == ["Ana Costa", "Li Wei", "Marta Diaz"]
     assert meta.title == "Seasonal Widget Wear Measured Across Twelve Field Stations with a Common Protocol and Open Data"
+
+
+def test_short_note_bold_title_beside_the_other_column_and_a_reference_line(tmp_path):
+    """A two-column note (as OCR'd scans read): the title set bold at body size, the right
+    column's lines at the same heights, and a journal reference under the names."""
+    doc = pymupdf.open()
+    page = lines_page(doc, [
+        (40, 60, "Exact Solitary Waves for the General", 9, "hebo"),
+        (310, 61, "where the model parameters are real numbers and the", 9, "helv"),
+        (40, 71, "Fifth-order Shallow Water Models", 9, "hebo"),
+        (310, 72, "field depends on the two independent variables only.", 9, "helv"),
+        (40, 92, "Woo Hong and Young Jung", 9, "helv"),
+        (40, 104, "P.O. Box 513, 5600 MB Eindhoven, The Netherlands", 8, "helv"),
+        (40, 116, "Z. Naturforsch. 54a, 272-273 (1999); received December 15, 1998", 8, "helv"),
+    ])
+    paragraph(page, pymupdf.Rect(40, 130, 280, 400), BODY, size=9)
+    meta = read(save(doc, tmp_path / "note.pdf"))
+    assert meta.title == "Exact Solitary Waves for the General Fifth-order Shallow Water Models"
+    assert meta.authors == ["Woo Hong", "Young Jung"]
+
+
+def test_a_numbered_session_heading_above_the_title_is_not_the_title(tmp_path):
+    doc = pymupdf.open()
+    page = lines_page(doc, [
+        (40, 50, "3. Thin Film Cells and Technologies", 10, "hebo"),
+        (60, 90, "Hydrogen Incorporation in Amorphous Silicon", 10, "hebo"),
+        (60, 120, "Rolf Severens, Frank van de Pas", 10, "helv"),
+    ])
+    paragraph(page, pymupdf.Rect(40, 150, 500, 400), BODY, size=10)
+    meta = read(save(doc, tmp_path / "session.pdf"))
+    assert meta.title == "Hydrogen Incorporation in Amorphous Silicon"
+    assert meta.authors == ["Rolf Severens", "Frank van de Pas"]

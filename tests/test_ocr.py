@@ -230,3 +230,91 @@ def test_ocr_reports_each_page_and_cancel_stops_it_then_a_rerun_finishes(make_de
     report = desk.add([path], task=again)
     assert report.count("added") == 1, [o.message for o in report.outcomes]
     assert pages == ["reading scanned page 1/2 (OCR)", "reading scanned page 2/2 (OCR)"]
+
+
+# --------------------------------------------------------------------------- metadata of a scan
+
+TITLE_LINES = ["Spring Ptarmigan Surveys", "on the Northern Hills"]  # descenders above, none below
+AUTHORS = "Ingrid Solberg and Tomas Lindqvist"
+ABSTRACT = ("We followed willow ptarmigan on two slopes through three winters and compared the date "
+            "each bird turned white with the first lasting snow. Birds on the northern slope moulted "
+            "earlier, and late snow left white birds exposed on brown ground for weeks.")
+
+
+def _title_page_scan(path):
+    """An image-only title page: a two-line title set large, an author line, a labelled abstract."""
+    rect = pymupdf.Rect(0, 0, 420, 420)
+    page = pymupdf.open().new_page(width=rect.width, height=rect.height)
+    for i, line in enumerate(TITLE_LINES):
+        page.insert_text((40, 60 + 26 * i), line, fontsize=20, fontname="tiro")
+    page.insert_text((40, 122), AUTHORS, fontsize=11, fontname="tiro")
+    page.insert_text((40, 146), "University of Tromsø, Department of Arctic Biology", fontsize=9, fontname="tiro")
+    page.insert_text((40, 180), "Abstract", fontsize=10, fontname="tibo")
+    page.insert_textbox(pymupdf.Rect(40, 186, 380, 320), ABSTRACT, fontsize=10, fontname="tiro")
+    pix = page.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=rect.width, height=rect.height).insert_image(rect, pixmap=pix)
+    scan.save(path)
+    return path
+
+
+def test_metadata_of_an_ocr_scan_reads_the_whole_title_and_the_authors(tmp_path):
+    doc = pymupdf.open(_title_page_scan(tmp_path / "title-scan.pdf"))
+    assert not doc[0].get_text().strip()  # a scan: nothing to read before OCR
+    page_ocr = ocr.PageOcr(doc)
+    page_ocr.ensure(0)
+    assert 1 in page_ocr.done
+    meta = px.extract_meta(doc, "title-scan.pdf")
+    assert meta.title == " ".join(TITLE_LINES)
+    assert meta.authors == ["Ingrid Solberg", "Tomas Lindqvist"]
+    assert meta.abstract.startswith("We followed willow ptarmigan")
+    # The title's lines were given one size, larger than the body's.
+    sizes = {s["text"].strip(): s["size"] for b in doc[0].get_text("dict")["blocks"]
+             for ln in b.get("lines", ()) for s in ln["spans"]}
+    assert sizes[TITLE_LINES[0]] == sizes[TITLE_LINES[1]] > 1.5 * sizes[AUTHORS]
+
+
+def test_text_layer_lands_on_its_boxes_on_a_page_cropped_off_centre():
+    """A scan whose CropBox does not start at the MediaBox's corner: PyMuPDF's TextWriter would
+    put the words elsewhere (off the page), so the layer is shifted to land on the OCR boxes."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=844)
+    page.set_cropbox(pymupdf.Rect(108, 189, 433, 763))
+    lines = [ocr.OcrLine("Hydrogen incorporation in thin films", (60.0, 80.0, 260.0, 96.0)),
+             ocr.OcrLine("R. Severens and F. van de Pas", (60.0, 120.0, 220.0, 132.0))]
+    ocr.add_text_layer(page, ocr.OcrPage(1, lines))
+    read = [ln for b in page.get_text("dict")["blocks"] for ln in b["lines"]]
+    assert ["".join(s["text"] for s in ln["spans"]) for ln in read] == [lines[0].text, lines[1].text]
+    for line, (x0, y0, x1, y1) in zip(lines, (ln["bbox"] for ln in read)):
+        assert abs(x0 - line.bbox[0]) < 2 and abs(y1 - line.bbox[3]) < 4
+
+
+def test_lines_of_one_large_title_get_one_size_whatever_their_letters():
+    """Box heights follow the letters (descenders, capitals): a title's lines must not read as
+    different styles, and ordinary lines share the body size."""
+    shown = [pymupdf.Rect(40, 40, 380, 66), pymupdf.Rect(40, 64, 380, 86), pymupdf.Rect(150, 86, 260, 106)]
+    shown += [pymupdf.Rect(40, 130 + 14 * i, 380, 142 + 14 * i) for i in range(8)]
+    heights = [r.height for r in shown]
+    sizes = ocr._line_sizes(shown, heights, em=1.0)
+    assert sizes[0] == sizes[1] == sizes[2] == 22.0
+    assert set(sizes[3:]) == {12.0}
+
+
+def test_a_bold_title_set_at_body_size_is_read_as_the_title(tmp_path):
+    """Short notes set the title bold at the body's size: the strokes' weight in the scan is
+    written into the text layer (a bold font), so the title is still told from the prose."""
+    rect = pymupdf.Rect(0, 0, 420, 300)
+    page = pymupdf.open().new_page(width=rect.width, height=rect.height)
+    page.insert_text((30, 40), "Moult Timing of Willow Ptarmigan", fontsize=11, fontname="hebo")
+    page.insert_text((30, 58), AUTHORS, fontsize=11, fontname="helv")
+    page.insert_textbox(pymupdf.Rect(30, 76, 390, 280), ABSTRACT + " " + ABSTRACT, fontsize=11, fontname="helv")
+    pix = page.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=rect.width, height=rect.height).insert_image(rect, pixmap=pix)
+    page_ocr = ocr.PageOcr(scan)
+    page_ocr.ensure(0)
+    lines = page_ocr.done[1].lines
+    assert lines[0].bold and not any(ln.bold for ln in lines[1:])
+    meta = px.extract_meta(scan, "note.pdf")
+    assert meta.title == "Moult Timing of Willow Ptarmigan"
+    assert meta.authors == ["Ingrid Solberg", "Tomas Lindqvist"]

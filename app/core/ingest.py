@@ -8,95 +8,41 @@ even for a 1,000-page PDF (nothing holds a whole paper's text).
 Crash safety: a paper's row is written with status "importing" before its
 chunks, and set to "indexed" only after every part is written. Running the
 same import again skips complete papers (same content hash) and redoes the
-incomplete ones from the start.
+incomplete ones from the start. A paper's writes are paper_write.PaperWrite;
+the files and reports of an import, import_files.
+
+Long module: the importer is one pipeline whose two halves (the producer thread:
+hash, OCR, extraction, chunking; the consumer: leases, rows, embedding, commits)
+share its event types, its per-file clock and each other's state through `self`;
+cut apart, each half would reach into the other's privates.
 """
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
-
-import numpy as np
+from typing import Any, Iterable, Mapping
 
 from . import corrections, ocr, pdf_extract
 from .events import PaperImported, Progress, Step, Task
 from .chunking import chunk_pages, token_counter
 from .errors import Cancelled, ImportFailure, ResearchDeskError
-from .atomic_files import open_temp_text, replace_file
 from .leases import PaperClaims
-from .library import CONTENT_CHUNKS, Library, atomic_copy
+from .library import Library
 from .models.base import EmbeddingModel
 from .paper_id import make_paper_id
 from .records import Chunk, PageText, Paper, PaperMeta, PaperStatus
-from .summary_index import index_summary_side
+from .import_files import ImportOutcome, ImportReport, collect_pdfs, file_hash  # noqa: F401 - re-exported
+from .paper_write import PaperWrite
 
-WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compact
 # The producer's own time on one file (extraction, OCR; not its waits for the embedder).
 # Past it the file fails with its reason instead of holding the import: a malformed file
 # (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
 FILE_READ_LIMIT_S = 900.0
-
-
-@dataclass
-class ImportOutcome:
-    path: str
-    status: str  # added | duplicate | failed | cancelled
-    paper_id: str = ""
-    message: str = ""
-
-
-@dataclass
-class ImportReport:
-    outcomes: list[ImportOutcome] = field(default_factory=list)
-    pages: int = 0
-    chunks: int = 0
-    seconds: float = 0.0
-
-    def count(self, status: str) -> int:
-        return sum(1 for o in self.outcomes if o.status == status)
-
-    @property
-    def ok(self) -> bool:
-        return self.count("failed") == 0
-
-
-def collect_pdfs(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportOutcome]]:
-    """Expand files and folders (recursively) into PDF paths, in a stable order.
-
-    Returns the PDFs and outcomes for arguments that are not usable at all.
-    """
-    found: list[Path] = []
-    problems: list[ImportOutcome] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf"))
-        elif path.is_file():
-            found.append(path)
-        else:
-            problems.append(ImportOutcome(str(path), "failed", message=f"{path}: no such file or folder"))
-    unique: list[Path] = []
-    seen: set[Path] = set()
-    for p in found:
-        key = p.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(p)
-    return unique, problems
-
-
-def file_hash(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # -- producer events ------------------------------------------------------------
@@ -329,7 +275,7 @@ class Importer:
 
     # -- consumer (calling thread): ids, files, embedding, LanceDB ------------------
     def _consume(self, files, known, q, report: ImportReport, total_pages: int, started: float) -> None:
-        state: _PaperWrite | None = None
+        state: PaperWrite | None = None
         pages_done = 0
         file_no = 0
         while True:
@@ -406,7 +352,7 @@ class Importer:
                     state = None
                 self._claims.release(item.path)
 
-    def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "_PaperWrite | ImportOutcome":
+    def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "PaperWrite | ImportOutcome":
         # `known` is from the start of the run: look again, another writer may have added it since.
         fresh = self.library.find_by_hash(item.content_hash)
         if fresh is not None and fresh.complete:
@@ -420,7 +366,7 @@ class Importer:
         with self.library.leases.lock(PaperClaims.ID_LOCK, item.path.name):
             return self._paper_write(item, known)
 
-    def _paper_write(self, item: _Start, known: dict[str, Paper]) -> "_PaperWrite":
+    def _paper_write(self, item: _Start, known: dict[str, Paper]) -> "PaperWrite":
         previous = known.get(item.content_hash)
         entry = self.entries.get(item.path)
         if entry is not None:  # the reference manager's metadata beats the page's (importers/)
@@ -461,7 +407,7 @@ class Importer:
             summarized=bool(previous and previous.summarized),
         )
         known[item.content_hash] = paper
-        return _PaperWrite(self.library, paper, item.path, self.embedding_identity,
+        return PaperWrite(self.library, paper, item.path, self.embedding_identity,
                            held=lambda: self._claims.holds(item.content_hash))
 
     def _check_embedding_model(self) -> None:
@@ -513,98 +459,6 @@ def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: s
                 "Re-save the file (print to PDF) or split it, and import it again.")
         put(_Page(page))
         yield page
-
-
-class _PaperWrite:
-    """The writes for one paper: PDF copy, text file, chunks, then status."""
-
-    def __init__(self, library: Library, paper: Paper, path: Path, identity: str,
-                 held: Callable[[], bool] = lambda: True) -> None:
-        self.library = library
-        self.paper = paper
-        self.path = path
-        # Whether this writer still holds the paper's lease: checked before each commit, so a
-        # writer that stalled past it (and was taken over) writes nothing more.
-        self._held = held
-        self.lost = False
-        self.n_chunks = 0
-        self._pending: list[Chunk] = []
-        self._pending_vectors: list[np.ndarray] = []
-        self._first_write = True
-        library.set_meta(embedding=identity)
-        atomic_copy(path, library.pdf_path(paper.id))
-        library.upsert_paper(paper)
-        # Stream the text file to a temp name; it replaces text/<id>.md at the end.
-        text_path = library.text_path(paper.id)
-        self._text, self._text_tmp = open_temp_text(text_path)  # named by its writer: see atomic_files
-        self._text.write(f"# {paper.title}\n\n")
-
-    def add_page(self, page: PageText) -> None:
-        self._text.write(f"<!-- page {page.page} label {page.label} -->\n\n{page.markdown}\n\n")
-
-    def add_chunks(self, chunks: list[Chunk], embedder: EmbeddingModel) -> None:
-        for c in chunks:
-            c.paper_id = self.paper.id
-            c.chunk_index = self.n_chunks
-            c.source_type = "content"
-            self.n_chunks += 1
-        vectors = embedder.embed([c.text for c in chunks])
-        self._pending.extend(chunks)
-        self._pending_vectors.append(vectors)
-        if len(self._pending) >= WRITE_BATCH:
-            self._flush()
-
-    def _still_held(self) -> bool:
-        self.lost = self.lost or not self._held()
-        return not self.lost
-
-    def _flush(self) -> None:
-        if (not self._pending and not self._first_write) or not self._still_held():
-            return
-        vectors = np.vstack(self._pending_vectors) if self._pending_vectors else np.zeros((0, 0), np.float32)
-        if self._first_write:
-            # Resuming a paper: rows from an interrupted earlier attempt go first.
-            self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
-            self._first_write = False
-        if self._pending:
-            self.library.append_chunks(CONTENT_CHUNKS, self._pending, vectors)
-        self._pending, self._pending_vectors = [], []
-
-    def finish(self, embedder: EmbeddingModel, sections: list[str]) -> None:
-        self._flush()
-        self._require_lease()
-        self._text.close()
-        replace_file(self._text_tmp, self.library.text_path(self.paper.id))  # to the bucket too, if remote
-        if self.n_chunks == 0:
-            raise ImportFailure("no text could be extracted", "The PDF may be scanned; OCR it first.")
-        index_summary_side(self.library, embedder, self.paper, sections=sections)
-        self.paper.status = PaperStatus.INDEXED.value
-        self.paper.status_reason = ""
-        self._require_lease()
-        self.library.upsert_paper(self.paper)
-
-    def _require_lease(self) -> None:
-        if not self._still_held():
-            raise ImportFailure("another writer took this paper over after this one stalled past its lease",
-                                "Nothing is lost: that writer finishes it.")
-
-    def fail(self, reason: str) -> None:
-        self._close_text()
-        if not self._still_held():
-            return  # the paper is another writer's now: its row is not ours to mark
-        self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
-        self.paper.status = PaperStatus.FAILED.value
-        self.paper.status_reason = reason
-        self.library.upsert_paper(self.paper)
-
-    def abort(self) -> None:
-        """Stop mid-paper: leave the row as "importing" so the next run redoes it."""
-        self._close_text()
-
-    def _close_text(self) -> None:
-        if not self._text.closed:
-            self._text.close()
-        self._text_tmp.unlink(missing_ok=True)
 
 
 def _quick_page_count(path: Path) -> int:

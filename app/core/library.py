@@ -1,16 +1,7 @@
 """The library: human-readable files beside an embedded LanceDB index.
 
-Layout (DESIGN.md, "The library"):
-
-    pdfs/<id>.pdf        the imported PDF, copied, never modified
-    text/<id>.md         extracted markdown, page by page, with page markers
-    summaries/<id>.md    LLM summary
-    notes/<id>.md        the user's notes
-    results/*.md         saved research answers
-    index/               LanceDB tables papers, summary_chunks, content_chunks
-    library.json         which embedding model built the index (stale detection)
-    state.json           the last research result (for improve/save/export)
-    leases/              which writer is importing which paper (leases.py)
+The folder's layout is in docs/library.md (pdfs/, text/, summaries/, notes/, results/,
+index/ with the LanceDB tables, library.json, state.json, leases/).
 
 Every file is written to a temporary name and renamed into place, and a
 paper's row says "importing" until all its parts are written, so a crash at
@@ -20,6 +11,7 @@ Several processes may write one library at once (docs/library.md, "Several write
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import threading
@@ -90,10 +82,16 @@ class Library(LibraryLayout):
                 "Choose another library folder with --library or in Settings, or fix its permissions.",
             ) from exc
         except OSError as exc:
-            raise LibraryError(
-                f"The library folder {self.root} cannot be used: {exc.strerror or exc}.",
-                "Check that the disk is mounted and has free space, or choose another folder.",
-            ) from exc
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not self.root.is_dir():
+                raise LibraryError(
+                    f"The library folder {self.root} cannot be used: {exc.strerror or exc}.",
+                    "Check that the disk is mounted and has free space, or choose another folder.",
+                ) from exc
+            # A full disk still reads: list, search, validate and export work, and each write
+            # fails with its own message (bench/faults.py, "disk"). Refusing to open hid the papers.
+            (self.root / ".write-test").unlink(missing_ok=True)
+            log.warning("%s: the disk is full (%s); reading works, writing will fail until space is freed",
+                        self.root, exc.strerror)
         if self.mirror is not None:  # the bucket answers (and takes writes); cached small files refreshed
             self.mirror.open(create)
         self._clean_temp_files()

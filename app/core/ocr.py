@@ -59,6 +59,10 @@ class OcrLine:
     bbox: tuple[float, float, float, float]
     words: list[OcrWord] = field(default_factory=list)
     score: float = 1.0
+    # The printed line's height across its baseline (points; 0 = unknown): a skewed scan's
+    # axis-aligned box is taller than its type, so sizes are read from this.
+    height: float = 0.0
+    bold: bool = False  # strokes clearly heavier than the page's usual for their size
 
 
 @dataclass
@@ -183,9 +187,11 @@ def recognise_page(page: pymupdf.Page, dpi: int = DEFAULT_DPI) -> OcrPage:
     pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
     img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     result = _engine()(np.ascontiguousarray(img[:, :, ::-1]), return_word_box=True)  # engine wants BGR
+    ink = img.min(axis=2) < 128
     # Pixels of the page as displayed → points of the unrotated page.
     to_page = pymupdf.Matrix(1 / zoom, 1 / zoom) * page.derotation_matrix
     lines: list[OcrLine] = []
+    strokes: list[float] = []
     txts = result.txts or ()
     words_per_line = result.word_results if len(result.word_results or ()) == len(txts) else [None] * len(txts)
     for box, text, score, words in zip(result.boxes if result.boxes is not None else [], txts, result.scores or (), words_per_line):
@@ -193,8 +199,44 @@ def recognise_page(page: pymupdf.Page, dpi: int = DEFAULT_DPI) -> OcrPage:
         if not text:
             continue
         bbox = _to_rect(box, to_page)
-        lines.append(OcrLine(text, bbox, _line_words(text, bbox, words, to_page), float(score)))
+        height = round(_quad_height(box) / zoom, 2)
+        line = OcrLine(text, bbox, _line_words(text, bbox, words, to_page), float(score), height)
+        strokes.append(_stroke_ratio(ink, box))
+        lines.append(line)
+    _mark_bold(lines, strokes)
     return OcrPage(page.number + 1, _reading_order(lines, page), dpi)
+
+
+def _quad_height(quad: Any) -> float:
+    """Height of a detected line's quadrilateral (top-left, top-right, bottom-right, bottom-left)
+    measured along its sides, so that a slant does not add to it."""
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = [(float(p[0]), float(p[1])) for p in quad[:4]]
+    return (((dx - ax) ** 2 + (dy - ay) ** 2) ** 0.5 + ((cx - bx) ** 2 + (cy - by) ** 2) ** 0.5) / 2
+
+
+def _stroke_ratio(ink: Any, quad: Any) -> float:
+    """Mean horizontal run of ink in the line's box over the line's height: about the stroke
+    width per unit of type size, which bold type has clearly larger (0 when nothing is there)."""
+    xs = [int(round(float(p[0]))) for p in quad]
+    ys = [int(round(float(p[1]))) for p in quad]
+    box = ink[max(0, min(ys)):max(ys), max(0, min(xs)):max(xs)]
+    height = _quad_height(quad)
+    if box.size == 0 or height <= 0:
+        return 0.0
+    starts = int((box[:, 1:] & ~box[:, :-1]).sum() + box[:, 0].sum())
+    return float(box.sum()) / starts / height if starts else 0.0
+
+
+_BOLD_RATIO = 1.35  # stroke ratio over the page's median that reads as bold (regular type varies ~±15 %)
+
+
+def _mark_bold(lines: list[OcrLine], strokes: list[float]) -> None:
+    known = [r for r in strokes if r > 0]
+    if len(known) < 3:
+        return  # too few lines to know the page's usual stroke
+    usual = statistics.median(known)
+    for line, ratio in zip(lines, strokes):
+        line.bold = ratio >= _BOLD_RATIO * usual
 
 
 def _to_rect(quad: Any, matrix: pymupdf.Matrix) -> tuple[float, float, float, float]:
@@ -252,20 +294,62 @@ def _reading_order(lines: list[OcrLine], page: pymupdf.Page) -> list[OcrLine]:
 # --------------------------------------------------------------------------- text layer
 
 
-@lru_cache(maxsize=1)
-def _layer_font() -> pymupdf.Font:
+@lru_cache(maxsize=2)
+def _layer_font(bold: bool = False) -> pymupdf.Font:
     # Times is close to the widths of typical journal type, so a line inserted at the OCR
     # line's size runs about as long as the printed one. Glyph coverage does not matter:
-    # the text is invisible and PyMuPDF maps every character back through ToUnicode.
-    return pymupdf.Font("tiro")
+    # the text is invisible and PyMuPDF maps every character back through ToUnicode. Bold
+    # lines are written in Times-Bold so that layout analysis sees the weight the scan shows.
+    return pymupdf.Font("tibo" if bold else "tiro")
+
+
+def _line_sizes(shown: list[pymupdf.Rect], heights: list[float], em: float,
+                widths: list[float] | None = None) -> list[float]:
+    """A font size per line: one body size for ordinary lines, and for lines set clearly larger
+    (a title) one size per run of such lines stacked closely together.
+
+    A single line's box height depends on its letters (descenders, capitals), so a title's
+    lines would get different sizes and read as different styles; the run's median does not.
+    """
+    median = statistics.median(heights)
+    body = median / em
+    if widths:
+        # `widths`: each line's length at size 1. Where the boxes are taller than the type
+        # (a skewed scan), the height overstates the size and lines would run past their
+        # boxes (and off the page); the size at which ordinary lines fill their boxes does not.
+        fits = [r.width / w for r, w, h in zip(shown, widths, heights) if w > 0 and h <= 1.25 * median]
+        if fits:
+            body = min(body, statistics.median(fits))
+    body = round(2 * body) / 2  # half points: steady across pages
+    sizes = [body] * len(shown)
+    runs: list[list[int]] = []
+    for i in sorted(range(len(shown)), key=lambda k: (shown[k].y0, shown[k].x0)):
+        if heights[i] <= 1.25 * median:
+            continue
+        for run in runs:
+            j = run[-1]
+            near = shown[i].y0 - shown[j].y1 < 0.6 * max(heights[i], heights[j])
+            similar = min(heights[i], heights[j]) >= 0.7 * max(heights[i], heights[j])
+            overlap = min(shown[i].x1, shown[j].x1) > max(shown[i].x0, shown[j].x0)
+            if near and similar and overlap:
+                run.append(i)
+                break
+        else:
+            runs.append([i])
+    for run in runs:
+        size = round(2 * statistics.median(heights[k] for k in run) / em) / 2
+        for k in run:
+            sizes[k] = max(size, body)
+    return sizes
 
 
 def add_text_layer(page: pymupdf.Page, ocr_page: OcrPage) -> None:
     """Write the OCR'd lines into `page` as invisible text (in memory; never saved),
     in place of whatever text layer the page had.
 
-    Body lines get one font size (the page's median line height) so that layout analysis
-    sees a body size and picks out larger lines as headings, as on a born-digital page.
+    Ordinary lines get one font size (the page's median line height) so that layout analysis
+    sees a body size; larger lines keep their printed size (`_line_sizes`) and bold lines are
+    written bold, as on a born-digital page.
     """
     if page.get_text().strip():
         # A text layer that decodes to symbols would sit beside the OCR text: take it out of
@@ -274,34 +358,71 @@ def add_text_layer(page: pymupdf.Page, ocr_page: OcrPage) -> None:
         page.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE)
     if not ocr_page.lines:
         return
-    font = _layer_font()
-    descent = font.descender
-    em = max(0.5, font.ascender - descent)
+    regular = _layer_font()
+    descent = regular.descender
+    em = max(0.5, regular.ascender - descent)
     # The writer works in the page as displayed; the stored boxes are of the unrotated page.
     shown = [_displayed(page, ln.bbox) for ln in ocr_page.lines]
-    heights = [r.height for r in shown]
-    median = statistics.median(heights)
-    body = round(2 * median / em) / 2  # half points: steady across pages
-    placed: list[tuple[str, pymupdf.Point, float]] = []
-    for ln, rect in zip(ocr_page.lines, shown):
-        size = rect.height / em if rect.height > 1.25 * median else body
+    heights = [ln.height if ln.height > 0 else rect.height for ln, rect in zip(ocr_page.lines, shown)]
+    placed: list[tuple[str, pymupdf.Point, float, pymupdf.Font]] = []
+    widths = [_layer_font(ln.bold).text_length(ln.text, fontsize=1) for ln in ocr_page.lines]
+    for ln, rect, size in zip(ocr_page.lines, shown, _line_sizes(shown, heights, em, widths)):
+        font = _layer_font(ln.bold)
         natural = font.text_length(ln.text, fontsize=size)
-        if natural > rect.width * 1.15 and natural > 0:
-            size = max(size * 0.7, size * rect.width / natural)  # keep a line inside its column
-        placed.append((ln.text, pymupdf.Point(rect.x0, rect.y1 + descent * size), size))
+        if natural > rect.width * 1.05 and natural > 0:
+            size = max(size * 0.7, size * rect.width / natural)  # keep a line inside its box
+        placed.append((ln.text, pymupdf.Point(rect.x0, rect.y1 + descent * size), size, font))
     if page.rotation:
-        _write_rotated(page, placed, font)
+        _write_rotated(page, placed)
         return
+    shift = _writer_shift(page)
     writer = pymupdf.TextWriter(page.rect)
-    for text, start, size in placed:
+    for text, start, size, font in placed:
         try:
-            writer.append(start, text, font=font, fontsize=size)
+            writer.append(start + shift, text, font=font, fontsize=size)
         except Exception:  # noqa: BLE001 - one odd line must not lose the page
             log.warning("page %d: OCR line could not be written to the text layer: %r", ocr_page.page, text[:60])
     writer.write_text(page, render_mode=3)
 
 
-def _write_rotated(page: pymupdf.Page, placed: list[tuple[str, pymupdf.Point, float]], font: pymupdf.Font) -> None:
+def _writer_shift(page: pymupdf.Page) -> pymupdf.Point:
+    """What to add to a point so that TextWriter puts text there on this page.
+
+    On a page whose CropBox does not sit at the MediaBox's corner, PyMuPDF's TextWriter places
+    text offset from where it is asked to (a scan cropped to its paper lost its title above the
+    page top). The offset is measured once per geometry on a blank page of the same boxes.
+    """
+    if page.cropbox == page.mediabox:
+        return pymupdf.Point(0, 0)
+    return _measured_shift(tuple(page.mediabox), tuple(page.cropbox))
+
+
+@lru_cache(maxsize=16)
+def _measured_shift(mediabox: tuple, cropbox: tuple) -> pymupdf.Point:
+    scratch = pymupdf.open()
+    try:
+        sp = scratch.new_page(width=mediabox[2] - mediabox[0], height=mediabox[3] - mediabox[1])
+        sp.set_mediabox(pymupdf.Rect(mediabox))
+        sp.set_cropbox(pymupdf.Rect(cropbox))
+        # Probes down the page: whichever lands on the page tells the offset.
+        probes = [pymupdf.Point(sp.rect.width / 2, sp.rect.height * f / 8) for f in range(1, 8)]
+        writer = pymupdf.TextWriter(sp.rect)
+        for n, at in enumerate(probes):
+            writer.append(at, f"probe{n}", font=_layer_font(), fontsize=4)
+        writer.write_text(sp)
+        for block in sp.get_text("dict")["blocks"]:
+            for ln in block.get("lines", ()):
+                for span in ln["spans"]:
+                    text = span["text"].strip()
+                    if text.startswith("probe") and text[5:].isdigit() and int(text[5:]) < len(probes):
+                        return probes[int(text[5:])] - pymupdf.Point(span["origin"])
+        log.warning("text layer offset on a cropped page could not be measured; written unshifted")
+        return pymupdf.Point(0, 0)
+    finally:
+        scratch.close()
+
+
+def _write_rotated(page: pymupdf.Page, placed: list[tuple[str, pymupdf.Point, float, pymupdf.Font]]) -> None:
     """Lines upright on a page shown rotated (/Rotate): TextWriter writes in unrotated space,
     so each line is written there from its start point, turned to run the way it reads."""
     rotation = page.rotation
@@ -309,7 +430,7 @@ def _write_rotated(page: pymupdf.Page, placed: list[tuple[str, pymupdf.Point, fl
     turn = ~pymupdf.Matrix(derotate.a, derotate.b, derotate.c, derotate.d, 0, 0)
     page.set_rotation(0)  # in memory only; restored below
     try:
-        for text, start, size in placed:
+        for text, start, size, font in placed:
             origin = start * derotate
             writer = pymupdf.TextWriter(page.rect)
             writer.append(origin, text, font=font, fontsize=size)
@@ -364,7 +485,8 @@ def load_layer(path: Path) -> dict[int, OcrPage]:
     pages: dict[int, OcrPage] = {}
     for p in data.get("pages", []):
         lines = [
-            OcrLine(ln["text"], tuple(ln["bbox"]), [OcrWord(w["text"], tuple(w["bbox"])) for w in ln["words"]], ln.get("score", 1.0))
+            OcrLine(ln["text"], tuple(ln["bbox"]), [OcrWord(w["text"], tuple(w["bbox"])) for w in ln["words"]],
+                    ln.get("score", 1.0), ln.get("height", 0.0), ln.get("bold", False))
             for ln in p["lines"]
         ]
         pages[int(p["page"])] = OcrPage(int(p["page"]), lines, int(p.get("dpi", DEFAULT_DPI)))

@@ -114,8 +114,8 @@ def body_started(lines: list[Line]) -> bool:
 
 def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
     """Lines grouped into paragraphs: PyMuPDF's blocks, joined where a paragraph was split into
-    one block per line (double-spaced manuscripts, some templates): same page and style, the
-    same left edge and an even line pitch."""
+    one block per line (double-spaced manuscripts, some templates) or split after a few lines
+    (OCR text layers): same page and style, the same left edge and an even line pitch."""
     out: list[list[Line]] = []
     for ln in lines:
         if out:
@@ -126,7 +126,9 @@ def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
                 continue
             steps = [b.y0 - a.y0 for a, b in zip(g, g[1:]) if b.y0 - a.y0 > 2]
             dy = ln.y0 - last.y0
-            if (same_page and abs(ln.size - last.size) <= 0.6 and ln.bold == last.bold and abs(ln.x0 - g[0].x0) <= 2
+            # The left edge is the second line's where the first is indented.
+            left = g[1].x0 if len(g) > 1 else g[0].x0
+            if (same_page and abs(ln.size - last.size) <= 0.6 and ln.bold == last.bold and abs(ln.x0 - left) <= 2
                     and 0.9 * ln.size < dy <= 2.6 * ln.size and (not steps or abs(dy - steps[-1]) <= 1.5)):
                 g.append(ln)
                 continue

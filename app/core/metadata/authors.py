@@ -34,6 +34,7 @@ _PLACE_START = re.compile(r"^(north|south|east|west|new|los|las|san|santa|united
 _FUNCTION_WORD = re.compile(r"^(the|this|these|those|we|our|in|on|for|with|from|by|at|is|are|of)$", re.I)  # not "An", "To": names
 _MARKERS = re.compile(r"[*∗†‡§¶#☯✉⁎•·⋆★☆♯♮⊥‖∥\d]+")  # "·" also separates names (Springer)
 _COLLAB = re.compile(r"^(the\s+)?[\w&,\- ]{2,80}\bcollaborations?$", re.I)
+_REFERENCE = re.compile(r"\b\d+\s*[–-]\s*\d+\b.{0,12}\(?\b(?:1[89]|20)\d\d\b")
 _WORD = re.compile(r"^(?:[A-ZÀ-ÞĀ-ſ][\w'’\-]*\.?|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,3}|O['’][A-Z]\w+|Mc\w+|Mac\w+|d['’][A-Z]\w+)$")
 
 
@@ -80,7 +81,7 @@ def names_in(text: str) -> list[str] | None:
     for p in _parts(text):
         if looks_like_name(p):
             names.append(p if not p.endswith(".") or re.search(r"\b[A-Z]\.$", p) else p.rstrip("."))
-        elif re.fullmatch(r"(?:[A-Z]\.\s*)+(?:[A-Z][a-z]+)?", p) and not names:
+        elif re.fullmatch(r"(?:[A-Z]\.\s*)+(?:[A-Z][a-z]+)?", p) and not names and not _NOT_NAME.search(p):  # not "P.O. Box"
             continue
         else:
             break
@@ -122,7 +123,9 @@ def from_layout(lines: list[Line]) -> list[str]:
         m = re.search(r"(?:,|\band)\s*((?:[A-Z]\.\s*){1,3})$", text)
         if m:  # "…, J." wraps to "C. Yun, …" on the next line
             carry, text = m.group(1), text[: m.start()]
-        names = names_in(text) or []
+        # A reference line ("Z. Naturforsch. 54a, 272-273 (1999)"): an abbreviated journal
+        # name looks like a name, the page range and year say what it is.
+        names = [] if _REFERENCE.search(text) else names_in(text) or []
         if found and not names and len(text) > 80 and not _NOT_NAME.search(text):
             break  # prose after the author block: the names are over
         for name in names:

@@ -85,7 +85,12 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
         if labelled2:
             text, labelled = text2, True
         else:
-            names_bottom = max((ln.y1 for ln in region if author_reader.names_in(ln.main)), default=title_bottom)
+            # The author block's bottom: lines naming the authors read, not a chance "name" in
+            # the prose further down ("0.04. If SiH3D ..." reads as one).
+            found = {key(n) for n in meta.authors}
+            names_bottom = max((ln.y1 for ln in region
+                                if any(key(n) in found for n in author_reader.names_in(ln.main) or ())),
+                               default=title_bottom)
             text, _, labelled = abstract_reader.find([ln for ln in front.lines if ln.y0 >= names_bottom], front.body, names_bottom)
             if not text and next_lines:  # a title page: the abstract opens the next page
                 text, _, labelled = abstract_reader.find(next_lines, front.body, 0.0)

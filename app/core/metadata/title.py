@@ -52,11 +52,24 @@ def _seed(ln: Line) -> bool:
     return text != text.lower() and (len(text.split()) >= 2 or letters(text) >= 12)
 
 
+_NUMBER_LABEL = re.compile(r"^(?:\d+(?:\.\d+)*|[IVX]+)\.?$")
+_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*|[IVX]+)\.\s+\S")
+
+
+def _numbered_heading(ln: Line, lines: list[Line]) -> bool:
+    """A numbered heading ("3. Thin Film Cells"): the number opens the line, or sits just left
+    of it on the same row (OCR reads a number set apart as a line of its own)."""
+    if _NUMBERED.match(ln.main):
+        return True
+    return any(_NUMBER_LABEL.match(o.main) and o.bbox[2] <= ln.x0 + 1 and ln.x0 - o.bbox[2] < 4 * ln.size
+               and abs((o.y0 + o.y1) / 2 - (ln.y0 + ln.y1) / 2) < 0.6 * ln.size for o in lines if o is not ln)
+
+
 def from_layout(front: Front) -> TitleFound:
     cands = [ln for ln in front.lines if _candidate(ln, front)]
     if not cands:
         return TitleFound()
-    seeds = [ln for ln in cands if _seed(ln)]
+    seeds = [ln for ln in cands if _seed(ln) and not _numbered_heading(ln, front.lines)]
     if not seeds:
         return TitleFound()
     biggest = max(ln.size for ln in seeds)
@@ -68,6 +81,9 @@ def from_layout(front: Front) -> TitleFound:
     picked = [seed]
     for ln in ordered[i + 1:]:
         prev = picked[-1]
+        same_row = abs(ln.y1 - prev.y1) < 0.4 * seed.size and 0 <= ln.x0 - prev.bbox[2] < 2 * seed.size
+        if min(ln.bbox[2], seed.bbox[2]) <= max(ln.x0, seed.x0) and not same_row:
+            continue  # beside the title, not under it nor next in its row: the other column
         if abs(ln.size - seed.size) > 0.6 or ln.bold != seed.bold or ln.y0 - prev.y1 > 1.2 * seed.size or len(picked) >= 6:
             break
         picked.append(ln)
