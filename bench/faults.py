@@ -189,15 +189,23 @@ def part_kill(work: Path, env: dict, moments: int, rng: random.Random, ops: list
         totals: Counter = Counter()
         for i, moment in enumerate(when):
             lib = work / f"{op}-{i:02d}"
-            if bases[op] is not None:
-                shutil.copytree(bases[op], lib)
-            proc = subprocess.Popen(command(op, lib, pdfs, shortest), cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            try:
-                proc.wait(timeout=moment)
-                totals["ended before kill"] += 1
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
+            for attempt in range(4):  # the machine's load moves: a run that ended first is tried again, killed earlier
+                shutil.rmtree(lib, ignore_errors=True)
+                if bases[op] is not None:
+                    shutil.copytree(bases[op], lib)
+                proc = subprocess.Popen(command(op, lib, pdfs, shortest), cwd=REPO, env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    proc.wait(timeout=moment)
+                except subprocess.TimeoutExpired:
+                    proc.send_signal(signal.SIGKILL)
+                    proc.wait()
+                    break
+                if attempt == 3:
+                    totals["ended before kill"] += 1
+                else:
+                    moment = round(moment * 0.75, 2)
+                    print(f"   {op}: ended before {moment / 0.75:.2f} s; again, killed at {moment} s", flush=True)
             resumed = run(command(op, lib, pdfs, shortest), env)
             totals["resume exit≠0"] += resumed.returncode != 0
             if resumed.returncode != 0:
@@ -286,7 +294,10 @@ def part_disk(work: Path, env: dict, levels_kb: list[int]) -> None:
             free = shutil.disk_usage(mnt).free
             out = run(cli + ["add", str(pdfs)], env)
             lines = [ln for ln in (out.stderr + out.stdout).splitlines() if ln.strip()]
-            message = next((ln for ln in lines if "space" in ln.lower() or "could not" in ln.lower()), lines[-1] if lines else "")
+            # The line that names the file and the cause (a paper's outcome), else the summary line.
+            message = next((ln for ln in lines if "no space" in ln.lower() and ".pdf" in ln.lower()),
+                           next((ln for ln in lines if "no space" in ln.lower()), lines[-1] if lines else ""))
+            print(f"   {leave_kb} KB left: `add` printed:\n      " + "\n      ".join(lines[-12:]), flush=True)
             opens = run(cli + ["list"], env)
             valid = run(cli + ["validate"], env)
             after = inventory(lib)
@@ -330,9 +341,16 @@ class FuzzWorker:
         assert json.loads(self.read(600) or "{}").get("ready"), "fuzz worker did not start"
 
     def read(self, timeout: float) -> str | None:
-        if not self.sel.select(timeout):
-            return None
-        return self.proc.stdout.readline()
+        """The worker's next line (without its mark); None after `timeout` s of silence, '' at its end."""
+        from faults_fuzz import MARK
+
+        deadline = time.monotonic() + timeout
+        while True:
+            if not self.sel.select(max(0.0, deadline - time.monotonic())):
+                return None
+            line = self.proc.stdout.readline()
+            if not line or line.startswith(MARK):
+                return line[len(MARK):] if line else line
 
     def close(self) -> None:
         if self.proc.poll() is None:

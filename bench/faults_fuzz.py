@@ -22,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+MARK = "FUZZ "  # the worker's own lines: MuPDF and the OCR engine may print on stdout too
 KINDS = ("flip", "truncate", "splice", "garbage", "huge-pages", "nesting", "bomb", "image-bomb", "xref-loop")
 
 
@@ -182,14 +183,14 @@ def worker(library: str) -> None:
 
     desk = Desk(library=library)
     desk.embedder()
-    print(json.dumps({"ready": True}), flush=True)
+    print(MARK + json.dumps({"ready": True}), flush=True)
     last = [time.monotonic()]
 
     def sink(event) -> None:
         if isinstance(event, PaperImported):
             o = event.outcome
             now = time.monotonic()
-            print(json.dumps({"file": o.path, "status": o.status, "message": (o.message or "").splitlines()[0] if o.message else "",
+            print(MARK + json.dumps({"file": o.path, "status": o.status, "message": (o.message or "").splitlines()[0] if o.message else "",
                               "seconds": now - last[0]}), flush=True)
             last[0] = now
 
@@ -199,8 +200,8 @@ def worker(library: str) -> None:
         try:
             desk.add(paths, task=Task(sink=sink))
         except Exception as exc:  # noqa: BLE001 - the bench records what escaped the importer
-            print(json.dumps({"raised": f"{type(exc).__name__}: {exc}"}), flush=True)
-        print(json.dumps({"batch": "done"}), flush=True)
+            print(MARK + json.dumps({"raised": f"{type(exc).__name__}: {exc}"}), flush=True)
+        print(MARK + json.dumps({"batch": "done"}), flush=True)
     desk.close()
 
 

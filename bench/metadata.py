@@ -1,6 +1,6 @@
 """Score the metadata read from PDFs against hand-made ground truth.
 
-    .venv/bin/python bench/metadata.py [--corpus mixed|r-papers|all] [--show]
+    .venv/bin/python bench/metadata.py [--corpus mixed|r-papers|all] [--show] [--ocr PAGES]
     .venv/bin/python bench/metadata.py CORPUS_DIR [--truth FILE.jsonl] [--show]
 
 Two ground-truth sets, scored one after the other by default (`--corpus all`):
@@ -59,7 +59,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.core import pdf_extract  # noqa: E402
+from app.core import ocr, pdf_extract  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.records import PaperMeta  # noqa: E402
 
@@ -134,6 +134,9 @@ def first_pages_text(doc, n: int = 3) -> str:
     return norm(" ".join(doc.load_page(i).get_text() for i in range(min(n, doc.page_count))))
 
 
+OCR_PAGES = 0  # --ocr: first pages of scans to OCR before reading, as an import does
+
+
 def read_meta(path: Path) -> tuple[PaperMeta | None, bool, str, str]:
     """(meta, has text layer, text of the first pages, error)."""
     try:
@@ -142,6 +145,11 @@ def read_meta(path: Path) -> tuple[PaperMeta | None, bool, str, str]:
         return None, False, "", exc.message
     try:
         text_layer = pdf_extract.has_text_layer(doc)
+        if OCR_PAGES and ocr.available():
+            reader = ocr.PageOcr(doc, text_layer=text_layer)
+            for pno in range(min(OCR_PAGES, doc.page_count)):
+                reader.ensure(pno)
+            text_layer = text_layer or bool(reader.done)
         meta = pdf_extract.extract_meta(doc, path.name)
         return meta, text_layer, first_pages_text(doc), ""
     finally:
@@ -263,7 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=[*CORPORA, "all"], default="all", help="named ground-truth set (default: all)")
     parser.add_argument("--truth", type=Path, help="truth file for PATH (default PATH/metadata.jsonl)")
     parser.add_argument("--show", action="store_true", help="list every miss, paper by paper")
+    parser.add_argument("--ocr", type=int, default=0, metavar="PAGES",
+                        help="OCR the first PAGES pages of scans first, as an import does (slow: ~20-60 s a page)")
     args = parser.parse_args(argv)
+    global OCR_PAGES
+    OCR_PAGES = args.ocr
     logging.basicConfig(level=logging.WARNING)
     if args.path is not None:
         sets = [(args.path, args.truth or args.path / "metadata.jsonl")]

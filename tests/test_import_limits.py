@@ -54,3 +54,25 @@ def test_a_file_that_takes_too_long_to_read_is_stopped_with_its_reason(make_desk
     again = desk.add([fact_pdfs / "glacier.pdf"])  # the failed paper is imported again, not duplicated
     assert again.count("added") == 1
     assert [p.status for p in desk.papers()] == ["indexed"]
+
+
+def test_a_full_disk_while_copying_one_pdf_fails_that_file_and_imports_the_rest(make_desk, fact_pdfs, tmp_path, monkeypatch):
+    import errno
+
+    from app.core import paper_write
+
+    real_copy = paper_write.atomic_copy
+
+    def copy(src, dst):
+        if src.name == "glacier.pdf":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_copy(src, dst)
+
+    monkeypatch.setattr(paper_write, "atomic_copy", copy)
+    desk = make_desk(tmp_path / "lib")
+    report = desk.add([fact_pdfs])
+    by_file = {o.path.rsplit("/", 1)[-1]: o for o in report.outcomes}
+    assert by_file["glacier.pdf"].status == "failed"
+    assert by_file["glacier.pdf"].message == "glacier.pdf: could not write to the library (No space left on device)"
+    assert by_file["kestrel.pdf"].status == "added"
+    assert [p.status for p in desk.papers()] == ["indexed"]

@@ -298,7 +298,15 @@ class Importer:
                 self._claims.release(item.path)
             elif isinstance(item, _Start):
                 file_no += 1
-                begun = self._begin_paper(item, known)
+                try:
+                    begun = self._begin_paper(item, known)
+                except OSError as exc:  # the PDF copy or the text file: a full disk fails this file with its reason
+                    reason = f"could not write to the library ({exc.strerror or exc})"
+                    self._outcome(report, ImportOutcome(str(item.path), "failed", "", f"{item.path.name}: {reason}"))
+                    self._claims.release(item.path)
+                    pages_done += item.page_count
+                    state = None  # this file's pages and chunks, still queued, are dropped
+                    continue
                 if isinstance(begun, ImportOutcome):  # another writer finished this paper meanwhile
                     self._outcome(report, begun)
                     self._claims.release(item.path)
