@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.desk import Desk
+from .core.desk import FLAGGED_VERDICTS, Desk
 from .core.errors import ResearchDeskError
 from .core.events import Task
 from .core.records import ResearchResult
@@ -287,8 +287,6 @@ def cmd_open(desk: Desk, args, run: Run) -> int:
     return 0
 
 
-CHECK_FLAGGED = ("not-found", "not-in-library")  # verdicts that make `check` exit 1
-
 # -- manuscript check --------------------------------------------------------------
 def cmd_check(desk: Desk, args, run: Run) -> int:
     """Every citation of a draft against the library; exit 1 when any is flagged."""
@@ -301,7 +299,7 @@ def cmd_check(desk: Desk, args, run: Run) -> int:
         out.write_text(report.to_json() if out.suffix.lower() == ".json" else report.to_markdown(), encoding="utf-8")
         print(f"wrote {out}", file=sys.stderr)
     _out(text)
-    flagged = [c for c in report.citations() if c.verdict in CHECK_FLAGGED]
+    flagged = [c for c in report.citations() if c.verdict in FLAGGED_VERDICTS]  # they make `check` exit 1
     return 1 if flagged else 0
 
 

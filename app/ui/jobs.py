@@ -103,11 +103,6 @@ def reindex_notes(ctx: JobContext, paper_id: str) -> str:
     return paper_id
 
 
-def save_notes(ctx: JobContext, paper_id: str, text: str) -> str:
-    ctx.desk.save_notes(paper_id, text)
-    return paper_id
-
-
 def edit_paper(ctx: JobContext, paper_id: str, fields: dict) -> Paper:
     paper = ctx.desk.edit_paper(paper_id, **fields)
     ctx.emit(PapersChanged(ctx.desk.papers()))

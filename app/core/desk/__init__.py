@@ -17,6 +17,7 @@ from __future__ import annotations
 
 # Record types and pure helpers of other core modules that front ends use: re-exported here so
 # that the UI and the CLI import the core through this one door (the import-linter contract).
+from ..check.report import FLAGGED as FLAGGED_VERDICTS
 from ..check.report import LABELS as VERDICT_LABELS
 from ..drafting.citations import author_names
 from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
@@ -48,7 +49,7 @@ class Desk(ModelOperations):
 __all__ = [
     "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
-    "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "author_names", "load_context",
+    "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
     "DraftResult", "LedgerRow", "locate_text", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
     "RoundRecord", "plural",
 ]

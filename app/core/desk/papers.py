@@ -9,7 +9,6 @@ from typing import Iterable
 from ..errors import ResearchDeskError
 from ..events import PaperUpdated, Task
 from ..ingest import Importer, ImportReport
-from ..library import atomic_write_text
 from ..records import Paper, PaperStatus, ResearchResult
 from ..table_reader import latest_version
 from .parts import DeskParts
@@ -113,7 +112,7 @@ class PaperOperations(DeskParts):
         return ids
 
     def save_notes(self, paper_id: str, text: str) -> None:
-        atomic_write_text(self.library.notes_path(paper_id), text)
+        self.library.write_notes(paper_id, text)
 
     def reindex_notes(self, paper_id: str) -> None:
         """After the notes changed: re-embed the paper's summary side so research sees them."""
