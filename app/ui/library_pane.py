@@ -65,6 +65,8 @@ class LibraryPane(QWidget):
         add_menu.addAction("From Zotero…", self.choose_zotero)
         add_menu.addAction("From BibTeX or RIS…", self.choose_bibliography)
         self.add_button.setMenu(add_menu)
+        # With its menu arrow the button must not be squeezed by the count beside it in a narrow pane.
+        self.add_button.setMinimumWidth(self.add_button.sizeHint().width())
         head.addWidget(self.title)
         head.addWidget(self.count_label)
         head.addStretch(1)
