@@ -7,13 +7,19 @@ model alone, both as the product combines them) it prints agreement with the lab
 share of misattributions it passes as supported, and the share of supported pairs it
 accepts. The model sees each pair the way an answer's check shows it (claim + quote).
 
-    .venv/bin/python bench/support.py [--limit N] [--batch 1] [--show]
+Two model judges: P(yes) to a yes/no question, cut at `support.SUPPORTED_AT` and
+`PARTIAL_AT` (what the product uses with llama.cpp), and the verdict in words (what it
+uses with backends that give no probabilities). For P(yes) it also prints a sweep of
+cut-offs and a split-half check: cut-offs chosen on half of the pairs, scored on the other.
+
+    .venv/bin/python bench/support.py [--limit N] [--batch 1] [--no-words] [--show]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -25,7 +31,17 @@ sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import Evidence, Support  # noqa: E402
-from app.core.research.support import Pair, check_specifics, model_verdicts, quote_for  # noqa: E402
+from app.core.research.support import (  # noqa: E402
+    PARTIAL_AT,
+    SUPPORTED_AT,
+    Pair,
+    check_specifics,
+    judge_beginning,
+    model_verdicts,
+    quote_for,
+    support_probability,
+    verdict_for,
+)
 
 MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
 
@@ -45,11 +61,39 @@ def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
           f"{passed}/{len(mis)} = {passed / max(1, len(mis)):.0%} | {accepted}/{len(sup)} = {accepted / max(1, len(sup)):.0%} |")
 
 
+def sweep(rows: list[dict], rules: list[str], p_yes: list[float]) -> None:
+    """Agreement and misattributions passed for other cut-offs, and a split-half check that
+    the chosen cut-off is not fitted to these pairs (chosen on one half, scored on the other)."""
+    def combined(cut_s: float, cut_p: float, idx: list[int]) -> tuple[float, int, int, int, int]:
+        verdicts = [rules[i] if rules[i] != "supported" else
+                    ("supported" if p_yes[i] >= cut_s else "partial" if p_yes[i] >= cut_p else "unsupported") for i in idx]
+        sub = [rows[i] for i in idx]
+        agree = sum(v == r["label"] for r, v in zip(sub, verdicts)) / len(sub)
+        mis = [v for r, v in zip(sub, verdicts) if r.get("kind") in MISATTRIBUTIONS]
+        sup = [v for r, v in zip(sub, verdicts) if r["label"] == "supported"]
+        return agree, sum(v == "supported" for v in mis), len(mis), sum(v == "supported" for v in sup), len(sup)
+
+    everything = list(range(len(rows)))
+    print("\n| P(yes) cut for supported | for partial | agrees (3-way) | misattributions passed | supported accepted |")
+    print("|---|---|---|---|---|")
+    grid = [(cs, cp) for cs in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65) for cp in (0.2, 0.25, 0.3, 0.35, 0.4) if cp <= cs]
+    for cs, cp in grid:
+        agree, passed, nmis, acc, nsup = combined(cs, cp, everything)
+        print(f"| {cs:.2f} | {cp:.2f} | {agree:.0%} | {passed}/{nmis} | {acc}/{nsup} |")
+    halves = [everything[0::2], everything[1::2]]
+    for name, fit, test in (("even", halves[0], halves[1]), ("odd", halves[1], halves[0])):
+        best = max(grid, key=lambda g: (combined(*g, fit)[0], -g[0]))
+        agree, passed, nmis, acc, nsup = combined(*best, test)
+        print(f"split-half: cut-offs {best} chosen on the {name} pairs score on the others: agrees {agree:.0%}, "
+              f"misattributions passed {passed}/{nmis}, supported accepted {acc}/{nsup}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", default=str(REPO / "bench" / "questions" / "support-pairs.jsonl"))
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--batch", type=int, default=1, help="pairs per model call (an answer's pairs share one call)")
+    ap.add_argument("--batch", type=int, default=1, help="pairs per call of the word judge (an answer's pairs share one call)")
+    ap.add_argument("--no-words", action="store_true", help="skip the word judge (the path of backends without probabilities)")
     ap.add_argument("--show", action="store_true")
     args = ap.parse_args()
 
@@ -66,26 +110,47 @@ def main() -> int:
         p.quote = quote_for(p.claim, e)
         p.rule = check_specifics(p.claim, e.text, quote=p.quote)[0]
         pairs.append(p)
-    model: list[str] = []
-    seconds = []
-    for i in range(0, len(pairs), args.batch):
-        batch = pairs[i : i + args.batch]
-        t = time.monotonic()
-        model += [v or Support.PARTIAL.value for v in model_verdicts(chat, batch)]
-        seconds.append((time.monotonic() - t) / len(batch))
     rules = [p.rule for p in pairs]
-    # As check_pairs combines them: the rules decide a pair they cap; the model judges the rest.
-    combined = [r if r != Support.SUPPORTED.value else m for m, r in zip(model, rules)]
+    words: list[str] = []
+    word_seconds = []
+    if not args.no_words:
+        for i in range(0, len(pairs), args.batch):
+            batch = pairs[i : i + args.batch]
+            t = time.monotonic()
+            words += [v or Support.PARTIAL.value for v in model_verdicts(chat, batch)]
+            word_seconds.append((time.monotonic() - t) / len(batch))
+    p_yes: list[float] = []
+    prob_seconds = []
+    chat.prefill(judge_beginning())
+    for p in pairs:
+        t = time.monotonic()
+        value = support_probability(chat, p.claim, p.quote)
+        prob_seconds.append(time.monotonic() - t)
+        if value is None:
+            print("this backend gives no probabilities: only the word judge is measured")
+            break
+        p_yes.append(value)
+    probs = [verdict_for(v) for v in p_yes]
     print("\n| judge | agrees with hand label (3-way) | agrees on supported / not | misattributions passed as supported | supported pairs accepted |")
     print("|---|---|---|---|---|")
     score("rules only", rows, rules)
-    score("model only", rows, model)
-    score("combined (product)", rows, combined)
-    print(f"\nmodel seconds per pair: p50 {statistics.median(seconds):.2f}, batch {args.batch}")
+    if words:
+        score("model, in words", rows, words)
+        # As check_pairs combines them: the rules decide a pair they cap; the model judges the rest.
+        score("rules + model in words (other backends)", rows, [r if r != Support.SUPPORTED.value else m for m, r in zip(words, rules)])
+    if p_yes:
+        score(f"model, P(yes) cut at {SUPPORTED_AT}/{PARTIAL_AT}", rows, probs)
+        score("rules + P(yes) (product, llama.cpp)", rows, [r if r != Support.SUPPORTED.value else m for m, r in zip(probs, rules)])
+        sweep(rows, rules, p_yes)
+    if word_seconds:
+        print(f"\nword judge seconds per pair: p50 {statistics.median(word_seconds):.2f}, batch {args.batch}")
+    if prob_seconds:
+        print(f"P(yes) judge seconds per pair: p50 {statistics.median(prob_seconds):.2f} (load {os.getloadavg()[0]:.1f})")
     if args.show:
-        for r, m, ru, c in zip(rows, model, rules, combined):
-            mark = "" if c == r["label"] else "  <-- disagrees"
-            print(f"{r['id']} [{r['label']}/{r.get('kind')}] model={m} rules={ru} -> {c}{mark}\n   claim: {r['claim']}")
+        for i, r in enumerate(rows):
+            py = f" P(yes)={p_yes[i]:.2f}" if i < len(p_yes) else ""
+            word = f" words={words[i]}" if words else ""
+            print(f"{r['id']} [{r['label']}/{r.get('kind')}] rules={rules[i]}{word}{py}\n   claim: {r['claim']}")
     desk.close()
     return 0
 

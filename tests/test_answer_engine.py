@@ -145,6 +145,31 @@ def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_mo
     assert all(p.quote in PASSAGE for p in pairs)
 
 
+def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(tiny_models):
+    """With llama.cpp the model's verdict is cut from P(yes); the judge's fixed beginning,
+    read once and restored after other prompts evicted it, gives the probability a cold read gives."""
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.research.support import judge_beginning, support_probability, verdict_for
+    from app.core.settings import ModelConfig
+
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
+    claim, quote = "Young birds departed 9 days later than adults.", "Young birds departed 9 days later than adults did."
+    hello = [{"role": "user", "content": "Say hello."}]
+    try:
+        cold = support_probability(chat, claim, quote)
+        chat.chat(hello, max_tokens=4, temperature=0.0)
+        assert chat.prefill(judge_beginning()) > 20
+        chat.chat(hello, max_tokens=4, temperature=0.0)  # the beginning is evicted again
+        warm = support_probability(chat, claim, quote)
+        pairs = [Pair(claim, _evidence())]
+        check_pairs(pairs, chat, context="When do kestrels leave?")
+    finally:
+        chat.close()
+    assert cold is not None and 0.0 < cold < 1.0
+    assert abs(cold - warm) < 0.02
+    assert pairs[0].confidence is not None and pairs[0].verdict == verdict_for(pairs[0].confidence)
+
+
 # -- the whole engine on a real library with the real tiny model -------------------------
 
 @pytest.mark.parametrize("first_claim_tokens", [300, 1])  # one turn; two turns (the second under the grammar too)
@@ -291,3 +316,25 @@ def test_streamed_claims_read_exactly_as_the_rendered_answer():
     assert streamed == result.answer
     assert [result.answer[c.start:c.end] for c in result.citations] == ["[kestrel, page 3]"] * 2
     assert result.answer.endswith("Nothing else is stated!")
+
+
+def test_a_claim_shows_word_by_word_and_the_stream_reads_as_the_answer(fact_library):
+    """The first words are on screen before the claim closes, and what streamed (words, then
+    citations and stop) is exactly the rendered answer."""
+    reply = json.dumps({"claims": [{"text": "Kestrels leave on 14 Sept. \"median\"  date, \u00e9 early.", "sources": [1]},
+                                   {"text": "Young birds left 9 days after adults.", "sources": [1]}]})
+    chat = ScriptedChat([reply, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
+    fact_library.set_chat_model(chat)
+    events: list = []
+    try:
+        result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 0}).run(
+            "When do kestrels depart from alpine valleys in autumn?")
+    finally:
+        fact_library._chat = None
+    tokens = [e.text for e in events if isinstance(e, Token)]
+    first_claim = next(i for i, e in enumerate(events) if isinstance(e, ClaimWritten))
+    shown_before = "".join(e.text for e in events[:first_claim] if isinstance(e, Token))
+    assert shown_before.startswith("Kestrels leave on 14 Sept") and len(shown_before) > 30
+    assert "".join(tokens) == result.answer
+    assert result.answer.startswith('Kestrels leave on 14 Sept. "median" date, é early [')
+    assert result.timings["first_words_s"] <= result.timings["first_claim_s"]

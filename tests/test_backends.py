@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -98,6 +99,28 @@ def test_chat_prompt_longer_than_context_is_a_clear_model_error(chat):
 def test_chat_count_tokens_uses_the_tokenizer(chat):
     assert chat.count_tokens("hello world") == 2
     assert chat.context_length == 2048
+
+
+def test_prefilled_prompt_beginning_is_restored_and_gives_the_same_reply(chat, tiny_models, caplog):
+    """A beginning read ahead is put back after another prompt evicted it, and the reply is
+    the one a fresh model gives to the whole prompt (greedy decoding)."""
+    system = {"role": "system", "content": "You answer questions about papers in one short sentence. " * 6}
+    fixed = "Rules: use only the passage. Copy numbers exactly. Say nothing else.\n\nQuestion:"
+    prompt = [system, {"role": "user", "content": fixed + " What colour is the sky in the passage?\nPassage: The sky was green."}]
+    assert chat.prefill([system, {"role": "user", "content": fixed}]) > 40
+    chat.chat([{"role": "user", "content": "Say hello."}], max_tokens=4, temperature=0.0)  # evicts the beginning
+    prefixes = chat._prefixes
+    tokens = prefixes.tokens(prompt)
+    assert prefixes.cached(tokens) < 10
+    with caplog.at_level(logging.DEBUG, logger="app.core.models.llamacpp"):
+        reply = chat.chat(prompt, max_tokens=16, temperature=0.0)
+    assert any("restored instead of read" in r.getMessage() for r in caplog.records)
+    assert prefixes.cached(tokens) == len(tokens)  # restored, then the rest read on top of it
+    fresh = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
+    try:
+        assert fresh.chat(prompt, max_tokens=16, temperature=0.0) == reply
+    finally:
+        fresh.close()
 
 
 def test_missing_or_bad_gguf_is_model_not_found(tmp_path):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.models.base import ChatModel
+
 from app.core import events
 from app.core.check import CheckReport, check_manuscript
 from app.core.check.docx_draft import parse_docx
@@ -205,8 +207,10 @@ def test_bad_input_lines(tmp_path, make_desk):
     assert "not a manuscript" in parse_draft(tmp_path / "x.pdf").problems[0]
 
 
-class _SpyChat:
-    """A chat model that records what it is asked and answers one fixed verdict (the rules' tests need no model)."""
+class _SpyChat(ChatModel):
+    """A chat model that records what it is asked and answers one fixed verdict (the rules' tests need no model).
+
+    It gives no probabilities, so the judge takes the path of backends that answer in words."""
 
     name = "spy"
     context_length = 4096

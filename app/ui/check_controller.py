@@ -179,7 +179,7 @@ class CheckController(QObject):
         self.current = handle
         self.show_draft(draft)  # read again: the file may have changed since it was shown
         self.tab.set_running(True)
-        waiting = busy is not None and busy is not handle
+        waiting = busy is not None and busy is not handle and busy.kind != "warm"  # the model loading for this very task
         self.tab.set_status(f"Waiting for the current task ({busy.kind}) to finish…" if waiting else "Starting…")
         handle.started.connect(lambda: handle is self.current and self.tab.set_status("Reading the manuscript…"))
         handle.event.connect(lambda e: self._event(handle, e))

@@ -71,7 +71,7 @@ class DraftController(QObject):
         pane.progress.reset()
         self._paragraphs: list[str] = []  # the section as it streams, paragraph by paragraph
         pane.set_running(True)
-        waiting = busy is not None and busy is not handle
+        waiting = busy is not None and busy is not handle and busy.kind != "warm"  # the model loading for this very task
         note = f"Waiting for the current task ({busy.kind}) to finish…" if waiting else "Starting…"
         pane.set_queued(note if waiting else "")
         self.view.begin(SECTIONS.get(section, section), note)

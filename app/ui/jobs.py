@@ -52,6 +52,10 @@ def load_library(ctx: JobContext) -> LibrarySnapshot:
     return ctx.desk.open_library()
 
 
+def warm_up(ctx: JobContext) -> bool:
+    return ctx.desk.warm_up()
+
+
 def list_papers(ctx: JobContext) -> list[Paper]:
     return ctx.desk.papers()
 

@@ -235,6 +235,9 @@ class MainWindow(ModelSetup, QMainWindow):
         self.setWindowTitle(f"Research Desk — {Path(snap.location).name}")
         if snap.last_result is not None and self.research.result is None and self.research.current is None:
             self.research.set_result(snap.last_result)
+        if snap.papers and not self.host.pending("warm"):
+            # The model reads the answer prompt's fixed part while the user types the question.
+            self.host.submit("warm", jobs.warm_up, key="warm")
 
     def _papers_changed(self, papers: list) -> None:
         count = len(papers)

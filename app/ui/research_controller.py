@@ -110,7 +110,7 @@ class ResearchController(QObject):
         else:
             self.pane.stages.reset()
         self.pane.set_running(True)
-        waiting = busy is not None and busy is not handle
+        waiting = busy is not None and busy is not handle and busy.kind != "warm"  # the model loading for this very task
         note = f"Waiting for the current task ({busy.kind}) to finish…" if waiting else "Working…"
         self.pane.set_queued(note if waiting else "")
         self.answer.begin_stream(question, note)

@@ -12,10 +12,11 @@ Rules settle a pair without the model only where the text leaves no doubt:
   order (≥ `VERBATIM` of them), the same numbers and names, no opposite and the same
   polarity (a "not" on one side only) → supported.
 
-Everything else goes to the model: one short call per pair, the fixed instruction first
-(so llama.cpp's prefix cache keeps it from the previous pair and reads only the new
-sentence and quote), the quote (the window: one or two sentences, not the whole chunk),
-and a verdict constrained to one of three words (3 tokens to write).
+Everything else goes to the model, one pair at a time, through the answer engine's judge
+(support.py): a yes/no question whose fixed beginning the model has read once, and a
+verdict cut from its confidence. A backend without probabilities answers with a verdict
+constrained to one of three words. The quote is the window: one or two sentences, not
+the whole chunk.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Support
 from ..research.citations import key_terms, stem
-from ..research.support import _numbers, _passage_numbers, _specifics, reversed_direction
+from ..research.support import judge_beginning, support_probability, verdict_for
+from ..research.support_rules import numbers_in, numbers_stated, specific_names, reversed_direction
 from .locate import PaperText, Window
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,7 @@ class Ruling:
 
 def names_of(claim: str) -> list[str]:
     """Specific names of the claim (support.py's rule), function names written with () and version numbers."""
-    return list(dict.fromkeys([*_specifics(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
+    return list(dict.fromkeys([*specific_names(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
 
 
 _LETTERS_DIGITS = re.compile(r"\b(?=[A-Za-z\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b")
@@ -125,7 +127,7 @@ def negated(text: str) -> bool:
 def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
     """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
     best = windows[0]
-    numbers = _numbers(claim) - _passage_numbers(context)
+    numbers = numbers_in(claim) - numbers_stated(context)
     if numbers:
         # A window that states the numbers counts only if it is about the sentence too (a "5" in
         # "Table 5" is no support for "below 5%").
@@ -186,8 +188,16 @@ def read_verdict(reply: str) -> str:
 
 def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
                   timeout_s: float | None = None) -> tuple[str, str]:
-    """(verdict in Support's terms or "" if the model failed, why it failed)."""
+    """(verdict in Support's terms or "" if the model failed, why it failed).
+
+    The answer engine's judge decides (support.py: a yes/no question, the verdict cut from
+    the model's confidence) where the backend gives probabilities; others answer in one word.
+    """
     try:
+        chat.prefill(judge_beginning())  # once per model: later pairs restore it
+        p_yes = support_probability(chat, claim, quote_text(window), cancelled=cancelled)
+        if p_yes is not None:
+            return verdict_for(p_yes), ""
         reply = chat.chat(judge_messages(claim, quote_text(window)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:

@@ -35,7 +35,7 @@ from ..records import Evidence
 from ..research.citations import key_terms, stem
 from ..research.focus import split_sentences
 from ..research.funnel import is_bibliography
-from ..research.support import _numbers, _passage_numbers, _specifics
+from ..research.support_rules import numbers_in, numbers_stated, specific_names
 from ..sql_filter import sql_str
 from ..table_reader import snapshot
 
@@ -94,7 +94,7 @@ def looks_like_references(text: str) -> bool:
 
 def terms_of(text: str) -> set[str]:
     """Stemmed key terms and specific names of a text (what windows are matched on)."""
-    return {stem(t) for t in key_terms(text)} | set(_specifics(text))
+    return {stem(t) for t in key_terms(text)} | set(specific_names(text))
 
 
 def read_paper(table, paper_id: str) -> PaperText:
@@ -128,7 +128,7 @@ def read_paper(table, paper_id: str) -> PaperText:
                 for t in terms:
                     if len(t) >= 5:
                         prefixes.setdefault(t[:5], []).append(t)
-                paper.windows.append(Window(e, text, u.start, last.end, terms, frozenset(_passage_numbers(text)), prefixes))
+                paper.windows.append(Window(e, text, u.start, last.end, terms, frozenset(numbers_stated(text)), prefixes))
                 paper.window_chunk.append(i)
                 paper.window_size.append(1 if last is u else 2)
     paper.squashed = " ".join(squashed)
@@ -151,8 +151,8 @@ def best_windows(claim: str, qvec: np.ndarray, paper: PaperText, embedder: Embed
     if not paper.windows:
         return []
     claim_terms = terms_of(claim)
-    numbers = _numbers(claim)
-    special = set(_specifics(claim))
+    numbers = numbers_in(claim)
+    special = set(specific_names(claim))
     total_windows = len(paper.windows)
     weight = {}
     for t in claim_terms:

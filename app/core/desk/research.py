@@ -22,6 +22,18 @@ class ResearchOperations(PaperOperations):
             self._remember(result)
         return result
 
+    def warm_up(self) -> bool:
+        """Load the chat model and let it read the fixed part of the answer prompt now (front ends
+        call this when a library opens, while the user types), so the first answer starts from
+        there. False (and nothing raised) where the models are not ready: research says why."""
+        if not self.model_state().ready or self.settings.chat.backend != "llamacpp":
+            return False  # a server loads its own model; nothing to read ahead here
+        try:
+            self.funnel(None).load_chat()
+        except ResearchDeskError:
+            return False
+        return True
+
     def deep_research(self, question: str, task: Task | None = None, *, time_budget: str | float | None = None,
                       started_at: float | None = None) -> ResearchResult:
         """The agentic loop within a time budget (minutes, "unlimited", or None for the default).

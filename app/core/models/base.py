@@ -66,6 +66,24 @@ class ChatModel(ABC):
         """Token count of `text`; backends with a tokenizer override this."""
         return max(1, len(text) // 4)
 
+    def prefill(self, messages: list[ChatMessage]) -> int:
+        """Read `messages` now, the fixed beginning of prompts to come, so those start from it.
+
+        Returns the tokens read. Backends that keep no state between calls (servers that
+        manage their own cache) do nothing.
+        """
+        return 0
+
+    def choice_probabilities(self, messages: list[ChatMessage], choices: list[str], *,
+                             cancelled: IsCancelled | None = None) -> dict[str, float] | None:
+        """How likely the reply to `messages` begins with each of `choices` (one word each),
+        normalised over them; None where the backend cannot tell (it then answers in words).
+
+        A judge that reads probabilities can be held to a confidence, which a constrained
+        one-word reply cannot: a small model says "yes" to most claims on the passage's topic.
+        """
+        return None
+
     def act(
         self,
         messages: list[ChatMessage],

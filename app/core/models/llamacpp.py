@@ -9,6 +9,7 @@ llama.cpp call and is not interrupted).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -21,6 +22,7 @@ from ..callbacks import IsCancelled, OnToken
 from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
 from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_json
+from .llama_prefix import WarmPrefixes
 
 # How llama.cpp's OpenMP workers wait between operations. By default they
 # busy-wait for a long time, and whenever another thread competes for the cores
@@ -38,6 +40,8 @@ from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+
+log = logging.getLogger(__name__)
 
 SETUP_HINT = "run `research-desk models setup` or choose a GGUF file in Settings"
 
@@ -104,6 +108,7 @@ class LlamaCppChat(ChatModel):
         self._lock = threading.Lock()
         self.name = path.stem
         self.context_length = self._llm.n_ctx()
+        self._prefixes = WarmPrefixes(self._llm)
 
     def count_tokens(self, text: str) -> int:
         # No lock: tokenizing reads only the vocabulary, never the context,
@@ -130,6 +135,7 @@ class LlamaCppChat(ChatModel):
         pieces: list[str] = []
         finish_reason: str | None = None
         with self._lock:
+            self._restore_prefix(messages)
             try:
                 stream: Iterator[dict[str, Any]] = self._llm.create_chat_completion(
                     messages=list(messages),
@@ -165,6 +171,62 @@ class LlamaCppChat(ChatModel):
         if json_schema is not None:
             require_json(text, finish_reason == "length", max_tokens)
         return text
+
+    def choice_probabilities(self, messages: list[ChatMessage], choices: list[str], *,
+                             cancelled: IsCancelled | None = None) -> dict[str, float] | None:
+        # One forward pass over the prompt (what the cache does not hold) and a softmax over the
+        # next token's logits; each choice counts its first token in the spellings a reply may use.
+        ids = {c: self._first_tokens(c) for c in choices}
+        with self._lock:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            self._restore_prefix(messages)
+            tokens = self._prefixes.tokens(messages)
+            if tokens is None:
+                return None
+            if len(tokens) >= self.context_length:
+                raise ModelError("The prompt does not fit the model's context.",
+                                 "raise the context length in Settings")
+            llm = self._llm
+            have = min(self._prefixes.cached(tokens), len(tokens) - 1)  # the last token gives the logits
+            llm.n_tokens = have
+            try:
+                llm.eval(tokens[have:])
+            except RuntimeError as exc:
+                raise ModelError(f"llama.cpp failed while reading: {exc}") from None
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        mass = {c: float(probs[list(t)].sum()) for c, t in ids.items()}
+        total = sum(mass.values())
+        return {c: (m / total if total > 0 else 1 / len(choices)) for c, m in mass.items()}
+
+    def _first_tokens(self, word: str) -> set[int]:
+        variants = {word, word.lower(), word.capitalize(), word.upper()}
+        out = set()
+        for v in variants | {" " + v for v in variants}:
+            t = self._llm.tokenize(v.encode("utf-8"), add_bos=False, special=False)
+            if t:
+                out.add(t[0])
+        return out
+
+    def prefill(self, messages: list[ChatMessage]) -> int:
+        with self._lock:
+            try:
+                return self._prefixes.remember(messages)
+            except (RuntimeError, ValueError) as exc:  # an optimisation only: the prompt is then read in full
+                log.warning("llama.cpp could not pre-read a prompt beginning: %s", exc)
+                return 0
+
+    def _restore_prefix(self, messages: list[ChatMessage]) -> None:
+        try:
+            saved = self._prefixes.restore_for(messages)
+        except (RuntimeError, ValueError) as exc:
+            log.warning("llama.cpp could not restore a prompt beginning: %s", exc)
+            self._llm.n_tokens = 0  # whatever the cache holds now, read the prompt in full
+            return
+        if saved:
+            log.debug("prefix cache: %d prompt tokens restored instead of read", saved)
 
     def close(self) -> None:
         llm, self._llm = getattr(self, "_llm", None), None

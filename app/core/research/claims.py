@@ -14,6 +14,7 @@ renders a claim as prose citing `[PAPER_ID, page N]`, the form the rest of the a
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -86,16 +87,41 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
     return Claim(text=text, sources=sources)
 
 
+_PARTIAL_TEXT = re.compile(r'\{\s*"text"\s*:\s*"((?:[^"\\]|\\.)*)')
+_OPEN_ESCAPE = re.compile(r'(?<!\\)(?:\\\\)*\\(?:u[0-9a-fA-F]{0,3})?$')
+
+
+def partial_text(item: str) -> str:
+    """The text of a claim object still being written, as far as it is certain.
+
+    `item` is the object from its opening brace. The text is given the way `claim_sentence`
+    will render it (whitespace collapsed), less what may still change: trailing spaces and a
+    final stop, before which the citations go. "" until the "text" value has begun.
+    """
+    m = _PARTIAL_TEXT.match(item)
+    if m is None:
+        return ""
+    raw = _OPEN_ESCAPE.sub("", m.group(1))
+    try:
+        text = json.loads(f'"{raw}"')
+    except json.JSONDecodeError:
+        return ""
+    return " ".join(text.split()).rstrip(".!?").rstrip()
+
+
 class ClaimStream:
-    """Feed it the reply token by token; it calls `on_claim` with each claim once complete.
+    """Feed it the reply token by token; it calls `on_claim` with each claim once complete,
+    and `on_text` with the text of the claim being written as it grows (for the screen).
 
     A small scanner over the JSON text: it tracks strings (and escapes) and brace depth,
     and parses each object that closes at the depth of the claims array's items.
     """
 
-    def __init__(self, numbers: set[int], on_claim: Callable[[Claim], None] | None = None) -> None:
+    def __init__(self, numbers: set[int], on_claim: Callable[[Claim], None] | None = None,
+                 on_text: Callable[[str], None] | None = None) -> None:
         self.numbers = numbers
         self.on_claim = on_claim
+        self.on_text = on_text
         self.claims: list[Claim] = []
         self._text: list[str] = []
         self._pos = 0
@@ -130,6 +156,10 @@ class ClaimStream:
                     self._item_start = None
                 self._depth -= 1
         self._pos = len(buf)
+        if self.on_text is not None and self._item_start is not None:
+            text = partial_text(buf[self._item_start :])
+            if text:
+                self.on_text(text)
 
     def _emit(self, text: str) -> None:
         try:

@@ -264,6 +264,10 @@ class Funnel:
     # -- what synthesis.py and deep research share with the funnel ----------------------
     def load_chat(self) -> ChatModel:
         self._chat = self._load_chat()
+        if self.params.structured_answers:
+            from .synthesis import answer_beginning
+
+            self._chat.prefill(answer_beginning())  # read once per model; later answers restore it
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:

@@ -4,16 +4,14 @@ Each (claim, cited passage) pair gets a verdict — supported, partial, unsuppor
 and a quote: the exact sentences of the passage that the claim rests on (what the
 viewer highlights). Two judges, and the stricter one wins:
 
-- **Specifics must agree** (rules, no model): every number in the claim must occur in
-  the passage, and every specific name (genes, organisms, datasets, methods, software:
-  words with capitals inside, letters mixed with digits, acronyms) must too. A missing
-  number makes the pair unsupported; a missing name makes it at best partial. Shared
-  topic words alone never make a pair supported — that is what misattributions share.
-- **The model reads** the claim and the quote and answers with a constrained verdict
-  (a JSON schema built from a pydantic model, so it cannot ramble). All pairs of an
-  answer go in one short call; when the conversation that wrote the answer is passed
-  in, the model's KV cache already holds the evidence and the claims, so only the
-  question list is read anew.
+- **Specifics must agree** (support_rules.py, no model): numbers, specific names and
+  the direction of an effect. A pair the rules fail is decided without the model.
+- **The model reads** the claim and the quote. Where the backend exposes the next
+  token's probabilities (llama.cpp in-process), each pair is one yes/no question and
+  the verdict is cut from P(yes); the question's fixed beginning is read once and
+  restored from the model's cache for every pair. Other backends answer in words: all
+  pairs of an answer in one call constrained to a verdict schema, continuing the
+  conversation that wrote the answer so the evidence is already in the server's cache.
 
 `bench/support.py` measures how often this agrees with hand labels.
 """
@@ -21,7 +19,6 @@ viewer highlights). Two judges, and the stricter one wins:
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,8 +30,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..models.structured import json_schema
 from ..paths import load_prompt
 from ..records import Evidence, Support
-from .citations import key_terms, stem
-from .focus import split_sentences
+from .support_rules import check_specifics, quote_for
 
 log = logging.getLogger(__name__)
 
@@ -54,162 +50,7 @@ class Pair:
     verdict: str = ""
     reason: str = ""
     missing: list[str] = field(default_factory=list)
-
-
-# -- quotes ------------------------------------------------------------------------
-
-def quote_for(claim: str, e: Evidence) -> str:
-    """The sentence(s) of the passage that share most with the claim (exact text of the passage).
-
-    Candidates are the passage's focused sentences when it has them (what the model was
-    shown), else all its sentences. A neighbouring second sentence is added when it
-    brings claim terms the first lacks.
-    """
-    units = [(s.text, s.char_start) for s in e.sentences] or [(c.text, c.start) for c in split_sentences(e)]
-    if not units:
-        return e.text.strip()
-    claim_terms = {stem(t) for t in key_terms(claim)} | set(_specifics(claim))
-    def terms(text: str) -> set[str]:
-        return {stem(t) for t in key_terms(text)} | set(_specifics(text))
-    bags = [terms(t) for t, _ in units]
-    scores = [len(claim_terms & b) for b in bags]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i))
-    chosen = [best]
-    for j in (best - 1, best + 1):
-        if 0 <= j < len(units) and (claim_terms & bags[j]) - bags[best]:
-            chosen.append(j)
-            break
-    return " ".join(units[i][0] for i in sorted(chosen))
-
-
-# -- rules: specifics must agree ---------------------------------------------------
-
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\.\d+)?")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
-_NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
-    "half": "50", "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3",
-}
-# Capitalised words that are ordinary English at a sentence start or in titles.
-_COMMON_CAPS = set(
-    """The A An In On For With This That These Those It Its We Our They Their There Here As At By From To Of And Or
-    But If When While Where Which Who What How Why Both Each All Some Most Many More Less No Not Only Also However
-    Thus Therefore Moreover Furthermore Table Figure Fig Section Appendix Eq Equation Chapter Model Models Method Methods
-    Results Result Study Studies Paper Authors Author Data Using Use Used Compared Overall Finally First Second Third
-    Although Because Since After Before During Under Over Between Among Within Without According Such Other Another
-    Yes Non One Two Three Four Five I""".split()
-)
-
-
-def _numbers(text: str) -> set[str]:
-    out = set()
-    for m in _NUMBER.finditer(text):
-        raw = m.group().replace("−", "-").replace(",", "")
-        try:
-            value = float(raw)
-        except ValueError:
-            continue
-        out.add(f"{value:g}")
-    return out
-
-
-def _passage_numbers(text: str) -> set[str]:
-    nums = _numbers(text)
-    words = {w.lower() for w in _WORD.findall(text)}
-    nums |= {v for w, v in _NUMBER_WORDS.items() if w in words}
-    # "64 %" and "0.64" state the same share.
-    for n in list(nums):
-        try:
-            v = float(n)
-        except ValueError:
-            continue
-        if 0 < v <= 100:
-            nums.add(f"{v / 100:g}")
-        if 0 < v < 1:
-            nums.add(f"{v * 100:g}")
-    return nums
-
-
-def _specifics(text: str) -> list[str]:
-    """Names a claim must not get wrong: mixed case, letters with digits, acronyms, Latin binomials' genus."""
-    out = []
-    words = _WORD.findall(text)
-    for i, w in enumerate(words):
-        inner_caps = any(ch.isupper() for ch in w[1:])
-        has_digit = any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w)
-        capitalised = w[0].isupper() and w not in _COMMON_CAPS and i > 0 and len(w) > 2
-        if inner_caps or has_digit or capitalised:
-            out.append(w.lower())
-    return out
-
-
-# Opposite word stems (matched as word prefixes, so "increased" ~ "increas"). A claim using one
-# where the cited text uses only the other reverses what the passage says: the misattribution
-# a shared topic hides best.
-_OPPOSITES = [
-    ("increas", "decreas"), ("higher", "lower"), ("larger", "smaller"), ("greater", "smaller"),
-    ("positiv", "negativ"), ("rise", "fall"), ("rose", "fell"), ("rais", "lower"), ("above", "below"),
-    ("earlier", "later"), ("faster", "slower"), ("longer", "shorter"), ("gain", "loss"), ("improv", "worsen"),
-    ("improv", "deteriorat"), ("correlat", "uncorrelat"), ("significan", "insignifican"), ("significan", "nonsignifican"),
-    ("toleran", "sensitiv"), ("overestimat", "underestimat"), ("maxim", "minim"), ("upper", "lower"),
-    ("stabl", "unstabl"), ("accept", "reject"), ("includ", "exclud"), ("outperform", "underperform"),
-    ("liberal", "conservativ"), ("cheap", "expensiv"), ("cheap", "demanding"), ("efficien", "inefficien"),
-    ("consisten", "inconsisten"), ("bias", "unbias"), ("safe", "unsafe"), ("suitabl", "unsuitabl"),
-    ("appropriat", "inappropriat"), ("benefit", "harm"), ("success", "fail"), ("strong", "weak"),
-]
-
-
-def reversed_direction(claim: str, quote: str) -> str:
-    """A direction word of the claim whose opposite the quote uses instead ("" if none)."""
-    cw = [w.lower() for w in _WORD.findall(claim)]
-    qw = [w.lower() for w in _WORD.findall(quote)]
-
-    def has(words: list[str], prefix: str, unless: str) -> bool:
-        # "unless": the longer opposite that begins with this prefix ("uncorrelated" is not "correlated").
-        return any(w.startswith(prefix) and not w.startswith(unless) for w in words)
-
-    for a, b in _OPPOSITES:
-        for x, y in ((a, b), (b, a)):
-            if has(cw, x, y) and has(qw, y, x) and not has(qw, x, y) and not has(cw, y, x):
-                return f"{x}… vs {y}…"
-    return ""
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
-    """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
-
-    `context` is text the claim may legitimately take names from without the passage
-    stating them (the question, the paper's title): "In lme4, …" cites a passage that
-    says "the package".
-    """
-    claim_nums = _numbers(claim)
-    have = _passage_numbers(passage) | _passage_numbers(context)
-    # Years and one-digit counts in the claim that the passage spells out are common;
-    # anything else missing is a number the passage does not state.
-    missing_nums = sorted(n for n in claim_nums - have)
-    passage_words = {stem(w.lower()) for w in _WORD.findall(passage + " " + context)}
-    squashed = _squash(passage + " " + context)  # "quasi-Poisson" ~ "quasipoisson", "Fv/Fm" ~ "FvFm"
-    missing_names = []
-    for name in dict.fromkeys(_specifics(claim)):
-        key = _squash(name)
-        if stem(name) in passage_words or (key and key in squashed) or (key.endswith("s") and key[:-1] in squashed):
-            continue
-        missing_names.append(name)
-    flipped = reversed_direction(claim, quote or passage)
-    if missing_nums:
-        return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
-    if flipped:
-        return Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped]
-    if missing_names:
-        # A specific name the cited text never uses is how a misattribution reads (another
-        # gene, dataset, method or organism on the same topic): not supported.
-        return Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
-    return Support.SUPPORTED.value, "", []
+    confidence: float | None = None  # the model's P(the text states the claim), where the backend gives it
 
 
 # -- the model's verdict -------------------------------------------------------------
@@ -267,7 +108,7 @@ def read_verdicts(reply: str, n: int) -> list[str]:
 def judge_prompt(pairs: list[Pair]) -> str:
     lines = []
     for i, p in enumerate(pairs, 1):
-        quote = p.quote if len(p.quote) <= QUOTE_CHARS else p.quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+        quote = _clip(p.quote)
         lines.append(f"{i}. Claim: {p.claim}\n   Cited text: \"{quote}\"")
     return load_prompt("support_check.md").format(pairs="\n".join(lines), n=len(pairs))
 
@@ -296,6 +137,61 @@ def model_verdicts(
     return read_verdicts(reply, len(pairs))
 
 
+# -- the model's verdict as a probability (backends that expose one) -------------------
+
+# The model reads one pair at a time and is asked a yes/no question; the verdict comes from
+# how likely its first word is "yes", not from the word it would write. A small model writes
+# "yes" for most claims on the passage's topic; held to a confidence it separates better.
+# Both cut-offs were set on bench/support.py's hand-labelled pairs (see the issue note).
+SUPPORTED_AT = 0.5  # P(yes) at or above: supported
+PARTIAL_AT = 0.35  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
+JUDGE_CHOICES = ["yes", "no"]
+
+
+def pair_messages(claim: str, quote: str) -> list[ChatMessage]:
+    """The judge's prompt for one pair: the fixed instruction first (read once, then restored
+    from the model's cache for every later pair), the pair and the question last."""
+    system = load_prompt("support_judge_system.md").strip()
+    user = load_prompt("support_judge.md").strip().format(quote=_clip(quote), claim=claim)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def judge_beginning() -> list[ChatMessage]:
+    """What every pair's prompt begins with (`ChatModel.prefill`)."""
+    system = load_prompt("support_judge_system.md").strip()
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": load_prompt("support_judge.md").split("{quote}", 1)[0].rstrip()}]
+
+
+def verdict_for(p_yes: float) -> str:
+    if p_yes >= SUPPORTED_AT:
+        return Support.SUPPORTED.value
+    return Support.PARTIAL.value if p_yes >= PARTIAL_AT else Support.UNSUPPORTED.value
+
+
+def support_probability(chat: ChatModel, claim: str, quote: str, *, cancelled: IsCancelled | None = None) -> float | None:
+    """How likely the model finds that `quote` states `claim` (None: the backend cannot tell)."""
+    probs = chat.choice_probabilities(pair_messages(claim, quote), JUDGE_CHOICES, cancelled=cancelled)
+    return None if probs is None else probs["yes"]
+
+
+def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCancelled | None = None) -> list[str] | None:
+    """The verdict per pair from the model's confidence; None if the backend gives none."""
+    chat.prefill(judge_beginning())
+    out = []
+    for p in pairs:
+        p_yes = support_probability(chat, p.claim, p.quote, cancelled=cancelled)
+        if p_yes is None:
+            return None
+        p.confidence = p_yes
+        out.append(verdict_for(p_yes))
+    return out
+
+
+def _clip(quote: str) -> str:
+    return quote if len(quote) <= QUOTE_CHARS else quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
 def check_pairs(
     pairs: list[Pair],
     chat: ChatModel | None,
@@ -320,7 +216,10 @@ def check_pairs(
     ask = [i for i, p in enumerate(pairs) if p.rule == Support.SUPPORTED.value]
     if chat is not None and ask:
         try:
-            answers = model_verdicts(chat, [pairs[i] for i in ask], conversation=conversation, cancelled=cancelled, timeout_s=timeout_s)
+            asked = [pairs[i] for i in ask]
+            answers = probability_verdicts(chat, asked, cancelled=cancelled)
+            if answers is None:  # a backend that gives no probabilities answers in words, all pairs in one call
+                answers = model_verdicts(chat, asked, conversation=conversation, cancelled=cancelled, timeout_s=timeout_s)
             for i, v in zip(ask, answers):
                 verdicts[i] = v
         except Cancelled:
@@ -341,4 +240,6 @@ def check_pairs(
             p.reason = p.rule_reason
         elif p.verdict != Support.SUPPORTED.value and not p.reason:
             p.reason = "the model judged the cited text not to state this" if p.verdict == Support.UNSUPPORTED.value else "the cited text states only part of this"
+            if p.confidence is not None:
+                p.reason += f" (the model's confidence that it does: {p.confidence:.0%})"
     return pairs

@@ -1,0 +1,119 @@
+"""Prompt beginnings llama.cpp has read once, kept so that no later prompt reads them again.
+
+A `Llama` holds one KV cache and reuses only the longest prefix a new prompt shares
+with the one before it. The fixed part of the answer prompt (system prompt and rules,
+~190 tokens, about 5 s on a 2-core laptop) is lost as soon as any other prompt runs
+in between: a support check, a summary, a draft. `WarmPrefixes` reads such a
+beginning once (`remember`, e.g. while the user is still typing), saves the KV state
+of that one sequence, and puts it back (`restore_for`) before a prompt that starts
+the same way when the cache holds less of it. A saved state is small (a few MB for
+a few hundred tokens); logits are not saved, since the first new token is always
+evaluated again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from .base import ChatMessage
+
+log = logging.getLogger(__name__)
+
+CAPACITY = 4  # prompt beginnings kept: the answer's, the support check's, and room for two more
+MIN_GAIN = 16  # tokens a restore must save over what the cache already holds to be worth it
+
+
+@dataclass
+class _Saved:
+    tokens: list[int]
+    state: bytes
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class WarmPrefixes:
+    """Saved KV states of prompt beginnings for one `Llama` (call with its lock held)."""
+
+    def __init__(self, llm: Any) -> None:
+        from llama_cpp import llama_chat_format
+
+        self._llm = llm
+        self._saved: list[_Saved] = []
+        template = llm.metadata.get("tokenizer.chat_template")
+        self._format = None
+        if template:
+            eos, bos = llm.token_eos(), llm.token_bos()
+            # The same formatter llama-cpp-python builds from the GGUF for create_chat_completion,
+            # so the tokens here are the tokens the completion reads.
+            self._format = llama_chat_format.Jinja2ChatFormatter(
+                template=template,
+                eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+                stop_token_ids=[eos],
+            )
+
+    def tokens(self, messages: list[ChatMessage]) -> list[int] | None:
+        """The prompt tokens create_chat_completion reads for `messages` (None: no chat template)."""
+        if self._format is None:
+            return None
+        result = self._format(messages=list(messages))
+        return self._llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+    def cached(self, tokens: list[int]) -> int:
+        """How many of `tokens` the KV cache holds now."""
+        return common_prefix(self._llm.input_ids[: self._llm.n_tokens].tolist(), tokens)
+
+    def remember(self, messages: list[ChatMessage]) -> int:
+        """Read `messages` (the fixed beginning of later prompts) and keep its state; the tokens read."""
+        tokens = self.tokens(messages)
+        if not tokens or any(s.tokens == tokens for s in self._saved):
+            return 0  # kept already: the prompt that needs it restores it
+        llm = self._llm
+        have = self.cached(tokens)
+        if have < len(tokens):
+            llm.n_tokens = have
+            llm.eval(tokens[have:])
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buf, size, 0)
+        saved = _Saved(list(tokens), bytes(buf[:written]))
+        self._saved = [s for s in self._saved if s.tokens != saved.tokens][-(CAPACITY - 1):] + [saved]
+        log.debug("prefix cache: kept %d tokens (%d KB)", len(tokens), written // 1024)
+        return len(tokens) - have
+
+    def restore_for(self, messages: list[ChatMessage]) -> int:
+        """Put back the saved beginning of `messages` if it saves reading; the tokens it saves."""
+        if not self._saved:
+            return 0
+        tokens = self.tokens(messages)
+        if not tokens:
+            return 0
+        have = self.cached(tokens)
+        best = max(self._saved, key=lambda s: common_prefix(s.tokens, tokens))
+        gain = common_prefix(best.tokens, tokens) - have
+        if gain < MIN_GAIN:
+            return 0
+        import llama_cpp
+
+        llm = self._llm
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)  # the whole cache: the saved sequence replaces it
+        buf = (ctypes.c_uint8 * len(best.state)).from_buffer_copy(best.state)
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(best.state), 0) == 0:
+            log.warning("prefix cache: llama.cpp refused a saved state; the prompt is read in full")
+            llm.n_tokens = 0
+            return 0
+        llm.input_ids[: len(best.tokens)] = best.tokens
+        llm.n_tokens = len(best.tokens)  # generate() keeps the shared part and drops the rest
+        llm._requires_eval = True  # the logits are not restored: the next token is evaluated anew
+        return gain

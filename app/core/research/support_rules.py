@@ -1,0 +1,173 @@
+"""The support check's rules: the specifics of a claim must agree with the text it cites.
+
+No model: every number of the claim must occur in the passage (64 % ~ 0.64, "two" ~ 2),
+every specific name too (words with capitals inside, letters mixed with digits,
+acronyms, capitalised names), and a direction word must not be the opposite of the
+passage's. Shared topic words alone never make a pair supported: that is what
+misattributions share. `quote_for` picks the sentences a claim rests on. The support
+check (support.py) and the manuscript check (check/judge.py) both use these.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..records import Evidence, Support
+from .citations import key_terms, stem
+from .focus import split_sentences
+
+
+# -- quotes ------------------------------------------------------------------------
+
+def quote_for(claim: str, e: Evidence) -> str:
+    """The sentence(s) of the passage that share most with the claim (exact text of the passage).
+
+    Candidates are the passage's focused sentences when it has them (what the model was
+    shown), else all its sentences. A neighbouring second sentence is added when it
+    brings claim terms the first lacks.
+    """
+    units = [(s.text, s.char_start) for s in e.sentences] or [(c.text, c.start) for c in split_sentences(e)]
+    if not units:
+        return e.text.strip()
+    claim_terms = {stem(t) for t in key_terms(claim)} | set(specific_names(claim))
+    def terms(text: str) -> set[str]:
+        return {stem(t) for t in key_terms(text)} | set(specific_names(text))
+    bags = [terms(t) for t, _ in units]
+    scores = [len(claim_terms & b) for b in bags]
+    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    chosen = [best]
+    for j in (best - 1, best + 1):
+        if 0 <= j < len(units) and (claim_terms & bags[j]) - bags[best]:
+            chosen.append(j)
+            break
+    return " ".join(units[i][0] for i in sorted(chosen))
+
+
+# -- rules: specifics must agree ---------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\.\d+)?")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
+_NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
+    "half": "50", "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3",
+}
+# Capitalised words that are ordinary English at a sentence start or in titles.
+_COMMON_CAPS = set(
+    """The A An In On For With This That These Those It Its We Our They Their There Here As At By From To Of And Or
+    But If When While Where Which Who What How Why Both Each All Some Most Many More Less No Not Only Also However
+    Thus Therefore Moreover Furthermore Table Figure Fig Section Appendix Eq Equation Chapter Model Models Method Methods
+    Results Result Study Studies Paper Authors Author Data Using Use Used Compared Overall Finally First Second Third
+    Although Because Since After Before During Under Over Between Among Within Without According Such Other Another
+    Yes Non One Two Three Four Five I""".split()
+)
+
+
+def numbers_in(text: str) -> set[str]:
+    out = set()
+    for m in _NUMBER.finditer(text):
+        raw = m.group().replace("−", "-").replace(",", "")
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        out.add(f"{value:g}")
+    return out
+
+
+def numbers_stated(text: str) -> set[str]:
+    nums = numbers_in(text)
+    words = {w.lower() for w in _WORD.findall(text)}
+    nums |= {v for w, v in _NUMBER_WORDS.items() if w in words}
+    # "64 %" and "0.64" state the same share.
+    for n in list(nums):
+        try:
+            v = float(n)
+        except ValueError:
+            continue
+        if 0 < v <= 100:
+            nums.add(f"{v / 100:g}")
+        if 0 < v < 1:
+            nums.add(f"{v * 100:g}")
+    return nums
+
+
+def specific_names(text: str) -> list[str]:
+    """Names a claim must not get wrong: mixed case, letters with digits, acronyms, Latin binomials' genus."""
+    out = []
+    words = _WORD.findall(text)
+    for i, w in enumerate(words):
+        inner_caps = any(ch.isupper() for ch in w[1:])
+        has_digit = any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w)
+        capitalised = w[0].isupper() and w not in _COMMON_CAPS and i > 0 and len(w) > 2
+        if inner_caps or has_digit or capitalised:
+            out.append(w.lower())
+    return out
+
+
+# Opposite word stems (matched as word prefixes, so "increased" ~ "increas"). A claim using one
+# where the cited text uses only the other reverses what the passage says: the misattribution
+# a shared topic hides best.
+_OPPOSITES = [
+    ("increas", "decreas"), ("higher", "lower"), ("larger", "smaller"), ("greater", "smaller"),
+    ("positiv", "negativ"), ("rise", "fall"), ("rose", "fell"), ("rais", "lower"), ("above", "below"),
+    ("earlier", "later"), ("faster", "slower"), ("longer", "shorter"), ("gain", "loss"), ("improv", "worsen"),
+    ("improv", "deteriorat"), ("correlat", "uncorrelat"), ("significan", "insignifican"), ("significan", "nonsignifican"),
+    ("toleran", "sensitiv"), ("overestimat", "underestimat"), ("maxim", "minim"), ("upper", "lower"),
+    ("stabl", "unstabl"), ("accept", "reject"), ("includ", "exclud"), ("outperform", "underperform"),
+    ("liberal", "conservativ"), ("cheap", "expensiv"), ("cheap", "demanding"), ("efficien", "inefficien"),
+    ("consisten", "inconsisten"), ("bias", "unbias"), ("safe", "unsafe"), ("suitabl", "unsuitabl"),
+    ("appropriat", "inappropriat"), ("benefit", "harm"), ("success", "fail"), ("strong", "weak"),
+]
+
+
+def reversed_direction(claim: str, quote: str) -> str:
+    """A direction word of the claim whose opposite the quote uses instead ("" if none)."""
+    cw = [w.lower() for w in _WORD.findall(claim)]
+    qw = [w.lower() for w in _WORD.findall(quote)]
+
+    def has(words: list[str], prefix: str, unless: str) -> bool:
+        # "unless": the longer opposite that begins with this prefix ("uncorrelated" is not "correlated").
+        return any(w.startswith(prefix) and not w.startswith(unless) for w in words)
+
+    for a, b in _OPPOSITES:
+        for x, y in ((a, b), (b, a)):
+            if has(cw, x, y) and has(qw, y, x) and not has(qw, x, y) and not has(cw, y, x):
+                return f"{x}… vs {y}…"
+    return ""
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
+    """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
+
+    `context` is text the claim may legitimately take names from without the passage
+    stating them (the question, the paper's title): "In lme4, …" cites a passage that
+    says "the package".
+    """
+    claim_nums = numbers_in(claim)
+    have = numbers_stated(passage) | numbers_stated(context)
+    # Years and one-digit counts in the claim that the passage spells out are common;
+    # anything else missing is a number the passage does not state.
+    missing_nums = sorted(n for n in claim_nums - have)
+    passage_words = {stem(w.lower()) for w in _WORD.findall(passage + " " + context)}
+    squashed = _squash(passage + " " + context)  # "quasi-Poisson" ~ "quasipoisson", "Fv/Fm" ~ "FvFm"
+    missing_names = []
+    for name in dict.fromkeys(specific_names(claim)):
+        key = _squash(name)
+        if stem(name) in passage_words or (key and key in squashed) or (key.endswith("s") and key[:-1] in squashed):
+            continue
+        missing_names.append(name)
+    flipped = reversed_direction(claim, quote or passage)
+    if missing_nums:
+        return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
+    if flipped:
+        return Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped]
+    if missing_names:
+        # A specific name the cited text never uses is how a misattribution reads (another
+        # gene, dataset, method or organism on the same topic): not supported.
+        return Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
+    return Support.SUPPORTED.value, "", []
