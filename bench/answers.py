@@ -10,7 +10,8 @@ which goes first. It prints per pipeline:
 - citations supported: judged by the same support check for both pipelines (for the old
   one after the fact, untimed), so the two are scored alike;
 - gold page cited: the answer cites one of the question's gold pages;
-- time to evidence on screen, to the first claim, to the whole answer: p50 and p95;
+- time to evidence on screen, to the first words of the first claim (it streams word by word),
+  to the first whole claim, to the whole answer: p50 and p95;
 - the model's own time to read 1,000 tokens and write 100 on this machine, and the answer
   time as a ratio to it.
 
@@ -120,6 +121,7 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["gold"].append(float(any((c.paper_id, c.page) in gold for c in result.citations)))
             s["evidence"].append(result.timings.get("evidence_s", result.timings.get("stage1_s", 0) + result.timings.get("stage2_s", 0)))
             s["first"].append(result.timings.get("first_claim_s", wall))
+            s["words"].append(result.timings.get("first_words_s", result.timings.get("first_claim_s", wall)))
             s["total"].append(wall)
             s["timings"].append({k: round(v, 1) for k, v in result.timings.items() if k.endswith("_s")})
             if show:
@@ -140,7 +142,7 @@ def main() -> int:
     ap.add_argument("--show", action="store_true", help="print each answer")
     args = ap.parse_args()
 
-    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "first", "total", "timings")} for name in PIPELINES}
+    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
     if args.mixed_library:
         sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
@@ -171,12 +173,14 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
     unit = read + write
     print(f"\n{count} questions. Model on this machine: read 1,000 tokens {read:.1f} s, write 100 tokens {write:.1f} s "
           f"(unit = {unit:.1f} s)\n")
-    print("| pipeline | answers right | claims cited | citations supported | gold page cited | evidence p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| pipeline | answers right | claims cited | citations supported | gold page cited | evidence p50/p95 | "
+          "first words p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, s in stats.items():
         mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
         print(f"| {name} | {mean(s['right']):.0%} ({int(sum(s['right']))}/{len(s['right'])}) | {mean(s['cited']):.0%} | "
               f"{mean(s['supported']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
+              f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")
 

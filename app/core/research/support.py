@@ -143,8 +143,8 @@ def model_verdicts(
 # how likely its first word is "yes", not from the word it would write. A small model writes
 # "yes" for most claims on the passage's topic; held to a confidence it separates better.
 # Both cut-offs were set on bench/support.py's hand-labelled pairs (see the issue note).
-SUPPORTED_AT = 0.5  # P(yes) at or above: supported
-PARTIAL_AT = 0.35  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
+SUPPORTED_AT = 0.35  # P(yes) at or above: supported
+PARTIAL_AT = 0.30  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
 JUDGE_CHOICES = ["yes", "no"]
 
 
