@@ -79,7 +79,7 @@ class TokenCounter:
 
     def __init__(self) -> None:
         self.prompt = self.generated = self.calls = 0
-        self._first = False
+        self._first = self._generating = False
         try:
             import llama_cpp
         except ImportError:
@@ -88,11 +88,17 @@ class TokenCounter:
 
         def counted_generate(llm, tokens, *args, **kwargs):
             counter.calls += 1
-            counter._first = True
-            yield from generate(llm, tokens, *args, **kwargs)
+            counter._first = counter._generating = True
+            try:
+                yield from generate(llm, tokens, *args, **kwargs)
+            finally:
+                counter._generating = False
 
         def counted_eval(llm, tokens):
-            if counter._first:
+            if not counter._generating:  # a read outside generation: a prefill, or the judge's P(yes)
+                counter.calls += 1
+                counter.prompt += len(tokens)
+            elif counter._first:
                 counter.prompt += len(tokens)
                 counter._first = False
             else:

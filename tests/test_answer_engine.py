@@ -14,7 +14,7 @@ import pytest
 from app.core.events import ClaimWritten, EvidenceFound, Task, Token
 from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
-from app.core.records import Evidence, Sentence, Support
+from app.core.records import Claim, Evidence, Sentence, Support
 from app.core.research.claims import ClaimStream, claims_schema, parse_claims
 from app.core.research.support import Pair, check_pairs, check_specifics, quote_for
 
@@ -274,7 +274,7 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
         result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
     finally:
         fact_library._chat = None
-    a, b, check = chat.calls
+    a, b, check, *recited = chat.calls
     # Phase 1 sees only the best passage and may write one claim; phase 2 continues that conversation.
     assert a["schema"]["properties"]["claims"]["maxItems"] == 1
     assert b["messages"][: len(a["messages"])] == a["messages"]
@@ -286,10 +286,13 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
                                                 "Young birds departed 9 days later than adults."]
     assert sum(isinstance(e, ClaimWritten) for e in events) == 2
     assert result.timings["first_claim_s"] <= result.timings["synthesis_s"] + result.timings["evidence_s"]
-    # The model called both supported; the rules overrule it where the cited passage lacks the number.
+    # The model called both supported; the rules overrule it where the cited passage lacks the number,
+    # and the claim is re-cited to the passage that states it (one more check).
     glacier, young = result.citations
     assert "38" not in next(e.text for e in result.evidence if e.number == 1)
-    assert glacier.support == "unsupported" and "38" in glacier.note
+    assert len(recited) == 1 and glacier.evidence_number != 1
+    assert "38 metres" in next(e.text for e in result.evidence if e.number == glacier.evidence_number)
+    assert glacier.support == "supported" and any("now points to the passage" in m for m in result.messages)
     assert young.support == "supported" and young.quote == "Young birds departed 9 days later than adults."
 
 
@@ -327,7 +330,7 @@ def test_a_claim_shows_word_by_word_and_the_stream_reads_as_the_answer(fact_libr
     fact_library.set_chat_model(chat)
     events: list = []
     try:
-        result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 0}).run(
+        result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 0, "check_support": False}).run(
             "When do kestrels depart from alpine valleys in autumn?")
     finally:
         fact_library._chat = None
@@ -338,3 +341,40 @@ def test_a_claim_shows_word_by_word_and_the_stream_reads_as_the_answer(fact_libr
     assert "".join(tokens) == result.answer
     assert result.answer.startswith('Kestrels leave on 14 Sept. "median" date, é early [')
     assert result.timings["first_words_s"] <= result.timings["first_claim_s"]
+
+
+class _NumberJudge(ChatModel):
+    """A judge whose P(yes) is high only where the quoted text holds the claim's numbers (the
+    recite mechanics under test; the real judge is measured in bench/support.py)."""
+
+    name = "number-judge"
+
+    def chat(self, messages, **kwargs):
+        raise AssertionError("the probability judge should answer")
+
+    def choice_probabilities(self, messages, choices, *, cancelled=None):
+        prompt = messages[-1]["content"]
+        quote = prompt.split("Cited text:", 1)[1].split("Claim:", 1)[0]
+        claim = prompt.split("Claim:", 1)[1]
+        numbers = set(re.findall(r"\d+", claim.split("Does the cited text", 1)[0]))
+        yes = 0.9 if numbers <= set(re.findall(r"\d+", quote)) else 0.05
+        return {"yes": yes, "no": 1 - yes}
+
+
+def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it():
+    from app.core.research.recite import recite
+
+    logger = Evidence(number=1, paper_id="kestrel", page=2, page_label="2", section="Methods", score=0.8,
+                      text="Young and adult kestrels were tracked with 4 gram loggers from the eastern valleys.")
+    timing = Evidence(number=2, paper_id="kestrel", page=3, page_label="3", section="Results", score=0.7, text=PASSAGE)
+    claims = [Claim("Young birds departed 9 days later than adults.", [1]), Claim("Adults carried 4 gram loggers.", [1])]
+    checked = {}
+    for i, c in enumerate(claims):
+        pair = Pair(c.text, logger)
+        check_pairs([pair], _NumberJudge())
+        checked[(i, 1)] = pair
+    assert checked[(0, 1)].verdict == Support.UNSUPPORTED.value and checked[(1, 1)].verdict == Support.SUPPORTED.value
+    moved = recite(claims, [logger, timing], checked, _NumberJudge())
+    assert moved == 1
+    assert claims[0].sources == [2] and claims[1].sources == [1]  # the supported citation stays
+    assert checked[(0, 2)].verdict == Support.SUPPORTED.value and "9 days" in checked[(0, 2)].quote

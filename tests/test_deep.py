@@ -214,6 +214,8 @@ class TimedChat(ChatModel):
         elif "verdicts" in props:
             kind = "verdicts"
             reply = json.dumps({"verdicts": verdict_items(props["verdicts"], self.verdicts)})
+            n = props["verdicts"]["minItems"] % len(self.verdicts)  # the script goes on where this call left it
+            self.verdicts = self.verdicts[n:] + self.verdicts[:n]
         else:
             raise AssertionError(f"unexpected schema {props}")
         self.kinds.append(kind)
@@ -288,7 +290,7 @@ def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_ans
     # A slow machine (reads 50, writes 5 tokens/s): reading the library takes longer than the budget.
     # The model sees no gaps at once and judges one citation unsupported: the search widens
     # instead of stopping, and the unsupported citation is marked and said to be.
-    chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported"))
+    chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported", "unsupported"))
     run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0)
     result = run.run(QUESTION)
     used = run.budget.elapsed()

@@ -30,6 +30,7 @@ from .citations import key_terms, stem
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
+from .recite import recite
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -312,8 +313,17 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
     if checked and pairs:
         papers = funnel.papers()
         context = " ".join({papers[c.paper_id].title for c in result.citations if c.paper_id in papers})
-        check_pairs(pairs, chat, conversation=conversation, context=f"{result.query} {context}", cancelled=funnel.cancelled,
+        context = f"{result.query} {context}"
+        check_pairs(pairs, chat, conversation=conversation, context=context, cancelled=funnel.cancelled,
                     timeout_s=funnel.params.synthesis_timeout_s)
+        by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
+        moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
+        if moved:
+            render(result)  # the moved citations change the answer's text
+            pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
+            them = "them" if moved != 1 else "it"
+            result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
+                                   f"state {them}; the citation now points to the passage that does.")
     for c, p in zip(result.citations, pairs):
         c.quote = p.quote
         if checked:

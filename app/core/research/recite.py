@@ -1,0 +1,79 @@
+"""Re-citing: a claim whose cited passages do not state it, bound to the passage that does.
+
+A small model often writes a right claim and cites the wrong number: the passage beside
+the one it names states the claim (bench/answers.py shows claims "unsupported" whose words
+are in another passage of the same prompt). After the support check, each claim with no
+supported citation gets one more try: the evidence passage that shares most of its key
+terms, not cited by it yet, goes through the same check (rules, then the judge). If that
+passage supports the claim, it replaces the claim's unsupported citations, and the answer
+says how many were moved. The judge reads at most `MAX_TRIES` extra pairs an answer (each
+costs ~100 prompt tokens), so the answer's time stays within its budget.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..callbacks import IsCancelled
+from ..models.base import ChatModel
+from ..records import Claim, Evidence, Support
+from .citations import key_terms, stem
+from .support import Pair, check_pairs
+
+log = logging.getLogger(__name__)
+
+MAX_TRIES = 3  # extra pairs the judge reads per answer
+MIN_SHARED = 0.5  # share of the claim's key terms a passage must hold to be tried
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(t) for t in key_terms(text)}
+
+
+def best_other_passage(claim: Claim, evidence: list[Evidence]) -> Evidence | None:
+    """The evidence passage (not cited by the claim) holding most of its key terms, if enough."""
+    wanted = _terms(claim.text)
+    if not wanted:
+        return None
+    scored = []
+    for e in evidence:
+        if e.number in claim.sources:
+            continue
+        shared = len(wanted & _terms(e.focus_text or e.text)) / len(wanted)
+        scored.append((shared, -e.number, e))
+    if not scored:
+        return None
+    shared, _, best = max(scored, key=lambda s: (s[0], s[1]))
+    return best if shared >= MIN_SHARED else None
+
+
+def recite(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair], chat: ChatModel | None, *,
+           context: str = "", cancelled: IsCancelled | None = None) -> int:
+    """Move unsupported citations to a passage that supports the claim; the number of claims re-cited.
+
+    `checked` maps (claim index, evidence number) to its checked pair; the new pairs are added
+    to it, so the caller renders the answer again and reads every verdict from there.
+    """
+    tries: list[tuple[int, Pair]] = []
+    for i, claim in enumerate(claims):
+        if not claim.sources or len(tries) >= MAX_TRIES:
+            continue
+        verdicts = [checked[(i, n)].verdict for n in claim.sources if (i, n) in checked]
+        if Support.SUPPORTED.value in verdicts:
+            continue
+        other = best_other_passage(claim, evidence)
+        if other is not None:
+            tries.append((i, Pair(claim.text, other)))
+    if not tries:
+        return 0
+    check_pairs([p for _, p in tries], chat, context=context, cancelled=cancelled)
+    moved = 0
+    for i, pair in tries:
+        checked[(i, pair.evidence.number)] = pair
+        if pair.verdict != Support.SUPPORTED.value:
+            continue
+        claim = claims[i]
+        log.debug("re-cited claim %d: passage %s -> %d", i, claim.sources, pair.evidence.number)
+        claim.sources = [pair.evidence.number]
+        moved += 1
+    return moved
