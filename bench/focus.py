@@ -37,14 +37,16 @@ def main() -> int:
     ap.add_argument("--library", required=True)
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
     ap.add_argument("--budget", type=int, help="focus_tokens (default: the setting)")
+    ap.add_argument("--first", type=int, nargs="+", help="first-turn budgets to compare (default: the setting)")
     args = ap.parse_args()
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
     questions = [q for q in load_questions(Path(args.questions)) if gold_pages(q, by_file)]
     overrides = {"focus_tokens": args.budget} if args.budget else {}
-    first_budget = desk.settings.research.first_claim_tokens
-    hit_before, hit_after, hit_first, tokens_before, tokens_after, seconds = [], [], [], [], [], []
+    budgets = args.first or [desk.settings.research.first_claim_tokens]
+    hit_first: dict[int, list[float]] = {b: [] for b in budgets}
+    hit_before, hit_after, tokens_before, tokens_after, seconds = [], [], [], [], []
     for q in questions:
         gold = gold_pages(q, by_file)
         funnel = desk.funnel(overrides=overrides)
@@ -56,20 +58,22 @@ def main() -> int:
         seconds.append(time.monotonic() - started)
         hit_after.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
         tokens_after.append(sum(len(format_passage(e)) for e in result.evidence) / 4)
-        spent, first = 0, []
-        for e in result.evidence:
-            cost = len(format_passage(e)) / 4 + 2
-            if first and spent + cost > first_budget:
-                break
-            first.append(e)
-            spent += cost
-        hit_first.append(float(any((e.paper_id, e.page) in gold for e in first)))
+        for budget in budgets:
+            spent, first = 0, []
+            for e in result.evidence:
+                cost = len(format_passage(e)) / 4 + 2
+                if first and spent + cost > budget:
+                    break
+                first.append(e)
+                spent += cost
+            hit_first[budget].append(float(any((e.paper_id, e.page) in gold for e in first)))
     print(f"{len(questions)} questions from {Path(args.questions).name}; focus_tokens {args.budget or desk.settings.research.focus_tokens}")
     print("| | gold page in evidence | evidence tokens p50 |")
     print("|---|---|---|")
     print(f"| stage-2 passages (whole) | {statistics.mean(hit_before):.1%} | {pct(tokens_before, .5):.0f} |")
     print(f"| focused sentences (all sent) | {statistics.mean(hit_after):.1%} | {pct(tokens_after, .5):.0f} |")
-    print(f"| first turn only ({first_budget} tokens) | {statistics.mean(hit_first):.1%} | — |")
+    for budget, hits in hit_first.items():
+        print(f"| first turn only ({budget} tokens) | {statistics.mean(hits):.1%} | — |")
     print(f"time to focused evidence (stages 1-2 + focus): p50 {pct(seconds, .5):.2f} s, p95 {pct(seconds, .95):.2f} s")
     desk.close()
     return 0

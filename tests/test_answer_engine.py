@@ -378,3 +378,19 @@ def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it()
     assert moved == 1
     assert claims[0].sources == [2] and claims[1].sources == [1]  # the supported citation stays
     assert checked[(0, 2)].verdict == Support.SUPPORTED.value and "9 days" in checked[(0, 2)].quote
+
+
+def test_a_claim_with_a_supporting_citation_drops_its_unsupported_ones():
+    from app.core.research.recite import prune
+
+    def pair(verdict: str) -> Pair:
+        p = Pair("c", _evidence())
+        p.verdict = verdict
+        return p
+
+    claims = [Claim("a", [1, 2, 3]), Claim("b", [1, 2])]
+    checked = {(0, 1): pair("unsupported"), (0, 2): pair("supported"), (0, 3): pair("partial"),
+               (1, 1): pair("unsupported"), (1, 2): pair("partial")}
+    assert prune(claims, checked) == 1
+    assert claims[0].sources == [2, 3]  # the partial one stays, marked
+    assert claims[1].sources == [1, 2]  # no supported citation: nothing to prefer, all stay flagged

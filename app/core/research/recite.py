@@ -1,4 +1,5 @@
-"""Re-citing: a claim whose cited passages do not state it, bound to the passage that does.
+"""Re-citing: a claim whose cited passages do not state it, bound to the passage that does;
+and a claim with a supporting citation rid of the ones that do not support it.
 
 A small model often writes a right claim and cites the wrong number: the passage beside
 the one it names states the claim (bench/answers.py shows claims "unsupported" whose words
@@ -6,7 +7,9 @@ are in another passage of the same prompt). After the support check, each claim 
 supported citation gets one more try: the evidence passage that shares most of its key
 terms, not cited by it yet, goes through the same check (rules, then the judge). If that
 passage supports the claim, it replaces the claim's unsupported citations, and the answer
-says how many were moved. The judge reads at most `MAX_TRIES` extra pairs an answer (each
+says how many were moved. A claim that has a supported citation drops its unsupported ones
+(`prune`): the reader sees the passage that states it, not three that merely share its
+topic. Partial citations stay, marked. The judge reads at most `MAX_TRIES` extra pairs an answer (each
 costs ~100 prompt tokens), so the answer's time stays within its budget.
 """
 
@@ -77,3 +80,16 @@ def recite(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[in
         claim.sources = [pair.evidence.number]
         moved += 1
     return moved
+
+
+def prune(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
+    """Drop the unsupported citations of claims that have a supported one; the number dropped."""
+    dropped = 0
+    for i, claim in enumerate(claims):
+        verdicts = {n: checked[(i, n)].verdict for n in claim.sources if (i, n) in checked}
+        if Support.SUPPORTED.value not in verdicts.values():
+            continue
+        keep = [n for n in claim.sources if verdicts.get(n) != Support.UNSUPPORTED.value]
+        dropped += len(claim.sources) - len(keep)
+        claim.sources = keep
+    return dropped

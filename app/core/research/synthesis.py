@@ -30,7 +30,7 @@ from .citations import key_terms, stem
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
-from .recite import recite
+from .recite import prune, recite
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -318,12 +318,17 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                     timeout_s=funnel.params.synthesis_timeout_s)
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
-        if moved:
-            render(result)  # the moved citations change the answer's text
+        dropped = prune(result.claims, by_claim)
+        if moved or dropped:
+            render(result)  # the moved and dropped citations change the answer's text
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
+        if moved:
             them = "them" if moved != 1 else "it"
             result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
                                    f"state {them}; the citation now points to the passage that does.")
+        if dropped:
+            result.messages.append(f"Support check: {dropped} citation{'s' if dropped != 1 else ''} that did not support "
+                                   "their claim removed; each of those claims keeps a passage that supports it.")
     for c, p in zip(result.citations, pairs):
         c.quote = p.quote
         if checked:
