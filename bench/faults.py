@@ -6,7 +6,9 @@
   a deep run with a short budget) runs as a CLI subprocess (`python -m app.cli --library …`,
   the tiny test models named in a settings file through RESEARCH_DESK_CONFIG_DIR) and is
   killed with SIGKILL at a moment drawn by a seeded RNG between the process start-up and the
-  clean run's duration; then the same command runs again to the end (the resume). The
+  end of the operation, until --moments kills per operation have landed while it runs (a run
+  that ends first is a miss, counted and printed, and narrows the window); then the same
+  command runs again to the end (the resume). The
   library is compared with a clean run's: papers, content chunks and summary-side chunks
   lost or duplicated, papers left `importing`, and `validate`'s exit code.
 * **disk**: a small tmpfs is mounted (root; else a loop device; else the part says why it
@@ -177,52 +179,70 @@ def part_kill(work: Path, env: dict, moments: int, rng: random.Random, ops: list
             shortest = min(Library(lib, create=False).list_papers(), key=lambda p: p.page_count).id
         clean[op] = (inventory(lib), took)
         print(f"clean {op}: {took:.1f} s (exit {code})  (load {load()})", flush=True)
-    print(f"\nprocess start-up (`list` on an empty library): {startup:.1f} s; kill moments drawn in [start-up, clean run] per operation\n")
-    header = ["operation", "kills", "ended before kill", "resume exit≠0", "validate exit≠0", "papers lost", "papers dup",
-              "stuck importing", "content chunks lost", "content chunks dup", "summary-side chunks lost",
+    print(f"\nprocess start-up (`list` on an empty library): {startup:.1f} s; kill moments drawn in [start-up, end of the "
+          f"operation] until {moments} kills per operation land while it runs\n")
+    header = ["operation", "kills landed", "missed (ended first)", "resume exit≠0", "validate exit≠0", "papers lost",
+              "papers dup", "stuck importing", "content chunks lost", "content chunks dup", "summary-side chunks lost",
               "summary-side chunks dup", "summaries/notes lost"]
     rows = []
     for op in ops:
         ref, took = clean[op]
-        when = sorted(round(rng.uniform(min(startup, took * 0.5), took), 2) for _ in range(moments))
-        print(f"{op}: kill at {when} s", flush=True)
-        totals: Counter = Counter()
-        for i, moment in enumerate(when):
-            lib = work / f"{op}-{i:02d}"
-            for attempt in range(4):  # the machine's load moves: a run that ended first is tried again, killed earlier
-                shutil.rmtree(lib, ignore_errors=True)
-                if bases[op] is not None:
-                    shutil.copytree(bases[op], lib)
-                proc = subprocess.Popen(command(op, lib, pdfs, shortest), cwd=REPO, env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                try:
-                    proc.wait(timeout=moment)
-                except subprocess.TimeoutExpired:
-                    proc.send_signal(signal.SIGKILL)
-                    proc.wait()
-                    break
-                if attempt == 3:
-                    totals["ended before kill"] += 1
-                else:
-                    moment = round(moment * 0.75, 2)
-                    print(f"   {op}: ended before {moment / 0.75:.2f} s; again, killed at {moment} s", flush=True)
-            resumed = run(command(op, lib, pdfs, shortest), env)
-            totals["resume exit≠0"] += resumed.returncode != 0
-            if resumed.returncode != 0:
-                print(f"   {op} @ {moment} s: resume exit {resumed.returncode}: {(resumed.stderr or resumed.stdout).strip()[-300:]}")
-            problems = validate(lib)  # what `validate` checks, in-process: a process start saved a trial
-            totals["validate exit≠0"] += bool(problems)
-            if problems:
-                print(f"   {op} @ {moment} s: validate: {problems[:3]}")
-            found = compare(ref, inventory(lib), op)
-            totals.update(found)
-            if any(found.values()):
-                print(f"   {op} @ {moment} s: {found}")
-            shutil.rmtree(lib, ignore_errors=True)
-        rows.append([op, str(moments), str(totals["ended before kill"]), str(totals["resume exit≠0"]), str(totals["validate exit≠0"]),
+        totals, landed, missed = kill_until_landed(op, work, env, pdfs, shortest, bases[op], ref, startup, took, moments, rng)
+        rows.append([op, str(landed), str(missed), str(totals["resume exit≠0"]), str(totals["validate exit≠0"]),
                      *(str(totals[h]) for h in header[5:12]), str(totals["summaries lost"] + totals["notes lost"])])
         print(f"   {op}: " + ", ".join(f"{h} {c}" for h, c in zip(header[1:], rows[-1][1:])) + f"  (load {load()})", flush=True)
     table(header, rows)
+
+
+def kill_until_landed(op: str, work: Path, env: dict, pdfs: Path, shortest: str, base: Path | None, ref: dict,
+                      startup: float, took: float, moments: int, rng: random.Random) -> tuple[Counter, int, int]:
+    """SIGKILL `op` at random moments until `moments` kills land while it runs; resume and compare each.
+
+    A moment is drawn in [start-up, end], `end` being the clean run's duration at first and the
+    shortest run seen since (the machine's load moves durations): a run that ends before its
+    moment is a miss, counted, and narrows `end`, and start-up in proportion (both were timed
+    under the same load); the draw goes on (at most 4 × moments tries).
+    """
+    totals: Counter = Counter()
+    landed = missed = 0
+    end = took
+    while landed < moments and landed + missed < 4 * moments:
+        begin = min(startup * end / took, end * 0.8)
+        moment = round(rng.uniform(begin, end), 2)
+        lib = work / f"{op}-{landed:02d}"
+        shutil.rmtree(lib, ignore_errors=True)
+        if base is not None:
+            shutil.copytree(base, lib)
+        started = time.monotonic()
+        proc = subprocess.Popen(command(op, lib, pdfs, shortest), cwd=REPO, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=moment)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        else:
+            ran = time.monotonic() - started
+            missed += 1
+            end = max(min(end, ran * 0.97), begin + 0.5)
+            print(f"   {op}: ended after {ran:.1f} s, before the kill at {moment} s: a miss; moments now up to {end:.1f} s",
+                  flush=True)
+            continue
+        landed += 1
+        resumed = run(command(op, lib, pdfs, shortest), env)
+        totals["resume exit≠0"] += resumed.returncode != 0
+        if resumed.returncode != 0:
+            print(f"   {op} @ {moment} s: resume exit {resumed.returncode}: {(resumed.stderr or resumed.stdout).strip()[-300:]}")
+        problems = validate(lib)  # what `validate` checks, in-process: a process start saved a trial
+        totals["validate exit≠0"] += bool(problems)
+        if problems:
+            print(f"   {op} @ {moment} s: validate: {problems[:3]}")
+        found = compare(ref, inventory(lib), op)
+        totals.update(found)
+        print(f"   {op} kill {landed}/{moments} at {moment} s: " + (f"{found}" if any(found.values()) else "nothing lost or duplicated"),
+              flush=True)
+        shutil.rmtree(lib, ignore_errors=True)
+    return totals, landed, missed
 
 
 def table(header: list[str], rows: list[list[str]]) -> None:
@@ -332,8 +352,11 @@ def seed_pdfs(work: Path) -> list[bytes]:
 
 class FuzzWorker:
     def __init__(self, lib: Path, env: dict) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(REPO / "bench" / "faults_fuzz.py"), str(lib)], cwd=REPO, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.log = lib.with_suffix(".stderr.txt")  # what the worker said before it died, if it does
+        with open(self.log, "w") as err:
+            self.proc = subprocess.Popen([sys.executable, str(REPO / "bench" / "faults_fuzz.py"), str(lib)], cwd=REPO,
+                                         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
+                                         bufsize=1)
         import selectors
 
         self.sel = selectors.DefaultSelector()
@@ -365,6 +388,7 @@ def part_fuzz(work: Path, env: dict, n: int, seed: int, limit: float, batch: int
     kinds = {str(p): k for p, k in files}
     results: list[tuple[Path, str, str, str, float]] = []
     state = {"worker": None, "restarts": 0}
+    lost_batches: list[str] = []  # batches whose worker died or went silent (each file is then retried alone)
 
     def worker() -> FuzzWorker:
         if state["worker"] is None:
@@ -385,7 +409,12 @@ def part_fuzz(work: Path, env: dict, n: int, seed: int, limit: float, batch: int
         while True:
             line = w.read(limit)  # no word for `limit` seconds: the file being read hangs
             if not line:
+                died = w.proc.poll()
                 drop_worker()
+                lost_batches.append(f"{paths[0].name}…{paths[-1].name}: " + (f"exit {died}" if died is not None else "silent"))
+                print(f"   batch {paths[0].name}…{paths[-1].name}: " + (
+                    f"worker died (exit {died}; its stderr in {w.log})" if died is not None else
+                    f"no word for {limit:.0f} s") + f" after {len(got)} of {len(paths)} files", flush=True)
                 return False
             r = json.loads(line)
             if r.get("batch") == "done":
@@ -408,14 +437,14 @@ def part_fuzz(work: Path, env: dict, n: int, seed: int, limit: float, batch: int
             print(f"   time budget of {budget:.0f} s spent: {len(results)} of {len(files)} files imported; the rest not tried")
             break
         paths = [p for p, _ in files[i:i + batch]]
-        if run_batch(paths):
-            continue
-        for p in paths:  # name the culprit: one file at a time
-            t = time.monotonic()
-            if not run_batch([p]):
-                took = time.monotonic() - t
-                results.append((p, kinds[str(p)], "hang" if took >= limit else "crash",
-                                f"no answer after {limit:.0f} s: killed" if took >= limit else "the worker died", took))
+        if not run_batch(paths):
+            for p in paths:  # name the culprit: one file at a time
+                t = time.monotonic()
+                if not run_batch([p]):
+                    took = time.monotonic() - t
+                    results.append((p, kinds[str(p)], "hang" if took >= limit else "crash",
+                                    f"no answer after {limit:.0f} s: killed" if took >= limit else "the worker died", took))
+                    print(f"   {results[-1][2]}: {p.name} after {took:.1f} s", flush=True)
         if (i // batch) % 10 == 9:
             print(f"   {len(results)}/{len(files)} fuzzed files  (load {load()})", flush=True)
     if state["worker"] is not None:
@@ -431,6 +460,10 @@ def part_fuzz(work: Path, env: dict, n: int, seed: int, limit: float, batch: int
                      str(st["duplicate"]), str(sum(1 for r in rs if r[2] not in ("hang", "crash") and not r[3])),
                      str(st["raised"]), str(st["crash"]), str(st["hang"]), f"{statistics.median(secs):.2f}", f"{secs[-1]:.1f}"])
     print(f"{len(results)} files, per-file limit {limit:.0f} s, {state['restarts']} worker start(s)  (load {load()})")
+    # A batch can fail where none of its files fails alone (two threads in MuPDF at once aborted
+    # the worker that way): the table counts files, this line counts such batches.
+    print(f"batches lost as a whole (worker died or went silent): {len(lost_batches)}"
+          + (f" ({'; '.join(lost_batches[:6])})" if lost_batches else ""))
     table(header, rows)
     reasons = Counter(r[3].split(": ", 1)[-1][:70] for r in results if r[2] != "added")
     print("most common reasons:")

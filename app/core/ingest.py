@@ -129,7 +129,11 @@ class Importer:
         self._check_embedding_model()
 
         known = {p.content_hash: p for p in self.library.list_papers()}
-        total_pages = sum(_quick_page_count(f) for f in files) or 1
+        # Counted here, before the producer starts: PyMuPDF shares one MuPDF context between
+        # threads, and opening a file on this thread while the producer parses another one
+        # aborted the process ("exception stack overflow", bench/faults.py fuzz).
+        self._page_counts = {f: _quick_page_count(f) for f in files}
+        total_pages = sum(self._page_counts.values()) or 1
         # One lease per paper (leases.py): other writers of this library skip it, or take it over if we die.
         self._claims = PaperClaims(self.library.leases)
         q: queue.Queue = queue.Queue(maxsize=64)
@@ -289,7 +293,7 @@ class Importer:
                 break
             if isinstance(item, _Skip):
                 file_no += 1
-                pages_done += _quick_page_count(item.path)
+                pages_done += self._page_counts.get(item.path, 0)
                 self._outcome(report, item.outcome)
                 self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name), item.outcome.message)
                 if state is not None and state.path == item.path:

@@ -11,15 +11,15 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-import unicodedata
 import statistics
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 import pymupdf
 
-from . import ocr
+from . import ocr, pdf_bombs
 from .errors import ImportFailure
 from .ocr import readable_fraction as _readable_fraction
 from . import pdf_layout
@@ -59,10 +59,11 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
     # The PDF standard allows junk before the header, and readers accept it within 1 KB.
     if b"%PDF-" not in head:
         raise fail("not a PDF (no %PDF header)", "Only PDF files can be imported.")
+    pymupdf.TOOLS.mupdf_warnings()  # start from an empty warning store: they name the cause
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:  # noqa: BLE001 - MuPDF raises several types for broken files
-        raise fail(f"corrupt or unreadable PDF ({_short(exc)})", _REDOWNLOAD) from None
+        raise fail(f"corrupt or unreadable PDF ({_open_failure(exc)})", _REDOWNLOAD) from None
     if doc.needs_pass:
         doc.close()
         raise fail(
@@ -80,6 +81,13 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
         doc.close()
         raise fail("no pages (zero pages in the document)", _REDOWNLOAD)
     try:
+        # Before any page is parsed: a page whose content inflates to gigabytes would hold
+        # every pass over it (bench/faults.py fuzz); its content is emptied, in memory only.
+        setattr(doc, _BOMBS, pdf_bombs.defuse(doc))
+    except Exception as exc:  # noqa: BLE001 - MuPDF raises several types for broken files
+        doc.close()
+        raise fail(f"corrupt or unreadable PDF ({_short(exc)})", _REDOWNLOAD) from None
+    try:
         # MuPDF silently repairs damaged files when opening; a file too broken to repair
         # only shows up when a page is parsed, so parse the first one now.
         doc.load_page(0).get_text(flags=TEXT_FLAGS)
@@ -87,6 +95,21 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
         doc.close()
         raise fail(f"corrupt or unreadable PDF ({_short(exc)})", _REDOWNLOAD) from None
     return doc
+
+
+# The attribute of an open document naming its pages emptied as decompression bombs (open_pdf):
+# kept on the document itself, as it lives exactly as long (Documents take no weak references).
+_BOMBS = "_research_desk_bombs"
+
+
+def _open_failure(exc: BaseException) -> str:
+    """Why MuPDF could not open a file: its "Failed to open file '<path>'" names no cause, the
+    warnings it gave while trying to repair the file do."""
+    if not str(exc).startswith("Failed to open file"):
+        return _short(exc)
+    warnings = [w for w in pymupdf.TOOLS.mupdf_warnings().splitlines() if w.strip()]
+    cause = next((w for w in warnings if "error" in w and "repair" not in w), warnings[0] if warnings else "")
+    return f"{cause.strip()[:100]}; repair found nothing readable" if cause else "not readable, not repairable"
 
 
 def _short(exc: BaseException) -> str:
@@ -120,6 +143,7 @@ class PageDamage:
     page_count: int
     lost: list[int] = field(default_factory=list)  # 1-based: nothing of the page could be read
     partial: list[int] = field(default_factory=list)  # read only in part (where the file breaks off)
+    bombs: pdf_bombs.Oversized = field(default_factory=pdf_bombs.Oversized)  # in lost/partial too
 
     @property
     def damaged(self) -> bool:
@@ -133,14 +157,26 @@ class PageDamage:
         """One line for the paper's status: which pages were lost, which were kept."""
         if not self.damaged:
             return ""
-        parts = []
-        if self.lost:
-            parts.append(f"{_page_ranges(self.lost)} of {self.page_count} could not be read")
-        if self.partial:
-            parts.append(f"{_page_ranges(self.partial)} only in part")
+        parts, kinds = [], []
+        broken = [p for p in self.lost if p not in self.bombs.emptied]
+        broken_part = [p for p in self.partial if p not in self.bombs.forms]
+        if broken or broken_part:
+            kinds.append("truncated or broken")
+        if broken:
+            parts.append(f"{_page_ranges(broken)} of {self.page_count} could not be read")
+        if broken_part:
+            parts.append(f"{_page_ranges(broken_part)} only in part")
+        if self.bombs:
+            kinds.append("decompression bomb")
+            cap = f"{self.bombs.cap >> 20} MB"
+        if self.bombs.emptied:
+            parts.append(f"{_page_ranges(self.bombs.emptied)} of {self.page_count} skipped, "
+                         f"{'its' if len(self.bombs.emptied) == 1 else 'their'} content inflates past {cap}")
+        if self.bombs.forms:
+            parts.append(f"{_page_ranges(self.bombs.forms)} kept without a drawing that inflates past {cap}")
         kept = [p for p in range(1, self.page_count + 1) if p not in self.lost]
         saved = f"{_page_ranges(kept)} imported" if kept else "nothing could be imported"
-        return f"{DAMAGED} (truncated or broken): {'; '.join(parts)}; {saved}"
+        return f"{DAMAGED} ({'; '.join(kinds)}): {'; '.join(parts)}; {saved}"
 
 
 def _page_ranges(pages: Iterable[int]) -> str:
@@ -163,11 +199,14 @@ def check_pages(doc: pymupdf.Document) -> PageDamage:
     a page that raises while being read later is still caught by `iter_pages`.
     MuPDF's warnings are process-wide, so only files that needed repair are judged by them.
     """
-    damage = PageDamage(doc.page_count)
+    bombs = getattr(doc, _BOMBS, None) or pdf_bombs.Oversized()
+    damage = PageDamage(doc.page_count, list(bombs.emptied), list(bombs.forms), bombs)
     if not getattr(doc, "is_repaired", False):
         return damage
     pymupdf.TOOLS.mupdf_warnings()  # start from an empty warning store
     for pno in range(doc.page_count):
+        if pno + 1 in bombs.emptied or pno + 1 in bombs.forms:
+            continue  # already judged: its content was emptied
         try:
             text = doc.load_page(pno).get_text(flags=TEXT_FLAGS)
         except Exception as exc:  # noqa: BLE001 - a page MuPDF cannot parse is a lost page
