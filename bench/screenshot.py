@@ -19,6 +19,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from app.core.events import Notice, Stage  # noqa: E402
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"
 # q01 of bench/questions/r-papers.jsonl: its answer is on a known page (sandwich.pdf, page 5).
 DEFAULT_QUESTION = (
@@ -79,14 +81,13 @@ def main() -> int:
         started = time.monotonic()
         last = [""]
 
-        def show(fraction: float, message: str) -> None:
-            if message != last[0] and (message.startswith("Stage") or time.monotonic() - show.at > 5):
-                show.at = time.monotonic()
+        def show(event) -> None:
+            message = getattr(event, "detail", "") or getattr(event, "message", "")
+            if isinstance(event, (Stage, Notice)) and message and message != last[0]:
                 print(f"  {what}: {message}", flush=True)
                 last[0] = message
 
-        show.at = 0.0
-        handle.progress.connect(show)
+        handle.event.connect(show)
         while handle.outcome is None:
             pump(100)
             if time.monotonic() - started > limit_s:
