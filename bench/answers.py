@@ -140,7 +140,11 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
+    ap.add_argument("--only", choices=["today", "claims"], help="run one pipeline (timings without the other's cache effects)")
     args = ap.parse_args()
+    if args.only:
+        for name in [n for n in PIPELINES if not n.startswith(args.only)]:
+            del PIPELINES[name]
 
     stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
