@@ -92,12 +92,9 @@ class WarmPrefixes:
         log.debug("prefix cache: kept %d tokens (%d KB)", len(tokens), written // 1024)
         return len(tokens) - have
 
-    def restore_for(self, messages: list[ChatMessage]) -> int:
-        """Put back the saved beginning of `messages` if it saves reading; the tokens it saves."""
-        if not self._saved:
-            return 0
-        tokens = self.tokens(messages)
-        if not tokens:
+    def restore_for(self, tokens: list[int]) -> int:
+        """Put back the saved beginning of a prompt (its `tokens`) if it saves reading; the tokens it saves."""
+        if not self._saved or not tokens:
             return 0
         have = self.cached(tokens)
         best = max(self._saved, key=lambda s: common_prefix(s.tokens, tokens))

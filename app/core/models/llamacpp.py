@@ -109,6 +109,7 @@ class LlamaCppChat(ChatModel):
         self.name = path.stem
         self.context_length = self._llm.n_ctx()
         self._prefixes = WarmPrefixes(self._llm)
+        self._choice_tokens: dict[str, set[int]] = {}
 
     def count_tokens(self, text: str) -> int:
         # No lock: tokenizing reads only the vocabulary, never the context,
@@ -135,7 +136,7 @@ class LlamaCppChat(ChatModel):
         pieces: list[str] = []
         finish_reason: str | None = None
         with self._lock:
-            self._restore_prefix(messages)
+            self._restore_prefix(self._prompt_tokens(messages))
             try:
                 stream: Iterator[dict[str, Any]] = self._llm.create_chat_completion(
                     messages=list(messages),
@@ -180,10 +181,10 @@ class LlamaCppChat(ChatModel):
         with self._lock:
             if cancelled is not None and cancelled():
                 raise Cancelled()
-            self._restore_prefix(messages)
-            tokens = self._prefixes.tokens(messages)
+            tokens = self._prompt_tokens(messages)
             if tokens is None:
                 return None
+            self._restore_prefix(tokens)
             if len(tokens) >= self.context_length:
                 raise ModelError("The prompt does not fit the model's context.",
                                  "raise the context length in Settings")
@@ -202,13 +203,15 @@ class LlamaCppChat(ChatModel):
         return {c: (m / total if total > 0 else 1 / len(choices)) for c, m in mass.items()}
 
     def _first_tokens(self, word: str) -> set[int]:
-        variants = {word, word.lower(), word.capitalize(), word.upper()}
-        out = set()
-        for v in variants | {" " + v for v in variants}:
-            t = self._llm.tokenize(v.encode("utf-8"), add_bos=False, special=False)
-            if t:
-                out.add(t[0])
-        return out
+        if word not in self._choice_tokens:  # the same few words for every pair a judge reads
+            variants = {word, word.lower(), word.capitalize(), word.upper()}
+            out = set()
+            for v in variants | {" " + v for v in variants}:
+                t = self._llm.tokenize(v.encode("utf-8"), add_bos=False, special=False)
+                if t:
+                    out.add(t[0])
+            self._choice_tokens[word] = out
+        return self._choice_tokens[word]
 
     def prefill(self, messages: list[ChatMessage]) -> int:
         with self._lock:
@@ -218,9 +221,19 @@ class LlamaCppChat(ChatModel):
                 log.warning("llama.cpp could not pre-read a prompt beginning: %s", exc)
                 return 0
 
-    def _restore_prefix(self, messages: list[ChatMessage]) -> None:
+    def _prompt_tokens(self, messages: list[ChatMessage]) -> list[int] | None:
+        """The tokens create_chat_completion reads for `messages` (None: unknown, nothing is restored)."""
         try:
-            saved = self._prefixes.restore_for(messages)
+            return self._prefixes.tokens(messages)
+        except (RuntimeError, ValueError) as exc:
+            log.warning("llama.cpp could not format the prompt ahead: %s", exc)
+            return None
+
+    def _restore_prefix(self, tokens: list[int] | None) -> None:
+        if tokens is None:
+            return
+        try:
+            saved = self._prefixes.restore_for(tokens)
         except (RuntimeError, ValueError) as exc:
             log.warning("llama.cpp could not restore a prompt beginning: %s", exc)
             self._llm.n_tokens = 0  # whatever the cache holds now, read the prompt in full
