@@ -66,7 +66,7 @@ class Ruling:
 
 
 def names_of(claim: str) -> list[str]:
-    """Specific names of the claim (support.py's rule), function names written with () and version numbers."""
+    """Specific names of the claim (support_rules.py's rule), function names written with () and version numbers."""
     return list(dict.fromkeys([*specific_names(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
 
 
