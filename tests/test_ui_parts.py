@@ -198,6 +198,55 @@ def test_highlight_tolerates_markdown_markers(tmp_path):
     assert hl.found
 
 
+def test_highlight_waits_while_another_thread_is_in_mupdf(tmp_path):
+    """PyMuPDF's one MuPDF context is not thread-safe: the viewer's pool thread must not enter it
+    while an import's reader thread is inside (two threads in MuPDF have aborted the process)."""
+    import threading
+    import time
+
+    from app.core.desk import MUPDF
+    from tests.pdf_factory import make_paper
+
+    pdf = make_paper(tmp_path / "p.pdf", "T", ["A B"], ["# Results\n\nThe median glacier lost 0.9 metres of ice thickness per year."])
+    results = []
+    worker = threading.Thread(target=lambda: results.append(locate_passage(pdf, 1, "The median glacier lost 0.9 metres of ice")))
+    with MUPDF:  # as the import's reader thread holds it while it reads a page
+        worker.start()
+        time.sleep(0.3)
+        assert worker.is_alive() and not results, "the highlight entered MuPDF while another thread was in it"
+    worker.join(timeout=10)
+    assert results and results[0].found
+
+
+def test_import_and_highlights_on_two_threads(tmp_path, make_desk, fact_pdfs):
+    """An import (its reader thread in MuPDF page by page) and a stream of viewer highlights on
+    another thread both finish, and correctly: the lock hands MuPDF back and forth between pages."""
+    import threading
+
+    from tests.pdf_factory import make_paper
+
+    for n in range(4):
+        make_paper(fact_pdfs / f"extra{n}.pdf", f"Extra paper {n}", ["A B"],
+                   [f"# Part {k}\n\n" + "Sediment cores were dated by radiocarbon at several depths. " * 30 for k in range(6)])
+    target = make_paper(tmp_path / "shown.pdf", "T", ["A B"], ["# Results\n\nThe median glacier lost 0.9 metres of ice thickness per year."])
+    desk = make_desk(tmp_path / "lib")
+    stop, found = threading.Event(), []
+
+    def highlight() -> None:
+        while not stop.is_set():
+            found.append(locate_passage(target, 1, "The median glacier lost 0.9 metres of ice").found)
+
+    viewer = threading.Thread(target=highlight)
+    viewer.start()
+    try:
+        report = desk.add([fact_pdfs])
+    finally:
+        stop.set()
+        viewer.join(timeout=30)
+    assert report.count("added") == 6, [o.message for o in report.outcomes]
+    assert len(found) >= 2 and all(found)
+
+
 def test_question_box_enter_runs_and_history_walks(qtbot):
     box = QuestionBox()
     qtbot.addWidget(box)

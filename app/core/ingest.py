@@ -32,6 +32,7 @@ from .events import PaperImported, Progress, Step, Task
 from .chunking import chunk_pages, token_counter
 from .errors import Cancelled, ImportFailure, ResearchDeskError
 from .leases import PaperClaims
+from .mupdf_guard import MUPDF
 from .library import Library
 from .models.base import EmbeddingModel
 from .paper_id import make_paper_id
@@ -204,7 +205,8 @@ class Importer:
                     continue
                 clock.restart()
                 try:
-                    doc = pdf_extract.open_pdf(path)
+                    with MUPDF:
+                        doc = pdf_extract.open_pdf(path)
                 except ImportFailure as exc:
                     put(_Skip(path, ImportOutcome(str(path), "failed", message=exc.message)))
                     continue
@@ -212,17 +214,19 @@ class Importer:
                     put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: cannot open ({exc})")))
                     continue
                 try:
-                    damage = pdf_extract.check_pages(doc)
+                    with MUPDF:
+                        damage = pdf_extract.check_pages(doc)
                     if not damage.readable:
                         put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: {damage.reason()}")))
                         continue
-                    text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
-                    page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
-                    if page_ocr is not None:
-                        for pno in range(min(2, doc.page_count)):  # metadata reads the first pages
-                            page_ocr.ensure(pno)
-                    meta = pdf_extract.extract_meta(doc, path.name)
-                    labels = pdf_extract.page_labels(doc)
+                    with MUPDF:
+                        text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
+                        page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
+                        if page_ocr is not None:
+                            for pno in range(min(2, doc.page_count)):  # metadata reads the first pages
+                                page_ocr.ensure(pno)
+                        meta = pdf_extract.extract_meta(doc, path.name)
+                        labels = pdf_extract.page_labels(doc)
                     # Where OCR runs, scanned pages get their text from it; without it a scan
                     # is reported as needing OCR, as before.
                     text_layer = text_layer or page_ocr is not None
@@ -257,7 +261,8 @@ class Importer:
                 except Exception as exc:  # noqa: BLE001 - one bad PDF must not stop the others
                     put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: extraction failed ({exc})")))
                 finally:
-                    doc.close()
+                    with MUPDF:
+                        doc.close()
         finally:
             put(_DONE)
 
@@ -477,7 +482,7 @@ def _quick_page_count(path: Path) -> int:
     try:
         import pymupdf
 
-        with pymupdf.open(path) as doc:
+        with MUPDF, pymupdf.open(path) as doc:
             return doc.page_count
     except Exception:  # noqa: BLE001 - unreadable files count as no pages for the ETA
         return 0

@@ -21,6 +21,7 @@ import pymupdf
 
 from . import ocr, pdf_bombs
 from .errors import ImportFailure
+from .mupdf_guard import MUPDF
 from .ocr import readable_fraction as _readable_fraction
 from . import pdf_layout
 from .pdf_layout import TEXT_FLAGS, _body_size, _render  # noqa: F401 - re-exported
@@ -279,17 +280,19 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
     `before(pno)`: called with the 0-based page number before a page is read (OCR hook).
     """
     skipped = set(skip)
-    body = _body_size(doc)
-    labels = page_labels(doc)
+    with MUPDF:  # page by page, so that another thread's MuPDF work can run between pages
+        body = _body_size(doc)
+        labels = page_labels(doc)
     for pno in range(doc.page_count):
         md = ""
         if pno + 1 not in skipped:
-            if before is not None:
-                before(pno)
-            try:
-                md = page_markdown(doc.load_page(pno), body)
-            except Exception as exc:  # noqa: BLE001 - one damaged page must not lose the paper
-                log.warning("page %d could not be read: %s", pno + 1, exc)
+            with MUPDF:
+                if before is not None:
+                    before(pno)
+                try:
+                    md = page_markdown(doc.load_page(pno), body)
+                except Exception as exc:  # noqa: BLE001 - one damaged page must not lose the paper
+                    log.warning("page %d could not be read: %s", pno + 1, exc)
         yield PageText(page=pno + 1, label=labels[pno], markdown=md)
 
 

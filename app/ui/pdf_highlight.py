@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pymupdf
 
+from app.core.desk import MUPDF
+
 MIN_RUN = 3  # words: shorter matches are coincidences ("of the model")
 _MD_MARKERS = re.compile(r"(^|\n)\s*(#{1,6}|[-*+]|\d+\.)\s+|[*_`|>$\\]|\[\^?\d+\]")
 _PUNCT = re.compile(r"[^\w]+", re.UNICODE)
@@ -64,8 +66,12 @@ def passage_words(text: str) -> list[str]:
 
 
 def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
-    """Rectangles covering `text` on 1-based `page` of the PDF."""
-    with pymupdf.open(str(pdf_path)) as doc:
+    """Rectangles covering `text` on 1-based `page` of the PDF.
+
+    Runs on a pool thread, perhaps while an import reads PDFs on another: MUPDF keeps
+    the two out of MuPDF at the same time (see app/core/mupdf_guard.py).
+    """
+    with MUPDF, pymupdf.open(str(pdf_path)) as doc:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"page {page} is outside 1–{doc.page_count}")
         pg = doc.load_page(page - 1)
