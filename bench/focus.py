@@ -2,9 +2,11 @@
 
 For every question of a set (no chat model needed), runs stages 1–2 and then focuses the
 evidence as synthesis does (`focus_tokens`, default 640). Prints the share of questions whose
-gold page is in the stage-2 passages and in the focused evidence, the gold page among the
-passages of the first turn (`first_claim_tokens`), the evidence tokens sent to the model
-(~4 characters a token), and the time to the focused evidence on screen.
+gold page is in the stage-2 passages and in the focused evidence, and whose gold facts (every
+fact group of the question, as the answer bench checks answers) are in that text: a page can
+be there without the sentence that answers. Then the same for the passages of the first turn
+(`first_claim_tokens`), the evidence tokens sent to the model (~4 characters a token), and the
+time to the focused evidence on screen.
 
     .venv/bin/python bench/focus.py --library /tmp/rlib [--questions bench/questions/r-papers.jsonl] [--budget 640]
 """
@@ -21,10 +23,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from answers import _norm  # noqa: E402
 from retrieval import gold_pages, load_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.research.synthesis import focus_into, format_passage  # noqa: E402
+
+
+def facts_in(text: str, facts: list[list[str]]) -> bool:
+    """Every fact group of the question has one accepted spelling in the text (as answers.py checks answers)."""
+    body = _norm(text)
+    return bool(facts) and all(any(_norm(alt) in body for alt in group) for group in facts)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -46,7 +55,9 @@ def main() -> int:
     overrides = {"focus_tokens": args.budget} if args.budget else {}
     budgets = args.first or [desk.settings.research.first_claim_tokens]
     hit_first: dict[int, list[float]] = {b: [] for b in budgets}
+    facts_first: dict[int, list[float]] = {b: [] for b in budgets}
     hit_before, hit_after, tokens_before, tokens_after, seconds = [], [], [], [], []
+    facts_before, facts_after = [], []
     for q in questions:
         gold = gold_pages(q, by_file)
         funnel = desk.funnel(overrides=overrides)
@@ -54,10 +65,13 @@ def main() -> int:
         result = funnel.run(q["question"], evidence_only=True)
         hit_before.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
         tokens_before.append(sum(len(e.text) for e in result.evidence) / 4)
+        facts = q.get("facts") or []
+        facts_before.append(float(facts_in("\n".join(e.text for e in result.evidence), facts)))
         focus_into(funnel, result)
         seconds.append(time.monotonic() - started)
         hit_after.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
         tokens_after.append(sum(len(format_passage(e)) for e in result.evidence) / 4)
+        facts_after.append(float(facts_in("\n".join(e.focus_text for e in result.evidence), facts)))
         for budget in budgets:
             spent, first = 0, []
             for e in result.evidence:
@@ -67,13 +81,14 @@ def main() -> int:
                 first.append(e)
                 spent += cost
             hit_first[budget].append(float(any((e.paper_id, e.page) in gold for e in first)))
+            facts_first[budget].append(float(facts_in("\n".join(e.focus_text for e in first), facts)))
     print(f"{len(questions)} questions from {Path(args.questions).name}; focus_tokens {args.budget or desk.settings.research.focus_tokens}")
-    print("| | gold page in evidence | evidence tokens p50 |")
-    print("|---|---|---|")
-    print(f"| stage-2 passages (whole) | {statistics.mean(hit_before):.1%} | {pct(tokens_before, .5):.0f} |")
-    print(f"| focused sentences (all sent) | {statistics.mean(hit_after):.1%} | {pct(tokens_after, .5):.0f} |")
+    print("| | gold page in evidence | gold facts in evidence | evidence tokens p50 |")
+    print("|---|---|---|---|")
+    print(f"| stage-2 passages (whole) | {statistics.mean(hit_before):.1%} | {statistics.mean(facts_before):.1%} | {pct(tokens_before, .5):.0f} |")
+    print(f"| focused sentences (all sent) | {statistics.mean(hit_after):.1%} | {statistics.mean(facts_after):.1%} | {pct(tokens_after, .5):.0f} |")
     for budget, hits in hit_first.items():
-        print(f"| first turn only ({budget} tokens) | {statistics.mean(hits):.1%} | — |")
+        print(f"| first turn only ({budget} tokens) | {statistics.mean(hits):.1%} | {statistics.mean(facts_first[budget]):.1%} | — |")
     print(f"time to focused evidence (stages 1-2 + focus): p50 {pct(seconds, .5):.2f} s, p95 {pct(seconds, .95):.2f} s")
     desk.close()
     return 0

@@ -64,6 +64,37 @@ def test_focus_respects_the_token_budget(fact_library):
     assert any("14 September" in s.text for e in loose for s in e.sentences)
 
 
+def test_focus_keeps_a_contiguous_window_around_the_best_sentence(fact_library):
+    """The best passage keeps a run of sentences, not scattered ones: the sentence after the
+    answer sentence carries its number, and only a window keeps the two together."""
+    from app.core.records import Evidence
+    from app.core.research.focus import PASSAGE_TOKENS, focus_evidence
+
+    filler = [f"Field crews also noted weather condition number {k} at the ringing station." for k in range(10)]
+    body = filler[:5] + ["Birds were fitted with GPS loggers before the autumn migration.",
+                         "Each logger weighed 4 grams, under three percent of body mass."] + filler[5:]
+    text = " ".join(body)
+    other = " ".join(f"Glacier survey note {k}: the drone flew a standard grid pattern." for k in range(12))
+    evidence = [
+        Evidence(1, "kestrel", 2, "2", "Methods", text, 0.8, char_start=100, char_end=100 + len(text)),
+        Evidence(2, "glacier", 3, "3", "Method", other, 0.3, char_start=0, char_end=len(other)),
+    ]
+    question = "How heavy were the GPS loggers fitted to the birds?"
+    qvec = fact_library.embedder().embed_one(question)
+    focused = focus_evidence(question, qvec, evidence, fact_library.embedder(), token_budget=400, first_tokens=120)
+    assert focused and focused[0].paper_id == "kestrel"
+    kept = [s.text for s in focused[0].sentences]
+    assert any("fitted with GPS loggers" in t for t in kept) and any("4 grams" in t for t in kept)
+    positions = [body.index(t) for t in kept]
+    assert positions == list(range(positions[0], positions[0] + len(positions))), "the window has a gap"
+    for s in focused[0].sentences:  # spans stay exact on the page
+        assert text[s.char_start - 100 : s.char_end - 100] == s.text
+    # The best passage's window grows to the first turn's size; without it, to PASSAGE_TOKENS.
+    wide = focus_evidence(question, qvec, evidence, fact_library.embedder(), token_budget=2000, first_tokens=PASSAGE_TOKENS + 200)
+    narrow = focus_evidence(question, qvec, evidence, fact_library.embedder(), token_budget=2000)
+    assert len(wide[0].sentences) > len(narrow[0].sentences)
+
+
 # -- claims: schema, streaming parse --------------------------------------------------
 
 REPLY = json.dumps({"claims": [

@@ -61,7 +61,8 @@ def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
     counter = None
     if funnel.chat_loaded() is not None:
         counter = funnel.chat_loaded().count_tokens
-    focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget, count_tokens=counter)
+    focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget,
+                             first_tokens=funnel.params.first_claim_tokens, count_tokens=counter)
     if focused:
         for n, e in enumerate(focused, 1):  # the prompt numbers passages 1..k in the order shown
             e.number = n
