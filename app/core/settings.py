@@ -89,9 +89,10 @@ class ResearchParams:
     structured_answers: bool = True
     # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
     check_support: bool = True
-    # Evidence tokens in the prompt after focusing: ~1,000-token prompts for the starter model,
-    # which reads ~30 tokens/s on 2 cores. Raise it for faster models or servers.
-    focus_tokens: int = 640
+    # Evidence tokens in the prompt after focusing: ~1,100-token prompts for the starter model,
+    # which reads ~30 tokens/s on 2 cores. 640 left the gold facts out of the evidence for a third
+    # of the bench questions (bench/focus.py); 800 for a quarter. Raise it for faster models or servers.
+    focus_tokens: int = 800
     claims_max_tokens: int = 300
     # Evidence tokens read before the first claim is written (the best passages; the rest follow
     # in a second turn). 0: one prompt. ~300 tokens ≈ 10 s of reading for the starter model.
