@@ -28,7 +28,7 @@ from app.core import paths
 from app.core.desk import LibraryLayout
 from app.core.settings import Settings
 
-from . import jobs, theme
+from . import heap, jobs, theme
 from .answer_render import CiteLink
 from .answer_view import AnswerView
 from .check_controller import add_check_tab
@@ -229,6 +229,7 @@ class MainWindow(ModelSetup, QMainWindow):
 
     # -- library ---------------------------------------------------------------------------
     def _snapshot_loaded(self, snap: jobs.LibrarySnapshot) -> None:
+        heap.settle()  # what lives as long as the window leaves the collector's full passes
         self.layout_ = LibraryLayout(snap.location)
         self.paper_panel.set_library(self.layout_)
         self.library_label.setText(f"Library: {snap.location}")
@@ -395,3 +396,4 @@ class MainWindow(ModelSetup, QMainWindow):
         self.pdf_viewer.shutdown()
         self.aux.shutdown()
         self.host.shutdown()
+        heap.release()
