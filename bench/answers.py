@@ -1,7 +1,7 @@
-"""The answer bench: today's free-text pipeline against the claim-bound engine, in one run.
+"""The answer bench: today's free-text pipeline, prose over focused evidence and the claim-bound engine, in one run.
 
 For questions spread over the eval sets (bench/questions/r-papers.jsonl and mixed.jsonl,
-each with gold pages and gold facts), both pipelines answer every question, alternating
+each with gold pages and gold facts), every pipeline answers every question, alternating
 which goes first. It prints per pipeline:
 
 - answers right: every gold fact group is in the answer (a group is a list of accepted
@@ -42,7 +42,11 @@ from app.core.records import ResearchResult  # noqa: E402
 from app.core.research.citations import claim_before  # noqa: E402
 from app.core.research.support import Pair, check_pairs  # noqa: E402
 
-PIPELINES = {"today (free text)": {"structured_answers": False, "check_support": False}, "claims (new)": {}}
+PIPELINES = {
+    "today (free text)": {"structured_answers": False, "focus_prose": False, "check_support": False},
+    "prose (focused)": {"structured_answers": False},
+    "claims (new)": {},
+}
 
 
 def _norm(text: str) -> str:
@@ -114,7 +118,8 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 s["right"].append(0.0)
                 continue
             wall = time.monotonic() - started
-            verdicts = [c.support for c in result.citations] if result.claims else judge_citations(desk, result)
+            checked = result.claims or any(c.support for c in result.citations)  # checked in the run
+            verdicts = [c.support for c in result.citations] if checked else judge_citations(desk, result)
             s["right"].append(float(answer_right(result.answer, q.get("facts") or [])))
             s["cited"].append(cited_share(result))
             s["supported"].extend(float(v == "supported") for v in verdicts)
@@ -140,7 +145,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--only", choices=["today", "claims"], help="run one pipeline (timings without the other's cache effects)")
+    ap.add_argument("--only", choices=["today", "prose", "claims"], help="run one pipeline (timings without the other's cache effects)")
     args = ap.parse_args()
     if args.only:
         for name in [n for n in PIPELINES if not n.startswith(args.only)]:

@@ -232,6 +232,45 @@ def test_structured_answer_end_to_end_with_the_real_model(fact_library, first_cl
             assert set(c) == {"paper_id", "page", "printed_page", "support", "quote"}
 
 
+def test_prose_answer_reads_only_the_focused_sentences_with_the_real_model(fact_library):
+    """The free-text path (structured_answers off) reads the same focused evidence as claims:
+    the sentences on the question, shown before any word is written, not whole passages."""
+    events: list = []
+    funnel = fact_library.funnel(Task(sink=events.append), overrides={"structured_answers": False})
+    real = funnel.chat_model()
+    prompts: list[str] = []
+
+    class Recording(ChatModel):  # the real model; the prompt is kept to look at
+        name, context_length = real.name, real.context_length
+
+        def count_tokens(self, text):
+            return real.count_tokens(text)
+
+        def chat(self, messages, **kwargs):
+            prompts.append("\n".join(m["content"] for m in messages))
+            return real.chat(messages, **kwargs)
+
+    funnel.chat_model = Recording
+    result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
+    shown = next(i for i, e in enumerate(events) if isinstance(e, EvidenceFound) and any(x.sentences for x in e.evidence))
+    first_token = next(i for i, e in enumerate(events) if isinstance(e, Token))
+    assert shown < first_token
+    answer_prompt = prompts[0]
+    assert all(e.sentences for e in result.evidence)
+    left_out = 0
+    for e in result.evidence:
+        assert e.focus_text in answer_prompt
+        dropped = [s for s in e.text.split(". ") if len(s) > 30 and all(s not in k.text for k in e.sentences)]
+        for sentence in dropped:  # a sentence the focus left out never reaches the model
+            assert sentence not in answer_prompt
+        left_out += len(dropped)
+    assert left_out, "the focus kept every sentence: nothing here shows it was applied"
+    assert result.answer.strip()
+    assert "first_words_s" in result.timings and result.timings["first_words_s"] <= result.timings["total_s"]
+    for c in result.citations:  # checked in the run, like claims
+        assert c.support in {v.value for v in Support} | {""}
+
+
 class ScriptedChat(ChatModel):
     """Replies from a script, streamed in small pieces; fails or cancels where told."""
 

@@ -87,6 +87,9 @@ class ResearchParams:
     # Claim-bound answers (research/synthesis.py): the model writes claims through structured
     # output and each is checked against the sentences it cites. Off: the free-text prompt.
     structured_answers: bool = True
+    # Free-text answers read the focused evidence too (the sentences on the question, within
+    # focus_tokens), not whole passages: a prompt a third as long. Off: whole passages.
+    focus_prose: bool = True
     # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
     check_support: bool = True
     # Evidence tokens in the prompt after focusing: ~1,100-token prompts for the starter model,

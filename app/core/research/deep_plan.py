@@ -92,7 +92,8 @@ class PlanMixin:
         context = (chat or self._chat).context_length if (chat or self._chat) is not None else 4096
         if not p.structured_answers:
             answer = max(64, min(p.answer_max_tokens, context // 3))
-            return max(120, min(2 * p.focus_tokens, context - answer - PROMPT_OVERHEAD_TOKENS)), answer
+            evidence = p.focus_tokens if p.focus_prose else 2 * p.focus_tokens
+            return max(120, min(evidence, context - answer - PROMPT_OVERHEAD_TOKENS)), answer
         answer = max(64, min(p.claims_max_tokens, context // 3))
         return max(120, min(p.focus_tokens, context - answer - PROMPT_OVERHEAD_TOKENS)), answer
 

@@ -7,6 +7,7 @@ it shares the support check with claims (support.check_pairs).
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
 CITATION_FORMAT = "[PAPER_ID, page N]"
+FIRST_CITATION = re.compile(r"\[(\d+|[^\]]+,\s*p(age|\.)\s*\d+)\]")  # [3] or [smith2020, page 4]
 # Prompt templates with a numbered-citation variant (ResearchParams.citation_style).
 NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
 
@@ -35,6 +37,10 @@ def write_free_text(self: "Funnel", result: ResearchResult, template: str, extra
     t = time.monotonic()
     self.stage(3, "Stage 3: synthesizing…")
     chat = self.load_chat()  # kept on the funnel: the support check of the parsed citations uses it too
+    if template == "synthesis.md" and self.params.focus_prose:
+        from .synthesis import focus_into
+
+        focus_into(self, result)  # a no-op where run() focused them already (and shows them)
     messages, used, dropped = build_prompt(self, chat, result.query, result.evidence, template, extra)
     if dropped:
         result.messages.append(f"Stage 3: {dropped} lower-ranked passages did not fit the model's context window (or, in deep mode, the time left) and were not sent.")
@@ -46,6 +52,7 @@ def write_free_text(self: "Funnel", result: ResearchResult, template: str, extra
     
     def on_token(token: str) -> None:
         tokens.append(token)
+        _time_first_claim(self, result, tokens)
         if len(tokens) % 16 == 0 and trim_repetition("".join(tokens), LOOP_WORDS)[1]:
             looping["now"] = True
         self.task.emit(Token(token))
@@ -83,6 +90,17 @@ def write_free_text(self: "Funnel", result: ResearchResult, template: str, extra
     self.stage(4, "Stage 4: checking citations…")
     self.format_into(result, answer)
     result.timings["formatting_s"] = time.monotonic() - t
+
+
+def _time_first_claim(self: "Funnel", result: ResearchResult, tokens: list[str]) -> None:
+    """The first words on screen, and the first claim: the first sentence closed by a citation."""
+    timings = result.timings
+    if "first_words_s" not in timings:
+        if "".join(tokens).strip():
+            timings["first_words_s"] = round(self.elapsed(), 3)
+        return
+    if "first_claim_s" not in timings and tokens[-1].find("]") >= 0 and FIRST_CITATION.search("".join(tokens)):
+        timings["first_claim_s"] = round(self.elapsed(), 3)
 
 
 def format_into(self: "Funnel", result: ResearchResult, answer: str) -> None:
@@ -175,6 +193,6 @@ def format_evidence(e: Evidence, *, numbered: bool = False) -> str:
         where.append(f"printed page {e.page_label}")
     if numbered:
         source = "; ".join([f"{e.paper_id}, page {e.page}", *where])
-        return f"[{e.number}] ({source})\n{e.text.strip()}"
+        return f"[{e.number}] ({source})\n{e.focus_text}"
     context = f" ({'; '.join(where)})" if where else ""
-    return f"Passage {e.number}{context} — cite it as [{e.paper_id}, page {e.page}]\n{e.text.strip()}"
+    return f"Passage {e.number}{context} — cite it as [{e.paper_id}, page {e.page}]\n{e.focus_text}"

@@ -107,7 +107,7 @@ class Funnel:
             return result
         check_cancelled(self.cancelled)
 
-        if self.params.structured_answers:
+        if self.params.structured_answers or self.params.focus_prose:
             # The focused sentences are the first useful screen: shown before any model time is spent.
             from .synthesis import focus_into
 
