@@ -146,7 +146,12 @@ def main() -> int:
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
     ap.add_argument("--only", choices=["today", "prose", "claims"], help="run one pipeline (timings without the other's cache effects)")
+    ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
     args = ap.parse_args()
+    if args.focus_tokens:
+        for name, overrides in PIPELINES.items():
+            if overrides.get("focus_prose", True):
+                overrides["focus_tokens"] = args.focus_tokens
     if args.only:
         for name in [n for n in PIPELINES if not n.startswith(args.only)]:
             del PIPELINES[name]
