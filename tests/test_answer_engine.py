@@ -150,6 +150,21 @@ def test_specifics_must_agree(claim, cap):
     assert check_specifics(claim, PASSAGE)[0] == cap
 
 
+@pytest.mark.parametrize("claim, passage, cap", [
+    # An acronym of the claim spelled out in the passage, and the reverse.
+    ("The DECam survey recorded 1377 measurements.", "With the Dark Energy Camera we recorded 1377 measurements.", Support.SUPPORTED.value),
+    ("It found 235 near-Earth objects.", "In year 1 it found 235 unique NEOs.", Support.SUPPORTED.value),
+    ("LMWH gave a bleeding risk of 3.9%.", "Low molecular weight heparin gave a bleeding risk of 3.9%.", Support.SUPPORTED.value),
+    ("Patients in the UK were enrolled.", "Patients in the United Kingdom were enrolled.", Support.SUPPORTED.value),
+    # A different acronym, or two lower-case words that happen to share its letters, do not count.
+    ("The DESI survey recorded 1377 measurements.", "With the Dark Energy Camera we recorded 1377 measurements.", Support.UNSUPPORTED.value),
+    ("GC runs were repeated.", "The global climate runs were repeated.", Support.UNSUPPORTED.value),
+    ("UFH gave a bleeding risk of 3.9%.", "Low molecular weight heparin (LMWH) gave a bleeding risk of 3.9%.", Support.UNSUPPORTED.value),
+])
+def test_abbreviations_and_their_expansions_agree(claim, passage, cap):
+    assert check_specifics(claim, passage)[0] == cap
+
+
 def test_quote_is_the_exact_sentence_the_claim_rests_on():
     e = _evidence()
     quote = quote_for("Juveniles departed 9 days later than the adults did.", e)

@@ -141,6 +141,75 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+# -- abbreviations: "DECam" cites "Dark Energy Camera", "near-Earth objects" cites "NEOs" ----
+
+_PART = re.compile(r"[A-Za-z0-9]+")
+_CONNECTORS = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "&"}
+
+
+def _capitals(token: str) -> str:
+    """An acronym's letters: its capitals ("DECam" → "DEC", "NEOs" → "NEO"); "" for other words."""
+    caps = "".join(ch for ch in token if ch.isupper())
+    return caps if len(caps) >= 2 else ""
+
+
+def _capitalised(parts: list[str]) -> list[str]:
+    """Only the capitalised words (and connectors): a two-letter acronym must be spelled out as a
+    name ("United Kingdom"), since any two lower-case words match two letters by chance."""
+    return [p if p[0].isupper() or p.lower() in _CONNECTORS else "\x00" for p in parts]
+
+
+def _initials(parts: list[str]) -> str:
+    return "".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS)
+
+
+def _spelled_out(letters: str, text_parts: list[str]) -> bool:
+    """`letters` are the initials of consecutive words of the text (connectors may come between)."""
+    n = len(letters)
+    for start in range(len(text_parts)):
+        if text_parts[start][0].upper() != letters[0]:
+            continue
+        picked, i = [], start
+        while i < len(text_parts) and len(picked) < n:
+            word = text_parts[i]
+            if word[0].upper() == letters[len(picked)]:
+                picked.append(word)
+            elif word.lower() not in _CONNECTORS:
+                break
+            i += 1
+        if len(picked) == n:
+            return True
+    return False
+
+
+def abbreviated(name: str, claim: str, text: str) -> bool:
+    """True if the claim's `name` (lower case, as `specific_names` gives it) is in the text as an
+    abbreviation or its expansion: an acronym of the claim spelled out in the text, or words
+    of the claim around the name whose initials are an acronym the text uses. Papers
+    abbreviate on first use and then cite the short form; claims mix the two."""
+    claim_parts = _PART.findall(claim)
+    text_parts = _PART.findall(text)
+    name_parts = [p.lower() for p in _PART.findall(name)]
+    if not name_parts or not text_parts:
+        return False
+    for token in _WORD.findall(claim):  # the claim's acronym, spelled out in the text
+        letters = _capitals(token) if token.lower() == name else ""
+        if letters and _spelled_out(letters, text_parts if len(letters) > 2 else _capitalised(text_parts)):
+            return True
+    acronyms = {a for a in map(_capitals, text_parts) if len(a) > 2}  # two letters match by chance too often
+    if not acronyms:
+        return False
+    lowered = [p.lower() for p in claim_parts]
+    for i in range(len(lowered) - len(name_parts) + 1):  # the claim spells out an acronym of the text
+        if lowered[i : i + len(name_parts)] != name_parts:
+            continue
+        for start in range(max(0, i - 4), i + 1):
+            for end in range(i + len(name_parts), min(len(claim_parts), start + 7) + 1):
+                if end - start >= 2 and _initials(claim_parts[start:end]) in acronyms:
+                    return True
+    return False
+
+
 def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
     """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
 
@@ -159,6 +228,8 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
     for name in dict.fromkeys(specific_names(claim)):
         key = _squash(name)
         if stem(name) in passage_words or (key and key in squashed) or (key.endswith("s") and key[:-1] in squashed):
+            continue
+        if abbreviated(name, claim, passage + " " + context):
             continue
         missing_names.append(name)
     flipped = reversed_direction(claim, quote or passage)
