@@ -390,6 +390,17 @@ def test_repeated_claims_are_dropped():
     assert not repeats(Claim("HC4 corrects for high-leverage points such as Alaska.", [2]), first)
 
 
+def test_a_claim_that_copies_the_prompts_instructions_is_dropped():
+    from app.core.paths import load_prompt
+    from app.core.research.synthesis import MORE_CLAIMS, echoes
+
+    told = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
+    # Seen on the answer bench (q41): the starter model turned the instruction into a "claim".
+    assert echoes('A daily series can be obtained by adding up to 3 further claims for the question "Using zoo…"', told)
+    assert not echoes("rollapply(r, 10, sd) gives the 10-day rolling standard deviation of every column.", told)
+    assert not echoes("The first claim of the paper is that the passages of the text state a number.", told)
+
+
 def test_streamed_claims_read_exactly_as_the_rendered_answer():
     from app.core.records import Claim, ResearchResult
     from app.core.research.claims import claim_separator, claim_sentence

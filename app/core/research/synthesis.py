@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -128,8 +129,9 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MORE_CLAIMS,
                                               min_claims=0, min_sources=1, fallback_ok=False)
             kept: list[Claim] = []
+            instructions = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
             for c in more_claims:  # a small model repeats itself, within the turn as well as across
-                if not repeats(c, claims + kept):
+                if not repeats(c, claims + kept) and not echoes(c.text, instructions):
                     kept.append(c)
             more_claims = kept
             if more_claims:
@@ -150,6 +152,19 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     result.claims = claims
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
+
+
+ECHO_WORDS = 5  # a run this long copied from the prompt's instructions is the prompt, not a claim
+
+
+def echoes(text: str, instructions: str) -> bool:
+    """True if the claim copies a run of words from the prompt's own instructions (a small model,
+    asked for more claims than the passages hold, writes "…adding up to 3 further claims for the
+    question…"). The question and the passages are left out of `instructions`: claims may repeat them."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    told = re.findall(r"[a-z0-9]+", instructions.lower())
+    runs = {tuple(told[i : i + ECHO_WORDS]) for i in range(len(told) - ECHO_WORDS + 1)}
+    return any(tuple(words[i : i + ECHO_WORDS]) in runs for i in range(len(words) - ECHO_WORDS + 1))
 
 
 def repeats(claim: Claim, earlier: list[Claim]) -> bool:
