@@ -7,7 +7,6 @@ it shares the support check with claims (support.check_pairs).
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
 LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
 CITATION_FORMAT = "[PAPER_ID, page N]"
-FIRST_CITATION = re.compile(r"\[(\d+|[^\]]+,\s*p(age|\.)\s*\d+)\]")  # [3] or [smith2020, page 4]
 # Prompt templates with a numbered-citation variant (ResearchParams.citation_style).
 NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
 
@@ -99,7 +97,8 @@ def _time_first_claim(self: "Funnel", result: ResearchResult, tokens: list[str])
         if "".join(tokens).strip():
             timings["first_words_s"] = round(self.elapsed(), 3)
         return
-    if "first_claim_s" not in timings and tokens[-1].find("]") >= 0 and FIRST_CITATION.search("".join(tokens)):
+    closes = "]" in tokens[-1] or ")" in tokens[-1]  # the answer's own parser runs only where a citation may have closed
+    if "first_claim_s" not in timings and closes and parse_citations("".join(tokens), result.evidence, []):
         timings["first_claim_s"] = round(self.elapsed(), 3)
 
 

@@ -153,26 +153,28 @@ def _capitals(token: str) -> str:
     return caps if len(caps) >= 2 else ""
 
 
-def _capitalised(parts: list[str]) -> list[str]:
-    """Only the capitalised words (and connectors): a two-letter acronym must be spelled out as a
-    name ("United Kingdom"), since any two lower-case words match two letters by chance."""
-    return [p if p[0].isupper() or p.lower() in _CONNECTORS else "\x00" for p in parts]
-
-
 def _initials(parts: list[str]) -> str:
     return "".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS)
 
 
 def _spelled_out(letters: str, text_parts: list[str]) -> bool:
-    """`letters` are the initials of consecutive words of the text (connectors may come between)."""
+    """`letters` are the initials of consecutive words of the text (connectors may come between).
+
+    A two-letter acronym must be spelled out in capitalised words ("United Kingdom"): any two
+    lower-case words match two letters by chance."""
     n = len(letters)
+    names_only = n <= 2
+
+    def starts(word: str, letter: str) -> bool:
+        return word[0].upper() == letter and (word[0].isupper() or not names_only)
+
     for start in range(len(text_parts)):
-        if text_parts[start][0].upper() != letters[0]:
+        if not starts(text_parts[start], letters[0]):
             continue
         picked, i = [], start
         while i < len(text_parts) and len(picked) < n:
             word = text_parts[i]
-            if word[0].upper() == letters[len(picked)]:
+            if starts(word, letters[len(picked)]):
                 picked.append(word)
             elif word.lower() not in _CONNECTORS:
                 break
@@ -194,7 +196,7 @@ def abbreviated(name: str, claim: str, text: str) -> bool:
         return False
     for token in _WORD.findall(claim):  # the claim's acronym, spelled out in the text
         letters = _capitals(token) if token.lower() == name else ""
-        if letters and _spelled_out(letters, text_parts if len(letters) > 2 else _capitalised(text_parts)):
+        if letters and _spelled_out(letters, text_parts):
             return True
     acronyms = {a for a in map(_capitals, text_parts) if len(a) > 2}  # two letters match by chance too often
     if not acronyms:
