@@ -5,7 +5,8 @@ evidence as synthesis does (`focus_tokens`, default 640). Prints the share of qu
 gold page is in the stage-2 passages and in the focused evidence, and whose gold facts (every
 fact group of the question, as the answer bench checks answers) are in that text: a page can
 be there without the sentence that answers. Then the same for the passages of the first turn
-(`first_claim_tokens`), the evidence tokens sent to the model (~4 characters a token), and the
+(`first_claim_tokens`; each `--first` budget re-focuses the passages, since it also sizes the best
+passage's window), the evidence tokens sent to the model (~4 characters a token), and the
 time to the focused evidence on screen.
 
     .venv/bin/python bench/focus.py --library /tmp/rlib [--questions bench/questions/r-papers.jsonl] [--budget 640]
@@ -17,6 +18,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,14 +69,22 @@ def main() -> int:
         tokens_before.append(sum(len(e.text) for e in result.evidence) / 4)
         facts = q.get("facts") or []
         facts_before.append(float(facts_in("\n".join(e.text for e in result.evidence), facts)))
+        stage2 = list(result.evidence)
         focus_into(funnel, result)
         seconds.append(time.monotonic() - started)
         hit_after.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
         tokens_after.append(sum(len(format_passage(e)) for e in result.evidence) / 4)
         facts_after.append(float(facts_in("\n".join(e.focus_text for e in result.evidence), facts)))
         for budget in budgets:
+            # The first window is sized by first_claim_tokens: re-focus the stage-2 passages with this budget.
+            evidence = result.evidence
+            if budget != desk.settings.research.first_claim_tokens:
+                again = desk.funnel(overrides={**overrides, "first_claim_tokens": budget})
+                trial = replace(result, evidence=list(stage2))
+                focus_into(again, trial)
+                evidence = trial.evidence
             spent, first = 0, []
-            for e in result.evidence:
+            for e in evidence:
                 cost = len(format_passage(e)) / 4 + 2
                 if first and spent + cost > budget:
                     break
