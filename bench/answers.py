@@ -146,7 +146,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--only", choices=["today", "prose", "claims"], help="run one pipeline (timings without the other's cache effects)")
+    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims"],
+                    help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects)")
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
     args = ap.parse_args()
     if args.focus_tokens:
@@ -154,7 +155,7 @@ def main() -> int:
             if overrides.get("focus_prose", True):
                 overrides["focus_tokens"] = args.focus_tokens
     if args.only:
-        for name in [n for n in PIPELINES if not n.startswith(args.only)]:
+        for name in [n for n in PIPELINES if not n.startswith(tuple(args.only))]:
             del PIPELINES[name]
 
     stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
