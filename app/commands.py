@@ -218,6 +218,8 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
         marks = {"verified": "✓ supported", "partial": "~ partial", "unsupported": "✗ unsupported"}
         for c in result.citations:
             verdict = marks.get(c.status, f"✗ {c.status}")
+            if c.claim is not None and c.claim < len(result.claims) and result.claims[c.claim].quoted:
+                verdict = "✓ quoted from the passage"
             quote = f' — "{c.quote[:160]}{"…" if len(c.quote) > 160 else ""}"' if c.quote else ""
             note = f" ({c.note})" if c.note and c.status != "verified" else ""
             _out(f"- {c.raw} {verdict}{note}{quote}")

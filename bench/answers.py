@@ -46,6 +46,9 @@ PIPELINES = {
     "today (free text)": {"structured_answers": False, "focus_prose": False, "check_support": False},
     "prose (focused)": {"structured_answers": False},
     "claims (new)": {},
+    # Variants of the claims pipeline, measured against it (docs/research.md):
+    "parts (3 claims in the first turn)": {"first_turn_claims": 3},
+    "quotes (3 claims, then 2 key sentences)": {"first_turn_claims": 3, "key_sentences": 2},
 }
 
 
@@ -146,7 +149,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims"],
+    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "parts", "quotes"],
                     help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects)")
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
     args = ap.parse_args()

@@ -243,10 +243,14 @@ def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(
 
 # -- the whole engine on a real library with the real tiny model -------------------------
 
-@pytest.mark.parametrize("first_claim_tokens", [300, 1])  # one turn; two turns (the second under the grammar too)
-def test_structured_answer_end_to_end_with_the_real_model(fact_library, first_claim_tokens):
+@pytest.mark.parametrize("overrides", [
+    {"first_claim_tokens": 300},  # one turn: the evidence fits the first
+    {"first_claim_tokens": 1},  # the first turn, then key sentences (the default)
+    {"first_claim_tokens": 1, "first_turn_claims": 1, "key_sentences": 0},  # two turns, the second under the grammar too
+])
+def test_structured_answer_end_to_end_with_the_real_model(fact_library, overrides):
     events: list = []
-    funnel = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": first_claim_tokens})
+    funnel = fact_library.funnel(Task(sink=events.append), overrides=overrides)
     result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
     tokens = [e.text for e in events if isinstance(e, Token)]
     # The focused evidence reaches the screen before any claim.
@@ -380,7 +384,8 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
     fact_library.set_chat_model(chat)
     events: list = []
     try:
-        funnel = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 1})
+        funnel = fact_library.funnel(Task(sink=events.append), overrides={
+            "first_claim_tokens": 1, "first_turn_claims": 1, "key_sentences": 0})
         result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
     finally:
         fact_library._chat = None
@@ -408,7 +413,7 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
 
 def test_repeated_claims_are_dropped():
     from app.core.records import Claim
-    from app.core.research.synthesis import repeats
+    from app.core.research.second_turn import repeats
 
     first = [Claim("The default estimator of vcovHC is HC3.", [1])]
     assert repeats(Claim("vcovHC uses the HC3 estimator by default.", [2]), first)
@@ -417,7 +422,7 @@ def test_repeated_claims_are_dropped():
 
 def test_a_claim_that_copies_the_prompts_instructions_is_dropped():
     from app.core.paths import load_prompt
-    from app.core.research.synthesis import MORE_CLAIMS, echoes
+    from app.core.research.second_turn import MORE_CLAIMS, echoes
 
     told = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
     # Seen on the answer bench (q41): the starter model turned the instruction into a "claim".
@@ -515,3 +520,84 @@ def test_a_claim_with_a_supporting_citation_drops_its_unsupported_ones():
     assert prune(claims, checked) == 1
     assert claims[0].sources == [2, 3]  # the partial one stays, marked
     assert claims[1].sources == [1, 2]  # no supported citation: nothing to prefer, all stay flagged
+
+
+# -- key sentences: the best evidence sentences quoted instead of a second turn ------------
+
+def _passage(number: int, *sentences: tuple[str, float]) -> Evidence:
+    text, spans = "", []
+    for s, score in sentences:
+        start = len(text)
+        text += s + " "
+        spans.append(Sentence(s, start, start + len(s), score))
+    return Evidence(number, f"p{number}", 3, "3", "", text, 0.5, sentences=spans)
+
+
+def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [
+        _passage(1, ("The median departure date was 14 September in all ten years.", 0.9),
+                 ("Young birds departed 9 days later than adults in every year studied.", 0.7)),
+        _passage(2, ("Figure 2: Departure dates of young and adult kestrels by year of ringing.", 0.95),
+                 ("| year | adults | young | total | birds |", 0.9),
+                 ("This delay was largest in years with a warm September and plenty of voles.", 0.8)),
+        _passage(3, ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.6),
+                 ("Ringing took place at two stations in the upper valley.", 0.5)),
+    ]
+    claims = [Claim("Kestrels depart from alpine valleys with a median departure date of 14 September.", [1])]
+    quotes = key_sentences(claims, evidence, 2)
+    # Passage 1's best sentence restates the claim; its next one adds the young birds' delay.
+    # Passage 2's caption and table row are not prose, and its sentence that leans on an
+    # antecedent ("This delay…") has none kept before it, so passage 3 gives the second quote.
+    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults in every year studied”",
+                                        "“Loggers weighing 4 grams recorded a position every 30 minutes”"]
+    assert [q.sources for q in quotes] == [[1], [3]] and all(q.quoted for q in quotes)
+    assert key_sentences(claims, evidence, 1) == quotes[:1]
+
+
+def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.5),
+                         ("This delay was largest in years with a warm September and plenty of voles.", 0.8))]
+    quotes = key_sentences([Claim("The median departure date was 14 September.", [1])], evidence, 2)
+    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults in every year studied. "
+                                        "This delay was largest in years with a warm September and plenty of voles”"]
+
+
+def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_library):
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    chat = ScriptedChat([first, '{"verdicts": [{"pair": 1, "verdict": "supported"}]}'])
+    fact_library.set_chat_model(chat)
+    events: list = []
+    try:
+        funnel = fact_library.funnel(Task(sink=events.append), overrides={
+            "first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+        result = funnel.run("How fast did the glacier front retreat, and how was it measured?")
+    finally:
+        fact_library._chat = None
+    answer, *checks = chat.calls
+    assert answer["schema"]["properties"]["claims"]["maxItems"] == 3  # the parts prompt, then no second turn
+    assert all("More passages" not in m["content"] for c in checks for m in c["messages"][len(answer["messages"]):])
+    quoted = [c for c in result.claims if c.quoted]
+    assert quoted and len(quoted) <= 2
+    assert sum(isinstance(e, ClaimWritten) for e in events) == len(result.claims)
+    for c in result.citations:
+        claim = result.claims[c.claim]
+        if claim.quoted:
+            passage = next(e for e in result.evidence if e.number == c.evidence_number)
+            assert c.support == "supported" and c.quote in passage.text and c.quote in claim.text
+            assert result.answer[: c.start].rstrip().endswith(c.quote.rstrip(".") + "”")
+
+
+def test_key_sentences_with_the_real_model(fact_library):
+    result = fact_library.funnel(overrides={"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}).run(
+        "When do kestrels depart from alpine valleys in autumn?")
+    assert result.claims, result.messages
+    numbers = {e.number for e in result.evidence}
+    assert all(set(c.sources) <= numbers for c in result.claims)
+    for c in result.citations:
+        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
+        assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
+    assert all(c.support == "supported" for c in result.claims if c.quoted)

@@ -197,6 +197,7 @@ class Claim:
     text: str
     sources: list[int] = field(default_factory=list)  # evidence numbers the model bound it to
     support: str = ""  # the best verdict over its citations ("" while unchecked)
+    quoted: bool = False  # a sentence of its passage quoted as is (key_sentences.py), not written by the model
 
 
 @dataclass
@@ -237,30 +238,32 @@ class ResearchResult:
         return d
 
     def claims_view(self) -> list[dict[str, Any]]:
-        """`claims: [{text, support, citations: [{paper_id, page, printed_page, support, quote}]}]` for `--json`.
+        """`claims: [{text, support, quoted, citations: [{paper_id, page, printed_page, support, quote}]}]` for `--json`.
 
+        `quoted`: the claim is a sentence of its passage quoted as is, not written by the model.
         Free-text answers (improve, fallback) have no claims: each cited sentence stands in.
         """
         if self.claims:
-            groups = [(c.text, c.support, [x for x in self.citations if x.claim == i]) for i, c in enumerate(self.claims)]
+            groups = [(c.text, c.support, c.quoted, [x for x in self.citations if x.claim == i]) for i, c in enumerate(self.claims)]
         else:
             from itertools import groupby
 
             groups = []
             for _, cits in groupby(sorted(self.citations, key=lambda c: c.start), key=lambda c: c.start):
                 cits = list(cits)
-                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, cits))
+                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, False, cits))
         return [
             {
                 "text": text,
                 "support": support,
+                "quoted": quoted,
                 "citations": [
                     {"paper_id": c.paper_id, "page": c.page, "printed_page": c.printed_page or str(c.page),
                      "support": c.support or c.status, "quote": c.quote}
                     for c in cits
                 ],
             }
-            for text, support, cits in groups
+            for text, support, quoted, cits in groups
         ]
 
     @classmethod

@@ -265,9 +265,9 @@ class Funnel:
     def load_chat(self) -> ChatModel:
         self._chat = self._load_chat()
         if self.params.structured_answers:
-            from .synthesis import answer_beginning
+            from .synthesis import answer_beginning, first_turn
 
-            self._chat.prefill(answer_beginning())  # read once per model; later answers restore it
+            self._chat.prefill(answer_beginning(*first_turn(self.params)))  # read once per model; later answers restore it
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:

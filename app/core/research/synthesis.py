@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from typing import TYPE_CHECKING
 
@@ -27,17 +26,16 @@ from ..events import ClaimWritten, Notice, Token
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
-from .citations import key_terms, stem
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
+from .key_sentences import key_sentences, unquoted
+from .second_turn import more_claims
 from .recite import prune, recite
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
     from .funnel import Funnel
-
-MORE_CLAIMS = 3  # supporting claims in the second turn: each costs ~35 tokens of writing and a check
 
 log = logging.getLogger(__name__)
 
@@ -81,18 +79,25 @@ def format_passage(e: Evidence) -> str:
     return f"[{e.number}] ({'; '.join(where)})\n{e.focus_text}"
 
 
-def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md") -> list[ChatMessage]:
+def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md", **fields) -> list[ChatMessage]:
     system = load_prompt("synthesis_system.md").strip()
-    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence))
+    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence), **fields)
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
-def answer_beginning(template: str = "synthesis_first.md") -> list[ChatMessage]:
+def first_turn(params) -> tuple[str, dict]:
+    """The first turn's prompt template and its fields beyond the question and the passages."""
+    if params.first_turn_claims > 1:
+        return "synthesis_parts.md", {"n": params.first_turn_claims}
+    return "synthesis_first.md", {}
+
+
+def answer_beginning(template: str = "synthesis_first.md", fields: dict | None = None) -> list[ChatMessage]:
     """The part of the answer prompt that is the same for every question: the system prompt and
     the rules, up to where the question goes. The model reads it once (`ChatModel.prefill`) and
     every answer starts from it, which takes ~190 tokens off the time to the first claim."""
     system = load_prompt("synthesis_system.md").strip()
-    rules = load_prompt(template).split("{query}", 1)[0].rstrip()
+    rules = load_prompt(template).split("{query}", 1)[0].rstrip().format(**(fields or {}))
     return [{"role": "system", "content": system}, {"role": "user", "content": rules}]
 
 
@@ -116,29 +121,23 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
     funnel.stage(3, "Stage 3: synthesizing…")
 
-    messages = claims_prompt(result.query, first, template="synthesis_first.md" if rest else "synthesis_claims.md")
+    template, fields = first_turn(funnel.params) if rest else ("synthesis_claims.md", {})
+    messages = claims_prompt(result.query, first, template=template, **fields)
     try:
-        reply, claims = writer.ask(chat, messages, [e.number for e in first], max_claims=1 if rest else MAX_CLAIMS)
+        reply, claims = writer.ask(chat, messages, [e.number for e in first],
+                                   max_claims=funnel.params.first_turn_claims if rest else MAX_CLAIMS)
         if claims is None:
             return False
         conversation = [*messages, {"role": "assistant", "content": reply}]
-        if rest:
-            more = load_prompt("synthesis_more.md").format(
-                query=result.query, evidence="\n\n".join(format_passage(e) for e in rest), n=MORE_CLAIMS)
-            conversation.append({"role": "user", "content": more})
-            reply_b, more_claims = writer.ask(chat, conversation, [e.number for e in evidence], max_claims=MORE_CLAIMS,
-                                              min_claims=0, min_sources=1, fallback_ok=False)
-            kept: list[Claim] = []
-            instructions = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
-            for c in more_claims:  # a small model repeats itself, within the turn as well as across
-                if not repeats(c, claims + kept) and not echoes(c.text, instructions):
-                    kept.append(c)
-            more_claims = kept
-            if more_claims:
-                claims = claims + more_claims
-                conversation.append({"role": "assistant", "content": reply_b})
-            else:
-                conversation.pop()
+        if rest and funnel.params.key_sentences > 0:
+            quotes = key_sentences(claims, evidence, funnel.params.key_sentences)
+            for q in quotes:
+                writer.show(q)
+            claims = claims + quotes
+        elif rest:
+            passages = "\n\n".join(format_passage(e) for e in rest)
+            claims = claims + more_claims(writer.ask, chat, conversation, result.query, passages,
+                                          [e.number for e in evidence], claims)
     except Cancelled:
         if writer.streamed:  # keep what is on screen
             result.claims = list(writer.streamed)
@@ -152,27 +151,6 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     result.claims = claims
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
-
-
-ECHO_WORDS = 5  # a run this long copied from the prompt's instructions is the prompt, not a claim
-
-
-def echoes(text: str, instructions: str) -> bool:
-    """True if the claim copies a run of words from the prompt's own instructions (a small model,
-    asked for more claims than the passages hold, writes "…adding up to 3 further claims for the
-    question…"). The question and the passages are left out of `instructions`: claims may repeat them."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    told = re.findall(r"[a-z0-9]+", instructions.lower())
-    runs = {tuple(told[i : i + ECHO_WORDS]) for i in range(len(told) - ECHO_WORDS + 1)}
-    return any(tuple(words[i : i + ECHO_WORDS]) in runs for i in range(len(words) - ECHO_WORDS + 1))
-
-
-def repeats(claim: Claim, earlier: list[Claim]) -> bool:
-    """True if the claim restates an earlier one (small models repeat their first claim when asked for more)."""
-    terms = {stem(t) for t in key_terms(claim.text)}
-    if not terms:
-        return True
-    return any(len(terms & {stem(t) for t in key_terms(c.text)}) >= 0.8 * len(terms) for c in earlier)
 
 
 def _split_first(chat: ChatModel, evidence: list[Evidence], budget: int) -> tuple[list[Evidence], list[Evidence]]:
@@ -207,6 +185,10 @@ class _Writer:
             self.funnel.emit(Token(claim_separator(len(self.streamed))))
         self.funnel.emit(Token(text[len(self._shown):]))
         self._shown = text
+
+    def show(self, claim: Claim) -> None:
+        """A claim not written by the model (a key sentence) goes on screen like one that was."""
+        self._on_claim(claim)
 
     def _on_claim(self, claim: Claim) -> None:
         funnel = self.funnel
@@ -330,7 +312,13 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         papers = funnel.papers()
         context = " ".join({papers[c.paper_id].title for c in result.citations if c.paper_id in papers})
         context = f"{result.query} {context}"
-        check_pairs(pairs, chat, conversation=conversation, context=context, cancelled=funnel.cancelled,
+        read = []
+        for c, p in zip(result.citations, pairs):
+            if result.claims[c.claim].quoted:  # the passage's own sentence: nothing to doubt
+                p.quote, p.verdict, p.reason = unquoted(p.claim), Support.SUPPORTED.value, "quoted from the passage"
+            else:
+                read.append(p)
+        check_pairs(read, chat, conversation=conversation, context=context, cancelled=funnel.cancelled,
                     timeout_s=funnel.params.synthesis_timeout_s)
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
