@@ -46,10 +46,21 @@ PIPELINES = {
     "today (free text)": {"structured_answers": False, "focus_prose": False, "check_support": False},
     "prose (focused)": {"structured_answers": False},
     "claims (new)": {},
-    # Variants of the claims pipeline, measured against it (docs/research.md):
-    "parts (3 claims in the first turn)": {"first_turn_claims": 3},
-    "quotes (3 claims, then 2 key sentences)": {"first_turn_claims": 3, "key_sentences": 2},
+    # The claims engine before key sentences: the first claim, then the model reads the other passages.
+    "second turn (claims, then the model's second turn)": {"first_turn_claims": 1, "key_sentences": 0},
 }
+
+
+def variant(spec: str) -> tuple[str, dict]:
+    """`--variant "name:key=value,key=value"`: a claims pipeline with these ResearchParams."""
+    name, _, pairs = spec.partition(":")
+    overrides: dict = {}
+    for pair in filter(None, pairs.split(",")):
+        key, _, value = pair.partition("=")
+        overrides[key.strip()] = {"true": True, "false": False}.get(value.lower(), None)
+        if overrides[key.strip()] is None:
+            overrides[key.strip()] = float(value) if "." in value else int(value)
+    return name, overrides
 
 
 def _norm(text: str) -> str:
@@ -149,8 +160,10 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
-    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "parts", "quotes"],
+    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "second"],
                     help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,…",
+                    help='another claims pipeline, e.g. --variant "quotes3:key_sentences=3" (repeatable)')
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
     args = ap.parse_args()
     if args.focus_tokens:
@@ -160,6 +173,7 @@ def main() -> int:
     if args.only:
         for name in [n for n in PIPELINES if not n.startswith(tuple(args.only))]:
             del PIPELINES[name]
+    PIPELINES.update(variant(v) for v in args.variant)
 
     stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
