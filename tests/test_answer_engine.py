@@ -542,14 +542,16 @@ def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
         _passage(2, ("Figure 2: Departure dates of young and adult kestrels by year of ringing.", 0.95),
                  ("| year | adults | young | total | birds |", 0.9),
                  ("This delay was largest in years with a warm September and plenty of voles.", 0.8)),
-        _passage(3, ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.6),
+        _passage(3, ("Lindqvist M, Berg T: Kestrel departures from the Alps. J Ornithol 2019, 160:12-20.", 0.99),
+                 ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.6),
                  ("Ringing took place at two stations in the upper valley.", 0.5)),
     ]
     claims = [Claim("Kestrels depart from alpine valleys with a median departure date of 14 September.", [1])]
     quotes = key_sentences(claims, evidence, 2)
     # Passage 1's best sentence restates the claim; its next one adds the young birds' delay.
     # Passage 2's caption and table row are not prose, and its sentence that leans on an
-    # antecedent ("This delay…") has none kept before it, so passage 3 gives the second quote.
+    # antecedent ("This delay…") has none kept before it, so passage 3 gives the second quote:
+    # not its entry of the reference list, though it scores best.
     assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults in every year studied”",
                                         "“Loggers weighing 4 grams recorded a position every 30 minutes”"]
     assert [q.sources for q in quotes] == [[1], [3]] and all(q.quoted for q in quotes)

@@ -9,7 +9,7 @@ a quote cannot misstate its passage: the support check has nothing to doubt.
 A quote is chosen only if it adds to what the claims already say (most of its key terms
 are new), reads as prose (not a table row, an equation or a figure caption), and stands
 alone (a sentence that leans on the one before it is quoted with it), and states something (not
-a question, a road map or an announced list). One quote per passage.
+a question, a road map, an announced list or an entry of the reference list). One quote per passage.
 """
 
 from __future__ import annotations
@@ -81,10 +81,22 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
 _POINTER = re.compile(r"^(?:\(|(?:in\s+)?(?:section|sect\.|chapter|appendix)\s+\d)|(?:following|as follows|below)\W*$", re.I)
 
 
+# An entry of a reference list: it opens with an author ("Knudson MM, Morabito D…", "Haentjens P:",
+# "Smith, J., Jones, K.…"), or cites a journal's volume and pages ("2002, 53:142-164") or a DOI.
+_FIRST_AUTHOR = re.compile(r"^[A-Z][a-z][A-Za-z'’-]*,? (?:[A-Z]{1,3}|[A-Z]\.(?: ?[A-Z]\.)*)\s*[,:]")
+_JOURNAL = re.compile(r"\b(?:19|20)\d\d\s*[,;]\s*\d+\s*(?:\(\d+\))?\s*:\s*\d+|\bdoi\b", re.I)
+
+
+def _reference_entry(text: str) -> bool:
+    return bool(_FIRST_AUTHOR.match(text) or _JOURNAL.search(text))
+
+
 def _prose(text: str) -> bool:
     if len(text) > MAX_CHARS or len(text.split()) < MIN_WORDS or "|" in text or _FIGURE_CAPTION.match(text):
         return False
     if _POINTER.search(text.rstrip(".:")) or text.rstrip().endswith("?"):  # a question posed is not an answer
+        return False
+    if _reference_entry(text):
         return False
     # Results are full of digits, signs and brackets ("0.083 vs 0.072, P < 0.001"); an equation
     # or a garbled extraction is full of other symbols.
