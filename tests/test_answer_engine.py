@@ -603,3 +603,4 @@ def test_key_sentences_with_the_real_model(fact_library):
         assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
         assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
     assert all(c.support == "supported" for c in result.claims if c.quoted)
+

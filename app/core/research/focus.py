@@ -60,7 +60,7 @@ _SHORT_WORDS = 7  # a sentence this short rarely stands alone ("See Table 2.")
 # mixed fields: gold facts in evidence 64 % -> 72 %, r-papers unchanged; weights 0.5-0.85 gave
 # the same figures). Table captions keep their weight: the table's cells follow as text.
 FIGURE_CAPTION_WEIGHT = 0.6
-_FIGURE_CAPTION = re.compile(
+FIGURE_CAPTION = re.compile(
     r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
 _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 
@@ -163,7 +163,7 @@ def focus_evidence(
     for c in candidates:
         # Cosine carries the meaning; terms catch names and numbers MiniLM blurs.
         c.score = 0.45 * c.semantic + 0.30 * c.lexical + 0.25 * prior[c.evidence]
-        if _FIGURE_CAPTION.match(c.text):
+        if FIGURE_CAPTION.match(c.text):
             c.score *= FIGURE_CAPTION_WEIGHT
 
     # Passages in order of their best sentence and their stage-2 rank, half each.
@@ -190,7 +190,7 @@ def focus_evidence(
         if kept.get(u.evidence):
             continue
         units = per_passage[u.evidence]
-        group = [u.order - 1, u.order] if u.order > 0 and _leans_back(u.text) else [u.order]
+        group = [u.order - 1, u.order] if u.order > 0 and leans_back(u.text) else [u.order]
         cost = sum(count(units[k].text) + 1 for k in group) + HEADER_TOKENS
         if spent + cost <= token_budget:
             kept[u.evidence] = group
@@ -211,7 +211,7 @@ def _off_topic(u: _Candidate) -> bool:
     return u.semantic <= 0.0 and u.lexical == 0.0 and u.score < 0.1
 
 
-def _leans_back(text: str) -> bool:
+def leans_back(text: str) -> bool:
     """The sentence needs the one before it to be understood ("This estimator…"), or is too short to stand alone."""
     return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
 
@@ -230,7 +230,7 @@ def _window(units: list[_Candidate], top: _Candidate, room: int, count) -> tuple
     while True:
         options = []
         if a > 0:
-            options.append((2.0 if _leans_back(units[a].text) else units[a - 1].score, a - 1))
+            options.append((2.0 if leans_back(units[a].text) else units[a - 1].score, a - 1))
         if b + 1 < len(units):
             options.append((units[b + 1].score, b + 1))
         for _, k in sorted(options, reverse=True):

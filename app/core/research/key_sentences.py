@@ -6,10 +6,12 @@ on the answer bench its claims often restate the first claim or copy a passage b
 the question. Quoting the sentences that focusing scored best costs no model time, and
 a quote cannot misstate its passage: the support check has nothing to doubt.
 
-A quote is chosen only if it adds to what the claims already say (most of its key terms
-are new), reads as prose (not a table row, an equation or a figure caption), and stands
-alone (a sentence that leans on the one before it is quoted with it), and states something (not
-a question, a road map, an announced list or an entry of the reference list). One quote per passage.
+A quote is chosen only if it
+- adds to what the claims already say (most of its key terms are new);
+- reads as prose, not a table row, an equation or a figure caption;
+- stands alone (a sentence that leans on the one before it is quoted with it);
+- states something: not a question, a road map, an announced list or an entry of the reference list.
+One quote per passage, best focus score first.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import re
 
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
-from .focus import _FIGURE_CAPTION, _leans_back
+from .focus import FIGURE_CAPTION, leans_back
 
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
@@ -27,7 +29,7 @@ MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run
 
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int) -> list[Claim]:
-    """Up to `limit` quoted claims, best-scored first, each citing its passage."""
+    """Up to `limit` quoted claims from the focused sentences, best-scored first, each citing its passage."""
     said = {stem(t) for c in claims for t in key_terms(c.text)}
     candidates: list[tuple[float, int, str]] = []
     for e in evidence:
@@ -68,7 +70,7 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
     text = " ".join(sentences[k].text.split())
     if not re.match(r"^[A-Z(]", text):  # starts mid-sentence: a fragment of the page
         return None
-    if _leans_back(text) and len(text.split()) >= MIN_WORDS:
+    if leans_back(text) and len(text.split()) >= MIN_WORDS:
         prev = sentences[k - 1] if k > 0 else None
         if prev is None or prev.char_end > sentences[k].char_start or sentences[k].char_start - prev.char_end > 3:
             return None
@@ -92,7 +94,7 @@ def _reference_entry(text: str) -> bool:
 
 
 def _prose(text: str) -> bool:
-    if len(text) > MAX_CHARS or len(text.split()) < MIN_WORDS or "|" in text or _FIGURE_CAPTION.match(text):
+    if len(text) > MAX_CHARS or len(text.split()) < MIN_WORDS or "|" in text or FIGURE_CAPTION.match(text):
         return False
     if _POINTER.search(text.rstrip(".:")) or text.rstrip().endswith("?"):  # a question posed is not an answer
         return False
