@@ -265,7 +265,8 @@ def _ids(evidence):
 
 
 def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_library):
-    # A model that reads 100 and writes 10 tokens/s: a standard answer takes ~70 s, a round ~50 s.
+    # A model that reads 100 and writes 10 tokens/s: a standard answer (its first turn and key
+    # sentences) takes ~25 s, a round ~50 s, so half a minute leaves no room for a round.
     clock = FakeClock()
     standard_funnel = fact_library.funnel()
     standard_funnel.chat_model = lambda: TimedChat(FakeClock())
@@ -273,7 +274,7 @@ def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_libr
     assert standard.claims and standard.citations
 
     chat = TimedChat(clock)
-    run = deep_for(fact_library, chat, deep=True, minutes=1.0, clock=clock)
+    run = deep_for(fact_library, chat, deep=True, minutes=0.5, clock=clock)
     result = run.run(QUESTION)
     assert run.answered_as_standard and not result.extra["loop_decisions"]
     assert "score" not in chat.kinds and "decision" not in chat.kinds  # no research round was started

@@ -385,3 +385,23 @@ def test_signal_emit_keeps_python_refcounts(qapp):
         e.sig.emit(payload)
     assert sys.getrefcount(payload) == before_obj
     assert sys.getrefcount(True) >= before_true - 2, "PySide6 Signal.emit() leaks references (use PySide6 < 6.12 or a fixed release)"
+
+
+def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
+    from app.core.research.key_sentences import quoted
+    from app.core.research.synthesis import render
+
+    text = "The median departure date was 14 September. Young birds departed 9 days later than adults."
+    e = Evidence(1, "kestrels", 3, "3", "Results", text, 0.8)
+    result = ResearchResult(query="When do kestrels leave?", evidence=[e], claims=[
+        Claim("Kestrels leave around 14 September.", [1]),
+        Claim(quoted("Young birds departed 9 days later than adults."), [1], quoted=True),
+    ])
+    render(result)
+    for c in result.citations:
+        c.status, c.support = "verified", "supported"
+    html = render_answer(result)
+    start = html.index('<span class="quoted"')
+    assert html.index("“Young birds departed 9 days later than adults”") > start
+    assert html.index("Kestrels leave around") < start  # the model's own claim is not
+    assert html.count('<span class="quoted"') == 1

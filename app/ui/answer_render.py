@@ -36,6 +36,7 @@ STATUS_MARK = {
     "not-in-evidence": ("\u2717", "bad", "Not in evidence: this paper was not given to the model"),
 }
 NO_SOURCE_MARK = ("\u2717\u00a0no\u00a0source", "No source supports this claim: it cites no passage")
+QUOTED_TIP = "Quoted from the paper as it stands (a key sentence of the evidence, not written by the model)"
 UNSUPPORTED_CLAIM_TIP = "No source supports this claim: none of its cited passages says it"
 PREVIEW_SENTENCES = 5  # the best focused sentences shown before the first claim
 QUOTE_TIP_CHARS = 400
@@ -136,6 +137,9 @@ def _claim_edits(result: ResearchResult) -> list[tuple[int, int, int, str]]:
             continue
         if at >= 0:
             cursor = at + len(text)
+        if claim.quoted and at >= 0:  # the paper's own words, set apart from what the model wrote
+            edits.append((at, at, 3, f'<span class="quoted" title="{html.escape(QUOTED_TIP)}">'))
+            edits.append((at + len(text), at + len(text), 0, "</span>"))
         if i not in unbacked:
             continue
         end = max([cursor if at >= 0 else 0, *ends])

@@ -164,6 +164,7 @@ def answer_css() -> str:
     a.bad {{ color: {c['bad']}; }}
     a.partial {{ color: {c['warn']}; }}
     span.unbacked {{ background-color: {c['error_bg']}; }}
+    span.quoted {{ font-style: italic; }}
     span.claim {{ font-size: 8.5pt; }}
     p.preview {{ color: {c['muted']}; margin-top: 12px; margin-bottom: 4px; }}
     ol.preview li {{ margin-bottom: 6px; }}

@@ -101,8 +101,10 @@ class PlanMixin:
         """Predicted seconds to write and check an answer (standard mode's size by default).
 
         Reading the focused evidence and the prompt; writing the claims as synthesis.py
-        asks for them (the direct answer, then its supporting claims in a second turn;
-        each turn capped at `answer_tokens`); then the support check of their pairs.
+        asks for them (the direct answer and a claim per part of the question from the best
+        passages; then key sentences, which cost no model time, or the model's second turn
+        over the rest; each turn capped at `answer_tokens`); then the support check of the
+        model's claims.
         """
         standard_evidence, standard_answer = self.standard_sizes()
         evidence = standard_evidence if evidence_tokens is None else evidence_tokens
@@ -111,16 +113,19 @@ class PlanMixin:
         if not p.structured_answers:  # free text: the answer's token limit is what it writes
             read, written, claims, calls = evidence + PROMPT_OVERHEAD_TOKENS, answer, answer / CLAIM_TOKENS, 1
         else:
-            from . import claims as claims_module, synthesis
+            from .claims import MAX_CLAIMS
+            from .second_turn import MORE_CLAIMS
 
-            two_turns = getattr(p, "first_claim_tokens", 0) > 0
-            if two_turns:
-                more = getattr(synthesis, "MORE_CLAIMS", claims_module.MAX_CLAIMS - 1)
-                written = min(CLAIM_TOKENS, answer) + min(more * CLAIM_TOKENS, answer)
+            split = 0 < p.first_claim_tokens < evidence
+            first = min(p.first_turn_claims * CLAIM_TOKENS, answer)
+            if split and p.key_sentences > 0:  # the best passages only; the quotes cost no model time
+                read, written, calls = p.first_claim_tokens + PROMPT_OVERHEAD_TOKENS, first, 1
+            elif split:
+                read = evidence + PROMPT_OVERHEAD_TOKENS + SECOND_TURN_TOKENS
+                written, calls = first + min(MORE_CLAIMS * CLAIM_TOKENS, answer), 2
             else:
-                written = min(claims_module.MAX_CLAIMS * CLAIM_TOKENS, answer)
-            read = evidence + PROMPT_OVERHEAD_TOKENS + (SECOND_TURN_TOKENS if two_turns else 0)
-            claims, calls = written / CLAIM_TOKENS, 2 if two_turns else 1
+                read, written, calls = evidence + PROMPT_OVERHEAD_TOKENS, min(MAX_CLAIMS * CLAIM_TOKENS, answer), 1
+            claims = written / CLAIM_TOKENS
         cost = self.meter.predict_s(read, written, CONSERVATIVE_RATE) + CALL_OVERHEAD_S * calls
         if p.check_support:
             cost += self.check_cost_s(max(1, math.ceil(claims * SOURCES_PER_CLAIM)))
