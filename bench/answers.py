@@ -57,8 +57,9 @@ def variant(spec: str) -> tuple[str, dict]:
     overrides: dict = {}
     for pair in filter(None, pairs.split(",")):
         key, _, value = pair.partition("=")
-        overrides[key.strip()] = {"true": True, "false": False}.get(value.lower(), None)
-        if overrides[key.strip()] is None:
+        if value.lower() in ("true", "false"):
+            overrides[key.strip()] = value.lower() == "true"
+        else:
             overrides[key.strip()] = float(value) if "." in value else int(value)
     return name, overrides
 

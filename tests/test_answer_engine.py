@@ -343,13 +343,19 @@ class ScriptedChat(ChatModel):
         return reply
 
 
+def answer_with(desk, chat: ChatModel, question: str, overrides: dict | None = None):
+    """(result, events) of one question answered by `chat` in place of the desk's model."""
+    desk.set_chat_model(chat)
+    events: list = []
+    try:
+        return desk.funnel(Task(sink=events.append), overrides=overrides).run(question), events
+    finally:
+        desk._chat = None
+
+
 def test_broken_structure_is_retried_once_then_answered_as_free_text(fact_library):
     chat = ScriptedChat(["{\"claims\": [", "not json at all", "Kestrels leave on 14 September [1]."])
-    fact_library.set_chat_model(chat)
-    try:
-        result = fact_library.funnel().run("When do kestrels depart from alpine valleys in autumn?")
-    finally:
-        fact_library._chat = None
+    result, _ = answer_with(fact_library, chat, "When do kestrels depart from alpine valleys in autumn?")
     schemas = [c["schema"] is not None for c in chat.calls]
     assert schemas[:3] == [True, True, False], schemas
     assert any("free text" in m for m in result.messages)
@@ -381,14 +387,8 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
     more = lambda m: json.dumps({"claims": [{"text": "Young birds departed 9 days later than adults.",  # noqa: E731
                                              "sources": [number_of(m, "Young birds")]}]})
     chat = ScriptedChat([first, more, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
-    fact_library.set_chat_model(chat)
-    events: list = []
-    try:
-        funnel = fact_library.funnel(Task(sink=events.append), overrides={
-            "first_claim_tokens": 1, "first_turn_claims": 1, "key_sentences": 0})
-        result = funnel.run("When do kestrels depart from alpine valleys in autumn?")
-    finally:
-        fact_library._chat = None
+    result, events = answer_with(fact_library, chat, "When do kestrels depart from alpine valleys in autumn?",
+                                 {"first_claim_tokens": 1, "first_turn_claims": 1, "key_sentences": 0})
     a, b, check, *recited = chat.calls
     # Phase 1 sees only the best passage and may write one claim; phase 2 continues that conversation.
     assert a["schema"]["properties"]["claims"]["maxItems"] == 1
@@ -453,13 +453,8 @@ def test_a_claim_shows_word_by_word_and_the_stream_reads_as_the_answer(fact_libr
     reply = json.dumps({"claims": [{"text": "Kestrels leave on 14 Sept. \"median\"  date, \u00e9 early.", "sources": [1]},
                                    {"text": "Young birds left 9 days after adults.", "sources": [1]}]})
     chat = ScriptedChat([reply, '{"verdicts": [{"pair": 1, "verdict": "supported"}, {"pair": 2, "verdict": "supported"}]}'])
-    fact_library.set_chat_model(chat)
-    events: list = []
-    try:
-        result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 0, "check_support": False}).run(
-            "When do kestrels depart from alpine valleys in autumn?")
-    finally:
-        fact_library._chat = None
+    result, events = answer_with(fact_library, chat, "When do kestrels depart from alpine valleys in autumn?",
+                                 {"first_claim_tokens": 0, "check_support": False})
     tokens = [e.text for e in events if isinstance(e, Token)]
     first_claim = next(i for i, e in enumerate(events) if isinstance(e, ClaimWritten))
     shown_before = "".join(e.text for e in events[:first_claim] if isinstance(e, Token))
@@ -571,14 +566,8 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
 def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_library):
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([first, '{"verdicts": [{"pair": 1, "verdict": "supported"}]}'])
-    fact_library.set_chat_model(chat)
-    events: list = []
-    try:
-        funnel = fact_library.funnel(Task(sink=events.append), overrides={
-            "first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
-        result = funnel.run("How fast did the glacier front retreat, and how was it measured?")
-    finally:
-        fact_library._chat = None
+    result, events = answer_with(fact_library, chat, "How fast did the glacier front retreat, and how was it measured?",
+                                 {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
     answer, *checks = chat.calls
     assert answer["schema"]["properties"]["claims"]["maxItems"] == 3  # the parts prompt, then no second turn
     assert all("More passages" not in m["content"] for c in checks for m in c["messages"][len(answer["messages"]):])

@@ -35,6 +35,7 @@ from .recite import prune, recite
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
+    from ..settings import ResearchParams
     from .funnel import Funnel
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synt
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
 
-def first_turn(params) -> tuple[str, dict]:
+def first_turn(params: "ResearchParams") -> tuple[str, dict]:
     """The first turn's prompt template and its fields beyond the question and the passages."""
     if params.first_turn_claims > 1:
         return "synthesis_parts.md", {"n": params.first_turn_claims}
