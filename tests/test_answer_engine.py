@@ -563,6 +563,51 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
                                         "This delay was largest in years with a warm September and plenty of voles”"]
 
 
+def test_the_model_rates_the_best_candidates_and_an_answering_sentence_outranks_a_framing_one():
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [
+        _passage(1, ("The aim of this study was to describe the autumn departure of alpine kestrels.", 0.9)),
+        _passage(2, ("Young birds departed 9 days later than adults in every year studied.", 0.7)),
+        _passage(3, ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.6)),
+    ]
+    claims = [Claim("Kestrels leave in September.", [1])]
+    asked: list[list[str]] = []
+
+    def rate(sentences):  # a rater that believes only the sentence with the delay answers
+        asked.append(sentences)
+        return [0.9 if "9 days" in s else 0.1 for s in sentences]
+
+    quotes = key_sentences(claims, evidence, 1, rate=rate, rated=2)
+    assert asked == [["The aim of this study was to describe the autumn departure of alpine kestrels.",
+                      "Young birds departed 9 days later than adults in every year studied."]]  # the best two only
+    assert [q.sources for q in quotes] == [[2]]
+    # A backend without probabilities (the rater gives None), or rating off: focus score decides.
+    assert key_sentences(claims, evidence, 1, rate=lambda s: None, rated=2)[0].sources == [1]
+    assert key_sentences(claims, evidence, 1, rate=rate, rated=0)[0].sources == [1] and len(asked) == 1
+
+
+def test_rating_key_sentences_with_the_real_model_reads_the_question_once(tiny_models):
+    """P(yes) per sentence from llama.cpp; the question's part of the prompt is read once and
+    kept, and reading it from the cache gives the probabilities a cold read gives."""
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.research.key_sentences import answer_probabilities
+    from app.core.settings import ModelConfig
+
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
+    query = "How much later than adults did young kestrels leave?"
+    sentences = ["Young birds departed 9 days later than adults in every year studied.",
+                 "The aim of this study was to describe the autumn departure of alpine kestrels."]
+    try:
+        warm = answer_probabilities(chat, query, sentences)
+        chat.chat([{"role": "user", "content": "Say hello."}], max_tokens=4, temperature=0.0)  # evicts the question
+        cold = [answer_probabilities(chat, query, [s])[0] for s in sentences]
+    finally:
+        chat.close()
+    assert warm is not None and len(warm) == 2 and all(0.0 < p < 1.0 for p in warm)
+    assert all(abs(w - c) < 0.02 for w, c in zip(warm, cold))
+
+
 def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_library):
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([first, '{"verdicts": [{"pair": 1, "verdict": "supported"}]}'])

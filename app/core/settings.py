@@ -108,6 +108,12 @@ class ResearchParams:
     # (synthesis_more.md). On the answer bench (20 questions, bench/answers.py) the quotes were
     # right 4/20 against 2/20, supported 81 % against 67 %, in 10 s against 31 s.
     key_sentences: int = 2
+    # Key sentences the model rates before they are quoted: the best N by focus score are each
+    # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
+    # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it
+    # was not tuned on, answers were right 12/30 against 9/30 by focus score alone, in 18.5 s against
+    # 11.3 s (docs/research.md). 0: focus score alone.
+    quote_candidates: int = 8
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

@@ -24,6 +24,7 @@ from .deep_budget import (
     MIN_ANSWER_TOKENS,
     MIN_EVIDENCE_TOKENS,
     PROMPT_OVERHEAD_TOKENS,
+    QUOTE_RATING_TOKENS,
     SECOND_TURN_TOKENS,
     SOURCES_PER_CLAIM,
     VERDICT_TOKENS,
@@ -102,7 +103,7 @@ class PlanMixin:
 
         Reading the focused evidence and the prompt; writing the claims as synthesis.py
         asks for them (the direct answer and a claim per part of the question from the best
-        passages; then key sentences, which cost no model time, or the model's second turn
+        passages; then key sentences, whose best candidates the model rates, or the model's second turn
         over the rest; each turn capped at `answer_tokens`); then the support check of the
         model's claims.
         """
@@ -118,8 +119,11 @@ class PlanMixin:
 
             split = 0 < p.first_claim_tokens < evidence
             first = min(p.first_turn_claims * CLAIM_TOKENS, answer)
-            if split and p.key_sentences > 0:  # the best passages only; the quotes cost no model time
+            if split and p.key_sentences > 0:  # the best passages only, then the quotes' candidates rated
                 read, written, calls = p.first_claim_tokens + PROMPT_OVERHEAD_TOKENS, first, 1
+                if p.quote_candidates > 0:
+                    read += JUDGE_PROMPT_TOKENS + QUOTE_RATING_TOKENS * p.quote_candidates
+                    calls += 1
             elif split:
                 read = evidence + PROMPT_OVERHEAD_TOKENS + SECOND_TURN_TOKENS
                 written, calls = first + min(MORE_CLAIMS * CLAIM_TOKENS, answer), 2

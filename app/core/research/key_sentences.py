@@ -11,13 +11,26 @@ A quote is chosen only if it
 - reads as prose, not a table row, an equation or a figure caption;
 - stands alone (a sentence that leans on the one before it is quoted with it);
 - states something: not a question, a road map, an announced list or an entry of the reference list.
-One quote per passage, best focus score first.
+One quote per passage, best first.
+
+Best by focus score alone, quotes framed the question as often as they answered it ("The
+objectives of this research were to…"). So where the backend gives the next token's
+probabilities, the model rates the best few candidates first: each is one yes/no question,
+"does this sentence state the answer?", and P(yes) is added to the focus score. The
+question's part of the prompt is read once and kept in the cache, so each candidate costs
+only its own ~50 tokens of reading. In a lab run on 52 bench questions (r-papers and mixed
+fields) the two quotes held a gold fact for 28 questions against 21 by focus score alone; on
+30 other questions the answers were right 12 times against 9 (docs/research.md).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
+from ..callbacks import IsCancelled
+from ..models.base import ChatMessage, ChatModel
+from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
@@ -27,9 +40,60 @@ MIN_WORDS = 8
 NUMBER_BONUS = 0.05  # on the focus score (0-1)
 MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
 
+# P(the sentence answers the question) for each sentence; None where the backend cannot tell.
+Rate = Callable[[list[str]], "list[float] | None"]
 
-def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int) -> list[Claim]:
-    """Up to `limit` quoted claims from the focused sentences, best-scored first, each citing its passage."""
+
+def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
+                  rate: Rate | None = None, rated: int = 0) -> list[Claim]:
+    """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage.
+
+    With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
+    the model's P(yes) that the sentence answers the question (`answer_probabilities`).
+    """
+    candidates = _candidates(claims, evidence)
+    if rate is not None and rated > 0 and candidates:
+        top = candidates[:rated]
+        probs = rate([text for _, _, text in top])
+        if probs is not None:  # P(yes) >= 0, so a rated candidate still ranks above the unrated
+            candidates = [(score + p, number, text) for (score, number, text), p in zip(top, probs)] + candidates[rated:]
+            candidates.sort(key=lambda c: -c[0])
+    out: list[Claim] = []
+    used: set[int] = set()
+    for _, number, text in candidates:
+        if number in used:  # one quote a passage
+            continue
+        used.add(number)
+        out.append(Claim(text=quoted(text), sources=[number], quoted=True))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
+                         cancelled: IsCancelled | None = None) -> list[float] | None:
+    """The model's P(yes) that each sentence states the answer to `query`; None if the backend gives none."""
+    chat.prefill(_rating_messages(query, None))
+    out = []
+    for sentence in sentences:
+        probs = chat.choice_probabilities(_rating_messages(query, sentence), ["yes", "no"], cancelled=cancelled)
+        if probs is None:
+            return None
+        out.append(probs["yes"])
+    return out
+
+
+def _rating_messages(query: str, sentence: str | None) -> list[ChatMessage]:
+    """One candidate's yes/no prompt; with no sentence, the part every candidate shares (read once)."""
+    user = load_prompt("quote_judge.md").strip()
+    if sentence is None:
+        user = user.split("Sentence:", 1)[0].rstrip()
+    system = load_prompt("quote_judge_system.md").strip()
+    return [{"role": "system", "content": system}, {"role": "user", "content": user.format(query=query, sentence=sentence)}]
+
+
+def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[float, int, str]]:
+    """(score, passage number, text) of every quotable sentence the claims do not already say, best first."""
     said = {stem(t) for c in claims for t in key_terms(c.text)}
     candidates: list[tuple[float, int, str]] = []
     for e in evidence:
@@ -42,18 +106,10 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int) -> 
                 continue
             # A sentence that reports a figure is more often the answer than one that frames it.
             candidates.append((s.score + (NUMBER_BONUS if re.search(r"\d", text) else 0.0), e.number, text))
-    out: list[Claim] = []
-    used: set[int] = set()
-    seen: set[str] = set()
-    for _, number, text in sorted(candidates, key=lambda c: -c[0]):
-        if number in used or text in seen:  # one quote a passage; a page repeated in two passages once
-            continue
-        used.add(number)
-        seen.add(text)
-        out.append(Claim(text=quoted(text), sources=[number], quoted=True))
-        if len(out) >= limit:
-            break
-    return out
+    best: dict[str, tuple[float, int, str]] = {}
+    for c in sorted(candidates, key=lambda c: -c[0]):
+        best.setdefault(c[2], c)  # a page repeated in two passages is one candidate
+    return list(best.values())
 
 
 def quoted(text: str) -> str:

@@ -29,7 +29,7 @@ from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult,
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
-from .key_sentences import key_sentences, unquoted
+from .key_sentences import answer_probabilities, key_sentences, unquoted
 from .second_turn import more_claims
 from .recite import prune, recite
 from .support import ORDER, Pair, check_pairs
@@ -131,7 +131,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             return False
         conversation = [*messages, {"role": "assistant", "content": reply}]
         if rest and funnel.params.key_sentences > 0:
-            quotes = key_sentences(claims, evidence, funnel.params.key_sentences)
+            quotes = _quotes(funnel, chat, result.query, claims, evidence)
             for q in quotes:
                 writer.show(q)
             claims = claims + quotes
@@ -152,6 +152,21 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     result.claims = claims
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
+
+
+def _quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
+    """The answer's key sentences, the best candidates rated by the model where it can."""
+    params = funnel.params
+
+    def rate(sentences: list[str]) -> list[float] | None:
+        funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
+        try:
+            return answer_probabilities(chat, query, sentences, cancelled=funnel.cancelled)
+        except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
+            log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
+            return None
+
+    return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates)
 
 
 def _split_first(chat: ChatModel, evidence: list[Evidence], budget: int) -> tuple[list[Evidence], list[Evidence]]:
