@@ -638,3 +638,38 @@ def test_key_sentences_with_the_real_model(fact_library):
         assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
     assert all(c.support == "supported" for c in result.claims if c.quoted)
 
+
+
+def test_a_claim_whose_figure_no_passage_states_is_withdrawn_and_the_quote_corrects_it(fact_library):
+    """The model writes a wrong figure in the passage's own words: the sentence with the right
+    figure is still quoted (it is not a repeat), and the claim is withdrawn and named in the notes."""
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
+    chat = ScriptedChat([first])
+    result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?",
+                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+    assert all("512" not in c.text for c in result.claims) and "512" not in result.answer
+    assert any("withdrew" in m and "512" in m for m in result.messages), result.messages
+    assert any(c.quoted and "38 metres" in c.text for c in result.claims)
+    assert all(c.support == "supported" for c in result.citations)
+    assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)  # renumbered with the claims
+
+    kept, _ = answer_with(fact_library, ScriptedChat([first]), "How fast did the glacier front retreat?",
+                          {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unstated": False})
+    assert kept.claims[0].text.startswith("The glacier front retreated 512") and kept.claims[0].support == "unsupported"
+
+
+def test_withdrawing_keeps_claims_when_nothing_in_the_answer_is_supported():
+    from app.core.research.recite import withdraw_unstated
+
+    e = _evidence()
+    claims = [Claim("Young birds departed 19 days later than adults.", [1])]
+    pair = Pair(claims[0].text, e)
+    pair.verdict = "unsupported"
+    checked = {(0, 1): pair}
+    assert withdraw_unstated(claims, [e], checked) == [] and len(claims) == 1  # nothing better to show
+    quote = Pair("x", e)
+    quote.verdict = "supported"
+    claims.append(Claim("“Young birds departed 9 days later than adults”", [1], quoted=True))
+    checked[(1, 1)] = quote
+    assert withdraw_unstated(claims, [e], checked) == [("Young birds departed 19 days later than adults.", ["19"])]
+    assert [c.quoted for c in claims] == [True] and checked == {(0, 1): quote}

@@ -114,6 +114,9 @@ class ResearchParams:
     # was not tuned on, answers were right 12/30 against 9/30 by focus score alone, in 18.5 s against
     # 11.3 s (docs/research.md). 0: focus score alone.
     quote_candidates: int = 8
+    # After the check, a claim of the model that states a figure no passage states, and that no
+    # passage supports, is withdrawn (named in the answer's notes) if a supported claim remains.
+    withdraw_unstated: bool = True
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

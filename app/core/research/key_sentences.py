@@ -34,6 +34,7 @@ from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
+from .support_rules import numbers_in
 
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
@@ -95,6 +96,7 @@ def _rating_messages(query: str, sentence: str | None) -> list[ChatMessage]:
 def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[float, int, str]]:
     """(score, passage number, text) of every quotable sentence the claims do not already say, best first."""
     said = {stem(t) for c in claims for t in key_terms(c.text)}
+    figures = set().union(*(numbers_in(c.text) for c in claims)) if claims else set()
     candidates: list[tuple[float, int, str]] = []
     for e in evidence:
         for k, s in enumerate(e.sentences):
@@ -102,7 +104,9 @@ def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[flo
             if text is None or not _prose(text):
                 continue
             terms = {stem(t) for t in key_terms(text)}
-            if not terms or len(terms & said) >= SAID_SHARE * len(terms):
+            # A sentence in the claims' words that gives a figure they do not ("retreated 38 metres"
+            # under a claim of "retreated 512 metres") is the correction, not a repeat.
+            if (not terms or len(terms & said) >= SAID_SHARE * len(terms)) and not _new_figure(text, figures):
                 continue
             # A sentence that reports a figure is more often the answer than one that frames it.
             candidates.append((s.score + (NUMBER_BONUS if re.search(r"\d", text) else 0.0), e.number, text))
@@ -110,6 +114,12 @@ def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[flo
     for c in sorted(candidates, key=lambda c: -c[0]):
         best.setdefault(c[2], c)  # a page repeated in two passages is one candidate
     return list(best.values())
+
+
+def _new_figure(text: str, figures: set[str]) -> bool:
+    """The sentence states a figure of two digits or more, not a year, that the claims do not."""
+    return any(len(n.replace(".", "").lstrip("-0")) >= 2 and not re.fullmatch(r"(?:19|20)\d\d", n)
+               for n in numbers_in(text) - figures)
 
 
 def quoted(text: str) -> str:

@@ -11,6 +11,12 @@ says how many were moved. A claim that has a supported citation drops its unsupp
 (`prune`): the reader sees the passage that states it, not three that merely share its
 topic. Partial citations stay, marked. The judge reads at most `MAX_TRIES` extra pairs an answer (each
 costs ~100 prompt tokens), so the answer's time stays within its budget.
+
+A claim of the model that states a figure no passage of the answer states (`withdraw_unstated`)
+is withdrawn when the answer has a supported claim to stand on: the starter model, asked for
+an LC50 the passages give as 2.17 µg/ml, wrote "100 mg/L … against 200 mg/L for the control",
+and the quote under it gave the paper's figures. A shaded claim is still a number a reader
+may copy; the withdrawn claim's text stays in the answer's notes, so nothing is hidden.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
 from .support import Pair, check_pairs
+from .support_rules import numbers_in, numbers_stated
 
 log = logging.getLogger(__name__)
 
@@ -93,3 +100,33 @@ def prune(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
         dropped += len(claim.sources) - len(keep)
         claim.sources = keep
     return dropped
+
+
+def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair],
+                      context: str = "") -> list[tuple[str, list[str]]]:
+    """Remove the model's unsupported claims that state a figure no passage states, if a supported
+    claim remains; (claim text, the figures) of each one removed. `checked` is re-keyed to match."""
+    def supported(i: int) -> bool:
+        return any(checked[(i, n)].verdict == Support.SUPPORTED.value for n in claims[i].sources if (i, n) in checked)
+
+    if not any(supported(i) for i in range(len(claims))):
+        return []
+    stated = numbers_stated(context)
+    for e in evidence:
+        stated |= numbers_stated(e.text)
+    out: list[tuple[str, list[str]]] = []
+    keep: list[int] = []
+    for i, claim in enumerate(claims):
+        # Two digits or more: "two models" or a figure 1-9 that a passage spells out differently is no fabrication.
+        unstated = sorted(n for n in numbers_in(claim.text) - stated if len(n.replace(".", "").lstrip("-0")) >= 2)
+        if not claim.quoted and unstated and not supported(i):
+            out.append((claim.text, unstated))
+        else:
+            keep.append(i)
+    if out:
+        renumber = {old: new for new, old in enumerate(keep)}
+        moved = {(renumber[i], n): p for (i, n), p in checked.items() if i in renumber}
+        checked.clear()
+        checked.update(moved)
+        claims[:] = [claims[i] for i in keep]
+    return out

@@ -31,7 +31,7 @@ from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_se
 from .focus import focus_evidence
 from .key_sentences import answer_probabilities, key_sentences, unquoted
 from .second_turn import more_claims
-from .recite import prune, recite
+from .recite import prune, recite, withdraw_unstated
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -339,13 +339,16 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
         dropped = prune(result.claims, by_claim)
-        if moved or dropped:
+        withdrawn = withdraw_unstated(result.claims, result.evidence, by_claim, context) if funnel.params.withdraw_unstated else []
+        if moved or dropped or withdrawn:
             render(result)  # the moved and dropped citations change the answer's text
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
         if moved:
             them = "them" if moved != 1 else "it"
             result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
                                    f"state {them}; the citation now points to the passage that does.")
+        for text, figures in withdrawn:
+            result.messages.append(f"Support check: withdrew the claim “{text}”: no passage states {', '.join(figures)}.")
         if dropped:
             result.messages.append(f"Support check: {dropped} citation{'s' if dropped != 1 else ''} that did not support "
                                    "their claim removed; each of those claims keeps a passage that supports it.")
