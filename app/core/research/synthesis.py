@@ -134,6 +134,8 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             quotes = _quotes(funnel, chat, result.query, claims, evidence)
             for q in quotes:
                 writer.show(q)
+            funnel.stage(3, f"Stage 3: {len(claims)} claim{'s' if len(claims) != 1 else ''} written, "
+                            f"{len(quotes)} sentence{'s' if len(quotes) != 1 else ''} of the papers quoted")
             claims = claims + quotes
         elif rest:
             passages = "\n\n".join(format_passage(e) for e in rest)
