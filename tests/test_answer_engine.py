@@ -673,3 +673,42 @@ def test_withdrawing_keeps_claims_when_nothing_in_the_answer_is_supported():
     checked[(1, 1)] = quote
     assert withdraw_unstated(claims, [e], checked) == [("Young birds departed 19 days later than adults.", ["19"])]
     assert [c.quoted for c in claims] == [True] and checked == {(0, 1): quote}
+
+
+class _RatingFails(ScriptedChat):
+    """A scripted model whose quote rating is cancelled by the user, or breaks."""
+
+    def __init__(self, replies, error: Exception) -> None:
+        super().__init__(replies)
+        self.error = error
+
+    def choice_probabilities(self, messages, choices, *, cancelled=None):
+        if "Sentence:" in messages[-1]["content"]:  # the key sentences' rating, not the support judge
+            raise self.error
+        return None
+
+
+def test_cancel_while_the_quotes_are_rated_keeps_the_claims_on_screen(fact_library):
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    chat = _RatingFails([first], Cancelled())
+    fact_library.set_chat_model(chat)
+    shown: list = []
+    funnel = fact_library.funnel(Task(sink=lambda e: shown.append(e) if isinstance(e, ClaimWritten) else None),
+                                 overrides={"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+    try:
+        with pytest.raises(Cancelled):
+            funnel.run("How fast did the glacier front retreat, and how was it measured?")
+    finally:
+        fact_library._chat = None
+    assert [e.claim.text for e in shown] == ["The glacier front retreated 38 metres per year."]
+
+
+def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_library):
+    from app.core.errors import ModelError
+
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    result, _ = answer_with(fact_library, _RatingFails([first], ModelError("llama.cpp failed while reading")),
+                            "How fast did the glacier front retreat, and how was it measured?",
+                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+    assert result.claims[0].text == "The glacier front retreated 38 metres per year."
+    assert any(c.quoted for c in result.claims)
