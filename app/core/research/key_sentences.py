@@ -3,8 +3,8 @@
 The answer's second turn has the model read the passages after the best ones and add
 claims. With the starter model that turn costs ~8 s of reading and ~5 s of writing, and
 on the answer bench its claims often restate the first claim or copy a passage beside
-the question. Quoting the sentences that focusing scored best costs no model time, and
-a quote cannot misstate its passage: the support check has nothing to doubt.
+the question. Quoting the sentences that focusing scored best costs no writing (only the
+short rating below), and a quote cannot misstate its passage: the support check has nothing to doubt.
 
 A quote is chosen only if it
 - adds to what the claims already say (most of its key terms are new);
@@ -34,7 +34,7 @@ from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
-from .support_rules import numbers_in
+from .support_rules import numbers_in, two_digits_or_more
 
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
@@ -74,23 +74,22 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
                          cancelled: IsCancelled | None = None) -> list[float] | None:
     """The model's P(yes) that each sentence states the answer to `query`; None if the backend gives none."""
-    chat.prefill(_rating_messages(query, None))
+    system = load_prompt("quote_judge_system.md").strip()
+    template = load_prompt("quote_judge.md").strip()
+
+    def messages(user: str) -> list[ChatMessage]:
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    # The part every candidate shares, read once: the question and the instruction, up to the sentence.
+    chat.prefill(messages(template.split("Sentence:", 1)[0].rstrip().format(query=query)))
     out = []
     for sentence in sentences:
-        probs = chat.choice_probabilities(_rating_messages(query, sentence), ["yes", "no"], cancelled=cancelled)
+        probs = chat.choice_probabilities(messages(template.format(query=query, sentence=sentence)), ["yes", "no"],
+                                          cancelled=cancelled)
         if probs is None:
             return None
         out.append(probs["yes"])
     return out
-
-
-def _rating_messages(query: str, sentence: str | None) -> list[ChatMessage]:
-    """One candidate's yes/no prompt; with no sentence, the part every candidate shares (read once)."""
-    user = load_prompt("quote_judge.md").strip()
-    if sentence is None:
-        user = user.split("Sentence:", 1)[0].rstrip()
-    system = load_prompt("quote_judge_system.md").strip()
-    return [{"role": "system", "content": system}, {"role": "user", "content": user.format(query=query, sentence=sentence)}]
 
 
 def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[float, int, str]]:
@@ -118,8 +117,7 @@ def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[flo
 
 def _new_figure(text: str, figures: set[str]) -> bool:
     """The sentence states a figure of two digits or more, not a year, that the claims do not."""
-    return any(len(n.replace(".", "").lstrip("-0")) >= 2 and not re.fullmatch(r"(?:19|20)\d\d", n)
-               for n in numbers_in(text) - figures)
+    return any(two_digits_or_more(n) and not re.fullmatch(r"(?:19|20)\d\d", n) for n in numbers_in(text) - figures)
 
 
 def quoted(text: str) -> str:

@@ -28,7 +28,7 @@ from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
 from .support import Pair, check_pairs
-from .support_rules import numbers_in, numbers_stated
+from .support_rules import numbers_in, numbers_stated, two_digits_or_more
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +117,7 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
     out: list[tuple[str, list[str]]] = []
     keep: list[int] = []
     for i, claim in enumerate(claims):
-        # Two digits or more: "two models" or a figure 1-9 that a passage spells out differently is no fabrication.
-        unstated = sorted(n for n in numbers_in(claim.text) - stated if len(n.replace(".", "").lstrip("-0")) >= 2)
+        unstated = sorted(n for n in numbers_in(claim.text) - stated if two_digits_or_more(n))
         if not claim.quoted and unstated and not supported(i):
             out.append((claim.text, unstated))
         else:

@@ -1,8 +1,8 @@
 """The answer's second turn: the model reads the passages after the best ones and adds claims.
 
 Off by default (`ResearchParams.key_sentences` quotes the best sentences instead, which costs
-only the model's yes/no rating of a few candidates); on with `key_sentences = 0`, e.g. for a model fast enough to read everything. The turn
-continues the first turn's conversation, so llama.cpp's cache keeps what was read. A small
+only the model's yes/no rating of a few candidates); on with `key_sentences = 0`, e.g. for a
+model fast enough to read everything. The turn continues the first turn's conversation, so llama.cpp's cache keeps what was read. A small
 model asked for more claims repeats its first one or the prompt's instructions: both are dropped.
 """
 

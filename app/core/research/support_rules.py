@@ -75,6 +75,12 @@ def numbers_in(text: str) -> set[str]:
     return out
 
 
+def two_digits_or_more(number: str) -> bool:
+    """A figure worth holding a claim to ("38", "0.25", "125.3"): one digit ("2 models") is too
+    often spelled out or counted differently by the passage to call it fabricated."""
+    return len(number.replace(".", "").lstrip("-0")) >= 2
+
+
 def numbers_stated(text: str) -> set[str]:
     nums = numbers_in(text)
     words = {w.lower() for w in _WORD.findall(text)}

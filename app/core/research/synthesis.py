@@ -343,7 +343,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         dropped = prune(result.claims, by_claim)
         withdrawn = withdraw_unstated(result.claims, result.evidence, by_claim, context) if funnel.params.withdraw_unstated else []
         if moved or dropped or withdrawn:
-            render(result)  # the moved and dropped citations change the answer's text
+            render(result)  # moved and dropped citations, withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
         if moved:
             them = "them" if moved != 1 else "it"
