@@ -218,3 +218,26 @@ def test_two_writers_on_one_bucket_both_see_every_paper(s3, cli_env, make_desk, 
     result = desk.research("What is the salinity of tidal pools?", evidence_only=True)
     salinity = next(p.id for p in papers if "Salinity" in p.title)
     assert result.evidence and result.evidence[0].paper_id == salinity, result.evidence
+
+
+def test_creating_a_table_on_a_bucket_waits_for_the_writer_creating_it(s3, tmp_path, monkeypatch):
+    """The creation lock is an object on the bucket (If-None-Match), seen by every machine and
+    never synced into a cache; a writer on another machine waits for it and keeps its rows."""
+    from tests.test_shared_library import assert_creation_waits_for_the_lock_holder
+
+    first = Library(URI)
+    _another_machine(monkeypatch, tmp_path, "cache-second")
+    second = Library(URI)
+    assert first.mirror is not second.mirror and first.root != second.root
+    seen_during: list[set[str]] = []
+    real_create = first.db.create_table
+
+    def create_and_look(*args, **kwargs):
+        seen_during.append(s3.keys())
+        return real_create(*args, **kwargs)
+
+    monkeypatch.setattr(first.db, "create_table", create_and_look)
+    assert_creation_waits_for_the_lock_holder(first, second)
+    assert ".locks/create-content_chunks" in seen_during[0]
+    assert not any(k.startswith(".locks/") for k in s3.keys()), "the lock was not released"
+    assert not list(first.root.rglob("create-*")) and not list(second.root.rglob("create-*"))

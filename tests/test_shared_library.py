@@ -282,3 +282,93 @@ def test_window_notices_papers_added_by_another_writer(qtbot, tmp_path, tiny_mod
         assert len(lists) == polls
     finally:
         assert host.shutdown()
+
+
+# -- creating a table: one writer at a time (table_creation.py) ------------------------------------
+def _one_chunk(paper_id: str):
+    import numpy as np
+
+    from app.core.records import Chunk
+
+    return [Chunk(paper_id=paper_id, chunk_index=0, text=f"{paper_id} text", page=1)], np.ones((1, 8), "float32")
+
+
+def assert_creation_waits_for_the_lock_holder(first: Library, second: Library) -> None:
+    """`second` needs the chunks table while `first` holds the creation lock and creates it:
+    `second` waits, then opens the table `first` made and adds to it; no row is lost.
+
+    Without the lock `second` would create the table itself, and the create of `first`
+    (or, in a real race, Lance's Overwrite) would collide with it."""
+    import threading
+
+    from app.core import table_creation
+    from app.core.library_schema import chunks_schema
+
+    done: list[BaseException | None] = []
+
+    def append() -> None:
+        try:
+            second.append_chunks(CONTENT_CHUNKS, *_one_chunk("second"))
+            done.append(None)
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            done.append(exc)
+
+    with table_creation.creating(first.root, first.mirror, CONTENT_CHUNKS):
+        waiter = threading.Thread(target=append)
+        waiter.start()
+        waiter.join(timeout=1.0)
+        assert waiter.is_alive() and not done, "the second writer did not wait for the lock"
+        table = first.db.create_table(CONTENT_CHUNKS, schema=chunks_schema(8, content=True))
+        first._tables[CONTENT_CHUNKS] = table
+        first.append_chunks(CONTENT_CHUNKS, *_one_chunk("first"))
+    waiter.join(timeout=30)
+    assert done == [None], done
+    assert first.chunk_counts(CONTENT_CHUNKS) == {"first": 1, "second": 1}
+    assert second.chunk_counts(CONTENT_CHUNKS) == {"first": 1, "second": 1}
+
+
+def test_a_writer_needing_a_table_another_is_creating_waits_and_keeps_its_rows(tmp_path):
+    root = tmp_path / "lib"
+    first, second = Library(root), Library(root)
+    assert_creation_waits_for_the_lock_holder(first, second)
+    assert not list((root / "leases").glob("create-*.lock")), "the lock was not released"
+
+
+@pytest.mark.parametrize("left_by", ["an hour ago", "a process gone", "a torn write"])
+def test_a_creation_lock_left_by_a_crash_is_taken_over(tmp_path, left_by, caplog):
+    root = tmp_path / "lib"
+    lock = root / "leases" / f"create-{CONTENT_CHUNKS}.lock"
+    lock.parent.mkdir(parents=True)
+    if left_by == "a torn write":
+        lock.write_text('{"holder": {"host"')
+    else:
+        holder = writers.current()
+        at = time.time()
+        if left_by == "an hour ago":
+            at -= 3600
+        else:
+            gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                                  capture_output=True, text=True, check=True)
+            holder = replace(holder, pid=int(gone.stdout), started=0)
+        lock.write_text(json.dumps({"holder": holder.as_dict(), "at": at}))
+    library = Library(root)
+    start = time.monotonic()
+    library.append_chunks(CONTENT_CHUNKS, *_one_chunk("p1"))
+    assert time.monotonic() - start < 10
+    assert library.chunk_counts(CONTENT_CHUNKS) == {"p1": 1}
+    assert not lock.exists()
+    assert "taking over the lock on creating content_chunks" in caplog.text
+
+
+def test_a_live_creation_lock_that_never_ends_is_reported_as_busy(tmp_path):
+    from app.core import table_creation
+    from app.core.errors import LibraryError
+
+    root = tmp_path / "lib"
+    library = Library(root)
+    with table_creation.creating(root, None, CONTENT_CHUNKS):  # a live holder: this very process
+        with pytest.raises(LibraryError, match="busy: another writer has been creating its content_chunks table"):
+            with table_creation.creating(root, None, CONTENT_CHUNKS, wait_s=0.5):
+                pass
+    library.append_chunks(CONTENT_CHUNKS, *_one_chunk("p1"))  # released: the next create goes ahead
+    assert library.chunk_counts(CONTENT_CHUNKS) == {"p1": 1}

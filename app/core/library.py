@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import tempfile
 import threading
 from dataclasses import dataclass, fields
 from datetime import timedelta
@@ -24,6 +25,7 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, HnswSq
 
+from . import table_creation
 from .atomic_files import remove_abandoned_temps, remove_file
 from .atomic_files import atomic_copy, atomic_write_text  # noqa: F401 - re-exported: callers write through the library
 from .errors import LibraryError
@@ -71,9 +73,10 @@ class Library(LibraryLayout):
             if create:
                 for sub in ("pdfs", "text", "summaries", "notes", "results", "index"):
                     (self.root / sub).mkdir(parents=True, exist_ok=True)
-                probe = self.root / ".write-test"
-                probe.write_text("ok")
-                probe.unlink()
+                # A probe of its own: writers opening the library at once removed each other's.
+                with tempfile.NamedTemporaryFile(dir=self.root, prefix=".write-test-") as probe:
+                    probe.write(b"ok")
+                    probe.flush()  # a full disk fails here
             elif not self.root.is_dir():
                 raise LibraryError(f"No library at {self.root}.")
         except PermissionError as exc:
@@ -89,7 +92,6 @@ class Library(LibraryLayout):
                 ) from exc
             # A full disk still reads: list, search, validate and export work, and each write
             # fails with its own message (bench/faults.py, "disk"). Refusing to open hid the papers.
-            (self.root / ".write-test").unlink(missing_ok=True)
             log.warning("%s: the disk is full (%s); reading works, writing will fail until space is freed",
                         self.root, exc.strerror)
         if self.mirror is not None:  # the bucket answers (and takes writes); cached small files refreshed
@@ -162,11 +164,19 @@ class Library(LibraryLayout):
             if name in self._table_names():
                 table = self.db.open_table(name)
             elif schema is not None:
-                table = self.db.create_table(name, schema=schema, exist_ok=True)
+                table = self._create(name, schema)
             else:
                 return None
             self._tables[name] = table
             return table
+
+    def _create(self, name: str, schema: pa.Schema):
+        # Under the library's creation lock, and looking again once it is held: a create that
+        # races another writer's would erase the rows it added meanwhile (table_creation.py).
+        with table_creation.creating(self.root, self.mirror, name):
+            if name in self._table_names():
+                return self.db.open_table(name)
+            return self.db.create_table(name, schema=schema, exist_ok=True)
 
     def drop_table(self, name: str) -> None:
         with self._lock:

@@ -181,6 +181,40 @@ class Mirror:
             raise self._error(f"could not delete {rel}", exc) from exc
         self.record(rel, "")
 
+    # -- small coordination objects (table_creation.py), never cached ------------------------
+    def put_if_absent(self, rel: str, data: bytes) -> bool:
+        """Create `rel` with `data` unless it exists (If-None-Match): False when it did."""
+        import obstore
+        from obstore.exceptions import AlreadyExistsError
+
+        try:
+            obstore.put(self.store, rel, data, mode="create")
+        except AlreadyExistsError:
+            return False
+        except Exception as exc:  # noqa: BLE001
+            raise self._error(f"could not store {rel}", exc) from exc
+        return True
+
+    def read_object(self, rel: str) -> bytes | None:
+        import obstore
+
+        try:
+            return bytes(obstore.get(self.store, rel).bytes())
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001
+            raise self._error(f"could not fetch {rel}", exc) from exc
+
+    def delete_object(self, rel: str) -> None:
+        import obstore
+
+        try:
+            obstore.delete(self.store, rel)
+        except FileNotFoundError:
+            pass
+        except Exception as exc:  # noqa: BLE001
+            raise self._error(f"could not delete {rel}", exc) from exc
+
     def record(self, rel: str, etag: str) -> None:
         """Note which version the cached copy of `rel` is ("" = none)."""
         with self._lock:
