@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from app.core.events import ClaimWritten, EvidenceFound, Task, Token
+from app.core.events import ClaimWritten, EvidenceFound, Stage, Task, Token
 from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.records import Claim, Evidence, Sentence, Support
@@ -547,7 +547,7 @@ def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
     # Passage 2's caption and table row are not prose, and its sentence that leans on an
     # antecedent ("This delay…") has none kept before it, so passage 3 gives the second quote:
     # not its entry of the reference list, though it scores best.
-    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults in every year studied”",
+    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults”",
                                         "“Loggers weighing 4 grams recorded a position every 30 minutes”"]
     assert [q.sources for q in quotes] == [[1], [3]] and all(q.quoted for q in quotes)
     assert key_sentences(claims, evidence, 1) == quotes[:1]
@@ -712,3 +712,92 @@ def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_librar
                             {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
     assert result.claims[0].text == "The glacier front retreated 38 metres per year."
     assert any(c.quoted for c in result.claims)
+
+
+# -- the first claim written again from the quotes (research/restate.py) -----------------------------
+def _judge_and_restate(restated: str, believed: str):
+    """A scripted model: the restating prompt gets `restated`; the support check finds supported
+    only the pairs whose claim is `believed`; anything else (the first turn) is read off `first`."""
+    import re
+
+    def reply(messages):
+        text = messages[-1]["content"]
+        if "Sentences from the researcher's papers" in text:
+            return json.dumps({"claim": restated})
+        claims = re.findall(r"^\d+\. Claim: (.*)$", text, flags=re.M)
+        return json.dumps({"verdicts": [{"pair": i, "verdict": "supported" if c == believed else "unsupported"}
+                                        for i, c in enumerate(claims, 1)]})
+
+    return reply
+
+
+def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the_quotes(fact_library):
+    """Real library, focusing, quotes and check rules; a scripted model. The first claim gives a
+    retreat no passage gives; written again from the quoted sentences, it states the one the
+    quote gives, is checked, replaces the old claim, and the notes keep the old text."""
+    wrong = "The glacier front retreated 512 metres per year."
+    right = "The glacier front retreated 38 metres per year."
+    first = json.dumps({"claims": [{"text": wrong, "sources": [1]}]})
+    chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
+    question = "How fast did the glacier front retreat?"
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    result, events = answer_with(fact_library, chat, question, options)
+    restating = [c for c in chat.calls if "Sentences from the researcher's papers" in c["messages"][-1]["content"]]
+    assert len(restating) == 1 and question in restating[0]["messages"][-1]["content"]
+    assert all(f"“{c.text.strip('“”')}”" in restating[0]["messages"][-1]["content"] for c in result.claims if c.quoted)
+    assert result.claims[0].text == right and not result.claims[0].quoted
+    assert result.claims[0].support == "supported" and "512" not in result.answer
+    first_citations = [c for c in result.citations if c.claim == 0]
+    assert first_citations and all(c.support == "supported" for c in first_citations)
+    assert len({(c.paper_id, c.page) for c in first_citations}) == len(first_citations), "one citation a page"
+    assert any("written again" in m and wrong.rstrip(".") in m for m in result.messages), result.messages
+    assert not any("withdrew" in m for m in result.messages)
+    assert any(isinstance(e, Stage) and "writing the first claim again" in e.detail for e in events)
+
+    # A restated claim the check does not support changes nothing (the claim is then withdrawn
+    # for its figure, or stays marked where withdrawing is off); nor does restating off.
+    for chat, opts in ((ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8), options),
+                       (ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
+                        {**options, "restate_first": False})):
+        kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False})
+        assert kept.claims[0].text == wrong and kept.claims[0].support != "supported"
+        assert not any("written again" in m for m in kept.messages)
+
+
+def test_a_first_claim_only_the_judge_doubts_is_not_written_again(fact_library):
+    """No figure or name of the claim is missing from its passage: the judge alone doubts it,
+    and a right claim it doubted came back worse, so it stays as written (marked)."""
+    claim = "Adult kestrels were tracked with loggers."
+    first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
+    chat = ScriptedChat([first] + [_judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
+    result, _ = answer_with(fact_library, chat, "How were the kestrels tracked?",
+                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+    assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
+    assert result.claims[0].text == claim
+
+
+def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
+    """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
+    judge): the first claim is then either the one the model first wrote, untouched, or a new
+    one that a passage supports."""
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.research.restate import restate_first
+    from app.core.research.support import Pair
+    from app.core.settings import ModelConfig
+
+    e = _evidence()
+    claims = [Claim("Young birds left 19 days after the adults.", [1]),
+              Claim("“Young birds departed 9 days later than adults”", [1], quoted=True)]
+    first = Pair(claims[0].text, e)
+    first.verdict = first.rule = "unsupported"  # the rules found 19 in no passage
+    checked = {(0, 1): first}
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
+    try:
+        old = restate_first(claims, [e], checked, chat, "How much later than adults did young kestrels leave?")
+    finally:
+        chat.close()
+    if old is None:
+        assert claims[0].text == "Young birds left 19 days after the adults." and checked == {(0, 1): first}
+    else:
+        assert old == "Young birds left 19 days after the adults." and claims[0].text != old and not claims[0].quoted
+        assert checked[(0, 1)].verdict == "supported" and checked[(0, 1)].claim == claims[0].text

@@ -117,6 +117,9 @@ class ResearchParams:
     # After the check, a claim of the model that states a figure no passage states, and that no
     # passage supports, is withdrawn (named in the answer's notes) if a supported claim remains.
     withdraw_unstated: bool = True
+    # After the check, a first claim of the model that no passage supports is written again from
+    # the quoted sentences alone (research/restate.py) and replaces the old one if it is supported.
+    restate_first: bool = True
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

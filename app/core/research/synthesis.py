@@ -32,6 +32,7 @@ from .focus import focus_evidence
 from .key_sentences import answer_probabilities, key_sentences, unquoted
 from .second_turn import more_claims
 from .recite import prune, recite, withdraw_unstated
+from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -340,15 +341,23 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                     timeout_s=funnel.params.synthesis_timeout_s)
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
+        restated = None
+        if funnel.params.restate_first and chat is not None and needs_restating(result.claims, by_claim):
+            funnel.stage(4, "Stage 4: writing the first claim again from the quoted sentences…")
+            restated = restate_first(result.claims, result.evidence, by_claim, chat, result.query,
+                                     context=context, cancelled=funnel.cancelled)
         dropped = prune(result.claims, by_claim)
         withdrawn = withdraw_unstated(result.claims, result.evidence, by_claim, context) if funnel.params.withdraw_unstated else []
-        if moved or dropped or withdrawn:
+        if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
         if moved:
             them = "them" if moved != 1 else "it"
             result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
                                    f"state {them}; the citation now points to the passage that does.")
+        if restated:
+            result.messages.append(f"Support check: no passage supported the first claim “{restated.rstrip('. ')}”; it was "
+                                   "written again from the quoted sentences, which support it.")
         for text, figures in withdrawn:
             result.messages.append(f"Support check: withdrew the claim “{text}”: no passage states {', '.join(figures)}.")
         if dropped:
