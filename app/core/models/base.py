@@ -41,6 +41,12 @@ class ChatModel(ABC):
     name: str = ""
     context_length: int = 4096
     supports_tools = False  # True where `act` drives the backend's own tool calling
+    # What deep research's planner may count on when it prices an answer (deep_plan.py): a
+    # backend that keeps prefilled prompt beginnings (`prefill`) reads them once per model, not
+    # once per answer; one that gives `choice_probabilities` checks a pair by reading it and
+    # writing nothing, where the others write a verdict per pair.
+    keeps_prefixes = False
+    gives_probabilities = False
 
     @abstractmethod
     def chat(

@@ -96,6 +96,9 @@ def _load(path: Path, **kwargs: Any) -> Any:
 class LlamaCppChat(ChatModel):
     """A chat GGUF run in-process; the chat template comes from the GGUF."""
 
+    keeps_prefixes = True  # WarmPrefixes (llama_prefix.py)
+    gives_probabilities = True
+
     def __init__(self, cfg: ModelConfig) -> None:
         path = _check_gguf(cfg.path)
         n_threads = _threads(cfg)

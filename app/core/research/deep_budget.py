@@ -27,8 +27,20 @@ JUDGE_TOKENS_PER_PAIR = 110  # a claim and its quote (a sentence or two) in the 
 QUOTE_RATING_TOKENS = 60  # one key sentence rated before it is quoted: the sentence and the prompt's tail
 VERDICT_TOKENS = 6  # one verdict in the check's JSON list ("partial", …)
 CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, the JSON around them
+# Claims of the model's own that the support check reads, in practice: the first turn may write
+# `first_turn_claims` (3), and the starter model wrote 1.1 a question on average (at most 3)
+# over the 30 held-out bench questions (bench/answers.py --show). Checking 4 pairs was priced
+# at ~7 s where the check took 1.3–3.1 s (bench/deep.py's check_s).
+EXPECTED_FIRST_TURN_CLAIMS = 1.5
+# The first claim written again from the quotes (restate.py): the share of answers whose first
+# claim no passage supports (14 of 30 held-out answers), what that call reads (the system prompt,
+# the question and two quoted sentences) and writes (one sentence in its JSON).
+RESTATE_SHARE = 0.5
+RESTATE_READ_TOKENS = 220
+RESTATE_WRITE_TOKENS = 45
 SOURCES_PER_CLAIM = 1.3  # (claim, cited passage) pairs per claim: what the check reads
 CALL_OVERHEAD_S = 1.0  # per model call: the chat template, the JSON schema's grammar
+PROBABILITY_CALL_S = 0.1  # per pair a probability judge reads: formatting and restoring its kept beginning
 MIN_RESERVE_S = 5.0
 MIN_ANSWER_TOKENS = 96  # the smallest answer a deadline shrinks to: one or two claims
 MIN_EVIDENCE_TOKENS = 300

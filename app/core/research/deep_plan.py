@@ -19,11 +19,16 @@ from .deep_budget import (
     CALL_OVERHEAD_S,
     CLAIM_TOKENS,
     CONSERVATIVE_RATE,
+    EXPECTED_FIRST_TURN_CLAIMS,
     JUDGE_PROMPT_TOKENS,
     JUDGE_TOKENS_PER_PAIR,
     MIN_ANSWER_TOKENS,
     MIN_EVIDENCE_TOKENS,
+    PROBABILITY_CALL_S,
     PROMPT_OVERHEAD_TOKENS,
+    RESTATE_READ_TOKENS,
+    RESTATE_SHARE,
+    RESTATE_WRITE_TOKENS,
     QUOTE_RATING_TOKENS,
     SECOND_TURN_TOKENS,
     SOURCES_PER_CLAIM,
@@ -120,25 +125,55 @@ class PlanMixin:
             split = 0 < p.first_claim_tokens < evidence
             first = min(p.first_turn_claims * CLAIM_TOKENS, answer)
             if split and p.key_sentences > 0:  # the best passages only, then the quotes' candidates rated
-                read, written, calls = p.first_claim_tokens + PROMPT_OVERHEAD_TOKENS, first, 1
-                if p.quote_candidates > 0:
+                read, written, calls = p.first_claim_tokens + self._answer_prompt_tokens(), first, 1
+                # Writing is priced for every claim the turn may write (a claim is not cut before it
+                # ends); the check, for the claims the model does write: the quotes are not judged.
+                claims = min(first / CLAIM_TOKENS, EXPECTED_FIRST_TURN_CLAIMS)
+                if p.quote_candidates > 0 and (self._chat is None or self._chat.gives_probabilities):
                     read += JUDGE_PROMPT_TOKENS + QUOTE_RATING_TOKENS * p.quote_candidates
                     calls += 1
             elif split:
                 read = evidence + PROMPT_OVERHEAD_TOKENS + SECOND_TURN_TOKENS
                 written, calls = first + min(MORE_CLAIMS * CLAIM_TOKENS, answer), 2
+                claims = written / CLAIM_TOKENS
             else:
                 read, written, calls = evidence + PROMPT_OVERHEAD_TOKENS, min(MAX_CLAIMS * CLAIM_TOKENS, answer), 1
-            claims = written / CLAIM_TOKENS
+                claims = written / CLAIM_TOKENS
         cost = self.meter.predict_s(read, written, CONSERVATIVE_RATE) + CALL_OVERHEAD_S * calls
         if p.check_support:
             cost += self.check_cost_s(max(1, math.ceil(claims * SOURCES_PER_CLAIM)))
+            if p.restate_first and p.key_sentences > 0:  # about every other answer: one short call, two pairs checked
+                restate = (CALL_OVERHEAD_S + self.meter.predict_s(RESTATE_READ_TOKENS, RESTATE_WRITE_TOKENS, CONSERVATIVE_RATE)
+                           + self.check_cost_s(2))
+                cost += RESTATE_SHARE * restate
         return cost
 
+    def _answer_prompt_tokens(self) -> int:
+        """What the first turn reads besides its passages: the whole fixed prompt, or only its
+        question part where the model kept the beginning it read when it was loaded (funnel.py).
+
+        Counting the kept beginning as read priced a 2-minute run's answer at 36 s against the
+        13–21 s it took, and left no time for a research round.
+        """
+        chat = self._chat
+        if chat is None or not chat.keeps_prefixes:
+            return PROMPT_OVERHEAD_TOKENS
+        from .synthesis import answer_beginning, first_turn
+
+        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(*first_turn(self.funnel.params)))
+        return max(PROMPT_OVERHEAD_TOKENS - kept, PROMPT_OVERHEAD_TOKENS // 4)
+
     def check_cost_s(self, pairs: int) -> float:
-        """Predicted seconds of the support check for `pairs` (claim, passage) pairs."""
+        """Predicted seconds of the support check for `pairs` (claim, passage) pairs.
+
+        A backend with choice probabilities reads each pair after the kept instructions and
+        writes nothing (support.probability_verdicts); the others read the instructions and
+        every pair in one prompt and write a verdict for each.
+        """
         if not pairs or not self.funnel.params.check_support:
             return 0.0
+        if self._chat is not None and self._chat.gives_probabilities:
+            return PROBABILITY_CALL_S * pairs + self.meter.predict_s(JUDGE_TOKENS_PER_PAIR * pairs, 0, CONSERVATIVE_RATE)
         return CALL_OVERHEAD_S + self.meter.predict_s(JUDGE_PROMPT_TOKENS + JUDGE_TOKENS_PER_PAIR * pairs,
                                                       10 + VERDICT_TOKENS * pairs, CONSERVATIVE_RATE)
 

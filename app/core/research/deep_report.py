@@ -7,11 +7,35 @@ which limits were hit, and what the support check found. The mixin is part of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..records import ResearchResult, Support
+from ..records import Evidence, ResearchResult, Support
 from ..wording import plural
 from .deep_progress import RETRY_EXHAUSTED
+
+
+def standard_first(ranked: list[Evidence], standard: list[Evidence]) -> list[Evidence]:
+    """Standard mode's passages first, in the funnel's order; then what research added, as ranked.
+
+    The answer's first claim is written from the first passages alone, and the funnel ranks
+    those best (the answer page among its passages for 99 % of questions). Round 0 is a plain
+    hybrid search scored by the model, and ahead of the funnel's passages it pushed the answer
+    page out of a 1-minute run's prompt for 2 questions in 3 (bench/deep.py, "recall in prompt").
+    Focusing (focus.py) still picks the prompt's windows by their sentences, so a passage that
+    research found and that answers better gets in.
+    """
+    def key(e: Evidence) -> tuple[str, int, int]:
+        return (e.paper_id, e.page, e.char_start)
+
+    # The funnel's own records lead, with its scores: focusing weighs a passage by its score
+    # among the others, and round 0's copy of a passage carries the model's instead.
+    pooled = {key(e) for e in ranked}
+    lead: dict[tuple[str, int, int], Evidence] = {}
+    for e in standard:
+        if key(e) in pooled:
+            lead.setdefault(key(e), replace(e, sentences=[]))
+    return [*lead.values(), *(e for e in ranked if key(e) not in lead)]
 
 
 class ReportMixin:
@@ -22,6 +46,7 @@ class ReportMixin:
         # its order: the question's own search first, each search best first.
         scored = bool(self.pool) and all(e.llm_score is not None for e in self.pool)
         ranked = sorted(self.pool, key=lambda e: -e.score) if scored else list(self.pool)
+        ranked = standard_first(ranked, self.standard_evidence)
         for n, e in enumerate(ranked, 1):
             e.number = n
         if not result.answer:
