@@ -27,15 +27,16 @@ JUDGE_TOKENS_PER_PAIR = 110  # a claim and its quote (a sentence or two) in the 
 QUOTE_RATING_TOKENS = 60  # one key sentence rated before it is quoted: the sentence and the prompt's tail
 VERDICT_TOKENS = 6  # one verdict in the check's JSON list ("partial", …)
 CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, the JSON around them
-# Claims of the model's own that the support check reads, in practice: the first turn may write
-# `first_turn_claims` (3), and the starter model wrote 1.1 a question on average (at most 3)
-# over the 30 held-out bench questions (bench/answers.py --show). Checking 4 pairs was priced
-# at ~7 s where the check took 1.3–3.1 s (bench/deep.py's check_s).
+# Claims the model writes in practice: the first turn may write `first_turn_claims` (3), and
+# the starter model wrote 1.1 a question on average (at most 3) over the 30 held-out bench
+# questions (bench/answers.py --show). Pricing 3 claims written and checked put the reserve
+# at 30–33 s for answers that took 12–22 s (bench/deep.py). One that runs long is stopped at
+# the budget's end after its next complete claim (deep.py), so the overrun is one claim.
 EXPECTED_FIRST_TURN_CLAIMS = 1.5
-# The first claim written again from the quotes (restate.py): the share of answers whose first
-# claim no passage supports (14 of 30 held-out answers), what that call reads (the system prompt,
-# the question and two quoted sentences) and writes (one sentence in its JSON).
-RESTATE_SHARE = 0.5
+# The first claim written again from the quotes (restate.py): the share of answers that try it
+# (3 of 30 held-out answers: a first claim with a figure no passage states), what that call reads
+# (the system prompt, the question and two quoted sentences) and writes (one sentence in its JSON).
+RESTATE_SHARE = 0.1
 RESTATE_READ_TOKENS = 220
 RESTATE_WRITE_TOKENS = 45
 SOURCES_PER_CLAIM = 1.3  # (claim, cited passage) pairs per claim: what the check reads

@@ -125,10 +125,10 @@ class PlanMixin:
             split = 0 < p.first_claim_tokens < evidence
             first = min(p.first_turn_claims * CLAIM_TOKENS, answer)
             if split and p.key_sentences > 0:  # the best passages only, then the quotes' candidates rated
-                read, written, calls = p.first_claim_tokens + self._answer_prompt_tokens(), first, 1
-                # Writing is priced for every claim the turn may write (a claim is not cut before it
-                # ends); the check, for the claims the model does write: the quotes are not judged.
-                claims = min(first / CLAIM_TOKENS, EXPECTED_FIRST_TURN_CLAIMS)
+                # The claims the model writes in practice, and only those are judged (not the quotes).
+                claims = min(p.first_turn_claims, EXPECTED_FIRST_TURN_CLAIMS)
+                written = min(math.ceil(claims * CLAIM_TOKENS), answer)
+                read, calls = p.first_claim_tokens + self._answer_prompt_tokens(), 1
                 if p.quote_candidates > 0 and (self._chat is None or self._chat.gives_probabilities):
                     read += JUDGE_PROMPT_TOKENS + QUOTE_RATING_TOKENS * p.quote_candidates
                     calls += 1
@@ -142,7 +142,7 @@ class PlanMixin:
         cost = self.meter.predict_s(read, written, CONSERVATIVE_RATE) + CALL_OVERHEAD_S * calls
         if p.check_support:
             cost += self.check_cost_s(max(1, math.ceil(claims * SOURCES_PER_CLAIM)))
-            if p.restate_first and p.key_sentences > 0:  # about every other answer: one short call, two pairs checked
+            if p.restate_first and p.key_sentences > 0:  # one answer in ten: one short call, two pairs checked
                 restate = (CALL_OVERHEAD_S + self.meter.predict_s(RESTATE_READ_TOKENS, RESTATE_WRITE_TOKENS, CONSERVATIVE_RATE)
                            + self.check_cost_s(2))
                 cost += RESTATE_SHARE * restate
