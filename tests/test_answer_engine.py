@@ -547,7 +547,7 @@ def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
     # Passage 2's caption and table row are not prose, and its sentence that leans on an
     # antecedent ("This delay…") has none kept before it, so passage 3 gives the second quote:
     # not its entry of the reference list, though it scores best.
-    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults”",
+    assert [q.text for q in quotes] == ["“Young birds departed 9 days later than adults in every year studied”",
                                         "“Loggers weighing 4 grams recorded a position every 30 minutes”"]
     assert [q.sources for q in quotes] == [[1], [3]] and all(q.quoted for q in quotes)
     assert key_sentences(claims, evidence, 1) == quotes[:1]

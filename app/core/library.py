@@ -163,20 +163,12 @@ class Library(LibraryLayout):
                 return table
             if name in self._table_names():
                 table = self.db.open_table(name)
-            elif schema is not None:
-                table = self._create(name, schema)
+            elif schema is not None:  # under a lock: a create racing another's erased its rows
+                table = table_creation.create_once(self.db, name, schema, self.root, self.mirror, self._table_names)
             else:
                 return None
             self._tables[name] = table
             return table
-
-    def _create(self, name: str, schema: pa.Schema):
-        # Under the library's creation lock, and looking again once it is held: a create that
-        # races another writer's would erase the rows it added meanwhile (table_creation.py).
-        with table_creation.creating(self.root, self.mirror, name):
-            if name in self._table_names():
-                return self.db.open_table(name)
-            return self.db.create_table(name, schema=schema, exist_ok=True)
 
     def drop_table(self, name: str) -> None:
         with self._lock:

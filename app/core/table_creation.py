@@ -21,10 +21,10 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import writers
 from .errors import LibraryError
@@ -135,3 +135,13 @@ def creating(root: Path, mirror: Mirror | None, table: str, *, wait_s: float = W
             slot.drop()
         except (OSError, LibraryError) as exc:  # the table exists; a lock left behind goes stale
             log.warning("could not release the lock on creating %s: %s", table, exc)
+
+
+def create_once(db: Any, name: str, schema: Any, root: Path, mirror: Mirror | None,
+                table_names: Callable[[], set[str]]) -> Any:
+    """Table `name` of LanceDB connection `db`: created under the lock, unless another writer
+    created it while this one waited (then opened)."""
+    with creating(root, mirror, name):
+        if name in table_names():
+            return db.open_table(name)
+        return db.create_table(name, schema=schema, exist_ok=True)
