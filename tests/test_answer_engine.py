@@ -715,7 +715,7 @@ def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_librar
 
 
 # -- the first claim written again from the quotes (research/restate.py) -----------------------------
-def _judge_and_restate(restated: str, believed: str):
+def _judge_and_restate(restated: str | None, believed: str):
     """A scripted model: the restating prompt gets `restated`; the support check finds supported
     only the pairs whose claim is `believed`; anything else (the first turn) is read off `first`."""
     import re
@@ -723,6 +723,8 @@ def _judge_and_restate(restated: str, believed: str):
     def reply(messages):
         text = messages[-1]["content"]
         if "Sentences from the researcher's papers" in text:
+            if restated is None:  # copy the first quoted sentence, as a small model may
+                return json.dumps({"claim": re.search(r"^- “(.*)”$", text, flags=re.M).group(1) + "."})
             return json.dumps({"claim": restated})
         claims = re.findall(r"^\d+\. Claim: (.*)$", text, flags=re.M)
         return json.dumps({"verdicts": [{"pair": i, "verdict": "supported" if c == believed else "unsupported"}
@@ -762,6 +764,19 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
         kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False})
         assert kept.claims[0].text == wrong and kept.claims[0].support != "supported"
         assert not any("written again" in m for m in kept.messages)
+
+
+def test_a_restated_claim_that_only_copies_a_quote_gives_way_to_the_quote(fact_library):
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
+    chat = ScriptedChat([first] + [_judge_and_restate(None, believed="nothing")] * 8)
+    result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?",
+                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+    assert result.claims and all(c.quoted for c in result.claims), [c.text for c in result.claims]
+    assert "512" not in result.answer and any("written again" in m and "512" in m for m in result.messages)
+    texts = [c.text for c in result.claims]
+    assert len(set(texts)) == len(texts), "no sentence twice"
+    assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
+    assert all(c.support == "supported" for c in result.citations)
 
 
 def test_a_first_claim_only_the_judge_doubts_is_not_written_again(fact_library):

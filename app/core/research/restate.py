@@ -40,6 +40,10 @@ def restate_messages(query: str, sentences: list[str]) -> list[ChatMessage]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip().strip("“”\"'").rstrip(". ").split())
+
+
 def needs_restating(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> bool:
     """The first claim is the model's, the check's rules found in it a specific (a number, a
     name) that none of its passages states, and the answer quotes sentences to restate it from.
@@ -62,7 +66,8 @@ def restate_first(claims: list[Claim], evidence: list[Evidence], checked: dict[t
     """Write `claims[0]` again from the quoted claims when no passage supports it.
 
     Returns the old text when the claim was replaced (the new one supported by at least one of
-    the quotes' passages, its pairs in `checked`), else None and nothing changes.
+    the quotes' passages, its pairs in `checked`) or, where the model only copied a quote,
+    removed (the quote then leads; `checked` re-keyed); else None and nothing changes.
     """
     if not needs_restating(claims, checked):
         return None
@@ -80,8 +85,16 @@ def restate_first(claims: list[Claim], evidence: list[Evidence], checked: dict[t
     except (ModelError, ValueError, AttributeError) as exc:  # the answer stands as it was
         log.warning("writing the first claim again failed (%s); it stays as the model wrote it", exc)
         return None
-    if not text or text.strip("“”\"'") in {unquoted(c.text) for c in quotes}:
-        return None  # nothing new: the quote is already in the answer
+    if not text:
+        return None
+    if _plain(text) in {_plain(unquoted(c.text)) for c in quotes}:
+        # The model copied a quote: the answer already says it, right below. The wrong claim
+        # goes and the quote leads, rather than the same sentence twice in a row.
+        old = claims.pop(0).text
+        moved = {(i - 1, n): p for (i, n), p in checked.items() if i > 0}
+        checked.clear()
+        checked.update(moved)
+        return old
     pairs = [Pair(text, by_number[n]) for n in sources]
     check_pairs(pairs, chat, context=context, cancelled=cancelled)
     pages = set()

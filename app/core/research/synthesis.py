@@ -357,7 +357,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                                    f"state {them}; the citation now points to the passage that does.")
         if restated:
             result.messages.append(f"Support check: no passage supported the first claim “{restated.rstrip('. ')}”; it was "
-                                   "written again from the quoted sentences, which support it.")
+                                   "written again from the quoted sentences, which state the answer.")
         for text, figures in withdrawn:
             result.messages.append(f"Support check: withdrew the claim “{text}”: no passage states {', '.join(figures)}.")
         if dropped:
