@@ -123,9 +123,14 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
         else:
             keep.append(i)
     if out:
-        renumber = {old: new for new, old in enumerate(keep)}
-        moved = {(renumber[i], n): p for (i, n), p in checked.items() if i in renumber}
-        checked.clear()
-        checked.update(moved)
-        claims[:] = [claims[i] for i in keep]
+        keep_claims(claims, checked, keep)
     return out
+
+
+def keep_claims(claims: list[Claim], checked: dict[tuple[int, int], Pair], keep: list[int]) -> None:
+    """Keep only the claims at the indices `keep`, in order; `checked` is re-keyed to match."""
+    renumber = {old: new for new, old in enumerate(keep)}
+    moved = {(renumber[i], n): p for (i, n), p in checked.items() if i in renumber}
+    checked.clear()
+    checked.update(moved)
+    claims[:] = [claims[i] for i in keep]

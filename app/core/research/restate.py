@@ -25,6 +25,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Support
 from .key_sentences import unquoted
+from .recite import keep_claims
 from .support import Pair, check_pairs
 
 log = logging.getLogger(__name__)
@@ -90,10 +91,8 @@ def restate_first(claims: list[Claim], evidence: list[Evidence], checked: dict[t
     if _plain(text) in {_plain(unquoted(c.text)) for c in quotes}:
         # The model copied a quote: the answer already says it, right below. The wrong claim
         # goes and the quote leads, rather than the same sentence twice in a row.
-        old = claims.pop(0).text
-        moved = {(i - 1, n): p for (i, n), p in checked.items() if i > 0}
-        checked.clear()
-        checked.update(moved)
+        old = claims[0].text
+        keep_claims(claims, checked, list(range(1, len(claims))))
         return old
     pairs = [Pair(text, by_number[n]) for n in sources]
     check_pairs(pairs, chat, context=context, cancelled=cancelled)

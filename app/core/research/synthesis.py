@@ -349,7 +349,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         dropped = prune(result.claims, by_claim)
         withdrawn = withdraw_unstated(result.claims, result.evidence, by_claim, context) if funnel.params.withdraw_unstated else []
         if moved or restated or dropped or withdrawn:
-            render(result)  # moved and dropped citations, withdrawn claims: the answer's text changes
+            render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
         if moved:
             them = "them" if moved != 1 else "it"
