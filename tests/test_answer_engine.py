@@ -170,6 +170,9 @@ def _evidence(text: str = PASSAGE) -> Evidence:
     ("The median departure date was 14 Sept in 2019.", Support.UNSUPPORTED.value),  # a year it does not state
     ("Young birds departed 9 days earlier than adults.", Support.UNSUPPORTED.value),  # the direction reversed
     ("Adult kestrels were tracked with 4-gram loggers in the Eastern valleys.", Support.SUPPORTED.value),
+    # A finding of one sample stated as if it always held: doubtful, not wrong.
+    ("Young birds always depart 9 days later than adults.", Support.PARTIAL.value),
+    ("Any kestrel can be tracked with 4 gram loggers.", Support.PARTIAL.value),
 ])
 def test_specifics_must_agree(claim, cap):
     assert check_specifics(claim, PASSAGE)[0] == cap
@@ -480,6 +483,20 @@ class _NumberJudge(ChatModel):
         numbers = set(re.findall(r"\d+", claim.split("Does the cited text", 1)[0]))
         yes = 0.9 if numbers <= set(re.findall(r"\d+", quote)) else 0.05
         return {"yes": yes, "no": 1 - yes}
+
+
+class _NoJudge(_NumberJudge):
+    def choice_probabilities(self, messages, choices, *, cancelled=None):
+        raise AssertionError("the rules decide this pair")
+
+
+def test_an_overstated_claim_is_doubtful_and_the_rules_say_why():
+    """A claim that adds "always" to what its passage reports is partial, decided by the rules
+    as a changed number is (the judge is not asked), and the reason names the word."""
+    pair = Pair("Young birds always depart 9 days later than adults.", _evidence())
+    check_pairs([pair], _NoJudge())
+    assert pair.verdict == Support.PARTIAL.value
+    assert "always" in pair.reason
 
 
 def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it():

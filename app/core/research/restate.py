@@ -57,7 +57,7 @@ def needs_restating(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -
     if not claims or claims[0].quoted or not any(c.quoted for c in claims[1:]):
         return False
     pairs = [p for (i, _), p in checked.items() if i == 0]
-    return bool(pairs) and all(p.verdict != Support.SUPPORTED.value and p.rule != Support.SUPPORTED.value
+    return bool(pairs) and all(p.verdict != Support.SUPPORTED.value and p.rule == Support.UNSUPPORTED.value
                                for p in pairs)
 
 

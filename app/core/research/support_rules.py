@@ -143,6 +143,23 @@ def reversed_direction(claim: str, quote: str) -> str:
     return ""
 
 
+# Words that make a claim hold everywhere. A passage that reports one sample, one network or one
+# data set does not state "always" or "for any data": a claim that adds such a word where its
+# passage has none overstates it, the scope inflation a topic-sharing citation hides.
+_ABSOLUTES = {"always", "never", "whatever", "whichever", "regardless", "every", "everyone", "everything",
+              "everywhere", "any", "anyone", "anything", "anywhere"}
+_ABSOLUTE_STEMS = ("invariabl", "universal")
+
+
+def overstated(claim: str, quote: str) -> str:
+    """The claim's first absolute word ("always", "every", "any") where the quote has none ("" if none)."""
+    def absolutes(text: str) -> list[str]:
+        words = [w.lower() for w in _WORD.findall(text)]
+        return [w for w in words if w in _ABSOLUTES or w.startswith(_ABSOLUTE_STEMS)]
+    found = absolutes(claim)
+    return "" if not found or absolutes(quote) else found[0]
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
@@ -249,4 +266,8 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
         # A specific name the cited text never uses is how a misattribution reads (another
         # gene, dataset, method or organism on the same topic): not supported.
         return Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
+    absolute = overstated(claim, quote or passage)
+    if absolute:
+        # Doubtful, not wrong: the passage may state the finding, only not that it always holds.
+        return Support.PARTIAL.value, f"the passage does not say “{absolute}”", [absolute]
     return Support.SUPPORTED.value, "", []
