@@ -173,6 +173,8 @@ def _evidence(text: str = PASSAGE) -> Evidence:
     # A finding of one sample stated as if it always held: doubtful, not wrong.
     ("Young birds always depart 9 days later than adults.", Support.PARTIAL.value),
     ("Any kestrel can be tracked with 4 gram loggers.", Support.PARTIAL.value),
+    # The passage's comparison with its two sides swapped: its words, the opposite finding.
+    ("Adults departed 9 days later than young birds.", Support.UNSUPPORTED.value),
 ])
 def test_specifics_must_agree(claim, cap):
     assert check_specifics(claim, PASSAGE)[0] == cap
@@ -191,6 +193,18 @@ def test_specifics_must_agree(claim, cap):
 ])
 def test_abbreviations_and_their_expansions_agree(claim, passage, cap):
     assert check_specifics(claim, passage)[0] == cap
+
+
+NURSES = "Across all cases, the median specialty scores were higher for scrubs than circulators (0.450 and 0.265)."
+
+
+@pytest.mark.parametrize("claim, cap", [
+    ("Scrub nurses had higher median specialty scores than circulating nurses.", Support.SUPPORTED.value),
+    ("Circulating nurses had higher median specialty scores than scrub nurses.", Support.UNSUPPORTED.value),
+    ("Median specialty scores of scrub nurses were higher than those of circulators.", Support.SUPPORTED.value),
+])
+def test_a_comparison_must_keep_its_sides(claim, cap):
+    assert check_specifics(claim, NURSES)[0] == cap
 
 
 def test_quote_is_the_exact_sentence_the_claim_rests_on():

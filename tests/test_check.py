@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -264,6 +263,22 @@ def test_rules_settle_numbers_directions_names_without_the_model(tmp_path, check
     assert [s.citations[0].page for s in report.sentences] == [2, 2, 2, 2, 1, 2]
     assert "9 days later" in report.sentences[2].citations[0].quote  # the sentence that contradicts it is quoted
     assert spy.calls == [] and report.timings["model_pairs"] == 0 and report.timings["rule_pairs"] == 6
+
+
+def test_a_comparison_with_its_sides_swapped_is_flagged_by_the_rules(tmp_path, checked_library):
+    """"Adults departed later than young birds" cites a paper that says the young depart later:
+    the paper's words and comparative, the opposite finding. The rules settle it."""
+    desk = checked_library
+    spy = _SpyChat('"supported"')
+    desk.set_chat_model(spy)
+    draft = tmp_path / "swap.md"
+    draft.write_text("Adults departed 9 days later than young birds [@lindqvist2019].\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    citation = report.sentences[0].citations[0]
+    assert citation.verdict == "not-found" and "other way round" in citation.note
+    assert spy.calls == []
 
 
 def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_library):

@@ -34,7 +34,7 @@ from ..paths import load_prompt
 from ..records import Support
 from ..research.citations import key_terms, stem
 from ..research.support import judge_beginning, support_probability, verdict_for
-from ..research.support_rules import numbers_in, numbers_stated, specific_names, reversed_direction
+from ..research.support_rules import numbers_in, numbers_stated, reversed_direction, specific_names, swapped_comparison
 from .locate import PaperText, Window
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
     if swapped:
         return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", best, [swapped[0]])
     if best.coverage >= FLIP_COVERAGE:
-        flipped = reversed_direction(claim, best.text)
+        flipped = reversed_direction(claim, best.text) or swapped_comparison(claim, best.text)
         if flipped:
             return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
     if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:

@@ -143,6 +143,51 @@ def reversed_direction(claim: str, quote: str) -> str:
     return ""
 
 
+# "A is higher than B": the comparative word, then "than" and what it is compared with.
+_THAN = re.compile(r"\b([A-Za-z]+er|more|less|fewer)\b([^,;:.()\[\]]{0,60}?)\bthan\b([^,;:.()\[\]]{1,60})", re.I)
+
+
+def _side_terms(text: str) -> set[str]:
+    return {stem(t) for t in key_terms(text) if not t[0].isdigit()}
+
+
+def _meets(a: set[str], b: set[str]) -> bool:
+    """Two bags share a word, or two words of five letters or more where one begins the other
+    ("circulat" ~ "circulator": the crude stem leaves agent nouns whole)."""
+    return any(x == y or (min(len(x), len(y)) >= 5 and (x.startswith(y) or y.startswith(x))) for x in a for y in b)
+
+
+def _comparison(text: str) -> tuple[str, set[str], set[str]] | None:
+    """(comparative word, what is compared, what it is compared with) of the text's first "… than …"."""
+    m = _THAN.search(text)
+    if not m:
+        return None
+    clause = re.split(r"[,;:()\[\]]", text[: m.start()])[-1]
+    subject = _side_terms(clause + " " + m.group(2))
+    other = _side_terms(m.group(3))
+    return m.group(1).lower(), subject - other, other - subject
+
+
+def swapped_comparison(claim: str, quote: str) -> str:
+    """The claim compares the way the quote does, with its two sides the other way round ("" if not).
+
+    "Circulating nurses scored higher than scrub nurses" citing "scores were higher for scrubs
+    than circulators": the same words, the same comparative, the opposite finding.
+    """
+    c = _comparison(claim)
+    if c is None or not c[1] or not c[2]:
+        return ""
+    for sentence in re.split(r"(?<=[.;])\s+", quote):
+        q = _comparison(sentence)
+        if q is None or q[0] != c[0]:
+            continue
+        _, q_subject, q_other = q
+        # What the claim compares with is what the quote compares, and the claim's subject is what the quote compares with.
+        if _meets(c[2], q_subject) and not _meets(c[2], q_other) and _meets(c[1], q_other):
+            return f"“{c[0]} than” the other way round"
+    return ""
+
+
 # Words that make a claim hold everywhere. A passage that reports one sample, one network or one
 # data set does not state "always" or "for any data": a claim that adds such a word where its
 # passage has none overstates it, the scope inflation a topic-sharing citation hides.
@@ -257,7 +302,7 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
         if abbreviated(name, claim, passage + " " + context):
             continue
         missing_names.append(name)
-    flipped = reversed_direction(claim, quote or passage)
+    flipped = reversed_direction(claim, quote or passage) or swapped_comparison(claim, quote or passage)
     if missing_nums:
         return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
     if flipped:
