@@ -5,7 +5,8 @@ unsupported — a third of them misattributions that share the passage's topic (
 organism, gene, method or direction changed). For each judge (the rules alone, the chat
 model alone, both as the product combines them) it prints agreement with the labels, the
 share of misattributions it passes as supported, and the share of supported pairs it
-accepts. The model sees each pair the way an answer's check shows it (claim + quote).
+accepts. The model sees each pair the way an answer's check shows it (the claim, and the quote
+within up to `JUDGE_CHARS` of its passage).
 
 Two model judges: P(yes) to a yes/no question, cut at `support.SUPPORTED_AT` and
 `PARTIAL_AT` (what the product uses with llama.cpp), and the verdict in words (what it
@@ -37,6 +38,7 @@ from app.core.research.support import (  # noqa: E402
     Pair,
     check_specifics,
     judge_beginning,
+    judge_text,
     model_verdicts,
     quote_for,
     support_probability,
@@ -124,7 +126,7 @@ def main() -> int:
     chat.prefill(judge_beginning())
     for p in pairs:
         t = time.monotonic()
-        value = support_probability(chat, p.claim, p.quote)
+        value = support_probability(chat, p.claim, judge_text(p))
         prob_seconds.append(time.monotonic() - t)
         if value is None:
             print("this backend gives no probabilities: only the word judge is measured")

@@ -494,7 +494,7 @@ class _NumberJudge(ChatModel):
         prompt = messages[-1]["content"]
         quote = prompt.split("Cited text:", 1)[1].split("Claim:", 1)[0]
         claim = prompt.split("Claim:", 1)[1]
-        numbers = set(re.findall(r"\d+", claim.split("Does the cited text", 1)[0]))
+        numbers = set(re.findall(r"\d+", claim.split("Does the claim", 1)[0]))
         yes = 0.9 if numbers <= set(re.findall(r"\d+", quote)) else 0.05
         return {"yes": yes, "no": 1 - yes}
 
