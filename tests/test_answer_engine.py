@@ -797,6 +797,22 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
         assert not any("written again" in m for m in kept.messages)
 
 
+def test_only_a_figure_no_passage_states_has_the_first_claim_restated():
+    """A name the passages lack (the claim's own variable in the paper's formula) is not reason
+    enough to write the claim again; a figure they lack is."""
+    from app.core.research.restate import needs_restating
+
+    claims = [Claim("Use y ~ x1 + x2 | x1 + x2 + x3.", [1]), Claim("A quoted sentence.", [1], quoted=True)]
+
+    def checked(missing: list[str]) -> dict:
+        pair = Pair(claims[0].text, _evidence())
+        pair.rule, pair.verdict, pair.missing = Support.UNSUPPORTED.value, Support.UNSUPPORTED.value, missing
+        return {(0, 1): pair}
+
+    assert not needs_restating(claims, checked(["x3"]))
+    assert needs_restating(claims, checked(["512", "x3"]))
+
+
 def test_a_restated_claim_that_only_copies_a_quote_gives_way_to_the_quote(fact_library):
     first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([first] + [_judge_and_restate(None, believed="nothing")] * 8)

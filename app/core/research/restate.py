@@ -11,7 +11,7 @@ Such a claim gets one more try: the model reads the question and the quoted sent
 (~200 tokens) and writes the answer again in one sentence, citing the quotes' passages. The new
 claim goes through the same check; it replaces the old one only where a passage supports it,
 and the answer's notes keep the old text. Only a claim the check's rules fault is restated
-(`needs_restating`). A failed call leaves the answer as it was.
+(`needs_restating`: a figure no passage states). A failed call leaves the answer as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ..records import Claim, Evidence, Support
 from .key_sentences import unquoted
 from .recite import keep_claims
 from .support import Pair, check_pairs
+from .support_rules import numbers_in
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +47,21 @@ def _plain(text: str) -> str:
 
 
 def needs_restating(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> bool:
-    """The first claim is the model's, the check's rules found in it a specific (a number, a
-    name) that none of its passages states, and the answer quotes sentences to restate it from.
+    """The first claim is the model's, the check's rules found in it a figure that none of its
+    passages states, and the answer quotes sentences to restate it from.
 
-    The rules, not the judge alone: the judge agrees with people on ~3 pairs in 4, and a
+    The rules, not the judge alone: the judge agrees with people on 4 pairs in 5 at best, and a
     right claim it doubted came back worse (asked for NEOs above 10 m, the claim restated
-    from the quotes gave the count above 100 m). A figure or name no passage states is wrong
-    for certain (125.3 GeV where the paper gives 125.09 GeV).
+    from the quotes gave the count above 100 m). A figure no passage states is wrong for
+    certain (125.3 GeV where the paper gives 125.09 GeV). A name is not reason enough: a claim
+    that wrote the paper's formula with its own variable ("y ~ x1 + x2 | x1 + x2 + x3") was
+    restated from quotes that did not hold the formula, and came back without the answer.
     """
     if not claims or claims[0].quoted or not any(c.quoted for c in claims[1:]):
         return False
     pairs = [p for (i, _), p in checked.items() if i == 0]
     return bool(pairs) and all(p.verdict != Support.SUPPORTED.value and p.rule == Support.UNSUPPORTED.value
-                               for p in pairs)
+                               and any(numbers_in(m) for m in p.missing) for p in pairs)
 
 
 def restate_first(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair],
