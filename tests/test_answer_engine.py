@@ -863,3 +863,38 @@ def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library,
     else:
         assert old == "Young birds left 19 days after the adults." and claims[0].text != old and not claims[0].quoted
         assert checked[(0, 1)].verdict == "supported" and checked[(0, 1)].claim == claims[0].text
+
+
+# -- figures given "respectively" (research/respectively.py) ------------------------------------
+
+LC50 = ("The LC50 obtained from the best-fit line slope were found to be 2.17, 2.77, 2.46 and 0.28 µg/ml for "
+        "n-hexane, chloroform, aqueous soluble fractions of the methanolic extract and vincristine sulfate, respectively.")
+
+
+def test_respectively_pairs_each_figure_with_its_name():
+    from app.core.research.respectively import respective_pairs
+
+    assert respective_pairs(LC50) == [("n-hexane", 2.17), ("chloroform", 2.77),
+                                      ("aqueous soluble fractions of the methanolic extract", 2.46), ("vincristine sulfate", 0.28)]
+    assert respective_pairs("Bleeding and HIT risks were 3.9% and 0.7%, respectively.") == [("Bleeding", 3.9), ("HIT risks", 0.7)]
+    # Step numbers are labels, not figures; a sentence without "respectively" pairs nothing.
+    assert respective_pairs("Recursively repeat steps 1 and 2 with weights wleft and wright, respectively.") == []
+    assert respective_pairs("The LC50 values were 2.17 and 2.77 µg/ml for n-hexane and chloroform.") == []
+
+
+@pytest.mark.parametrize("claim, cap", [
+    ("The n-hexane fraction had an LC50 of 2.17 µg/ml.", Support.SUPPORTED.value),
+    ("The chloroform fraction had an LC50 of 2.17 µg/ml.", Support.UNSUPPORTED.value),  # n-hexane's figure
+    ("LC50 values were 2.77 (n-hexane) and 2.17 (chloroform).", Support.UNSUPPORTED.value),  # the two swapped
+    ("LC50 values were 2.17 (n-hexane) and 2.77 µg/ml (chloroform).", Support.SUPPORTED.value),
+    ("The aqueous fraction gave 2.46 µg/ml, against 2.17 for n-hexane.", Support.SUPPORTED.value),
+    # The starter model's claim: 2.17 is not lower than the control's 0.28.
+    ("The n-hexane fraction had an LC50 of 2.17 µg/ml, which is lower than the positive control (vincristine sulfate).",
+     Support.UNSUPPORTED.value),
+    ("The n-hexane fraction had an LC50 of 2.17 µg/ml, higher than that of vincristine sulfate.", Support.SUPPORTED.value),
+])
+def test_a_figure_given_respectively_belongs_to_its_own_name(claim, cap):
+    verdict, reason, _ = check_specifics(claim, LC50)
+    assert verdict == cap, reason
+    if cap == Support.UNSUPPORTED.value:
+        assert "the passage gives" in reason

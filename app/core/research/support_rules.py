@@ -15,6 +15,7 @@ import re
 from ..records import Evidence, Support
 from .citations import key_terms, stem
 from .focus import split_sentences
+from .respectively import misassigned_figure
 
 
 # -- quotes ------------------------------------------------------------------------
@@ -305,6 +306,9 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
     flipped = reversed_direction(claim, quote or passage) or swapped_comparison(claim, quote or passage)
     if missing_nums:
         return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
+    misassigned = misassigned_figure(claim, quote or passage)
+    if misassigned:  # every figure is stated, but one belongs to another name of a "respectively" list
+        return Support.UNSUPPORTED.value, misassigned, [misassigned.split()[3]]
     if flipped:
         return Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped]
     if missing_names:

@@ -1,0 +1,121 @@
+"""Figures given "respectively": which number belongs to which name.
+
+Papers report several results in one sentence: "The LC50 values were 2.17, 2.77, 2.46 and
+0.28 µg/ml for n-hexane, chloroform, aqueous fractions and vincristine sulfate, respectively."
+Every figure of a claim about any of them is in that sentence, so the rule that a claim's
+numbers must be stated passes a claim that gives chloroform's figure to n-hexane, or that
+calls n-hexane's 2.17 "lower than" the control's 0.28 (the starter model wrote exactly that).
+This pairs the numbers with the names in order, so the check can hold a claim to its pairs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .citations import key_terms, stem
+
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*\d)")
+# Between two numbers of a list: an optional unit, then a comma or "and"/"or".
+_LIST_GAP = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?(?:,\s*(?:and\s+|or\s+)?|\s*\band\s+|\s*\bor\s+)$")
+_NAMES_AFTER = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*(?:for|in|of|from|with|by)\s+(?:the\s+)?(.+?),?\s+respectively\b", re.I)
+_RESPECTIVELY_NEXT = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*respectively\b", re.I)
+_VERBS = r"(?:were|was|are|is|reached|gave|showed|had)"
+_NAMES_BEFORE = re.compile(rf"\b(?:for|of|in)\s+(?:the\s+)?(.+?)\s+(?:{_VERBS}|of)\b[^\d]*$", re.I)
+_SUBJECT = re.compile(rf"^\s*(?:the\s+)?(.+?)\s+{_VERBS}\b[^\d]*$", re.I)  # "Bleeding and HIT risks were 3.9% and 0.7%, …"
+_NAME_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+")
+# A name bound to the figure just before it: "2.17 µg/ml (n-hexane)", "2.17 for n-hexane".
+_NAMED_AFTER = re.compile(r"\s*[^\s\d,;()]{0,8}\s*(?:\(([^)]*)\)|(?:for|in|of)\s+([^,;.\d]+))")
+_LESS = {"lower", "less", "smaller", "fewer", "shorter", "lighter", "weaker", "slower", "earlier", "cheaper"}
+_MORE = {"higher", "more", "greater", "larger", "longer", "heavier", "stronger", "faster", "later", "costlier"}
+_COMPARED = re.compile(r"\b(" + "|".join(sorted(_LESS | _MORE)) + r")\b[^.;]{0,60}?\bthan\b([^.;]{1,120})", re.I)
+
+
+def _value(text: str) -> float:
+    return float(text.replace("−", "-"))
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(t) for t in key_terms(text) if not t[0].isdigit()}
+
+
+def respective_pairs(sentence: str) -> list[tuple[str, float]]:
+    """(name, number) in order, where the sentence lists numbers and names "respectively"; else []."""
+    if "respectively" not in sentence.lower():
+        return []
+    found = list(_NUMBER.finditer(sentence))
+    runs: list[list[re.Match[str]]] = []
+    for m in found:
+        if runs and _LIST_GAP.match(sentence[runs[-1][-1].end() : m.start()]):
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    # A run of one-digit integers is more often labels than figures ("steps 1 and 2 with weights
+    # wleft and wright, respectively"): a list counts with one figure of two digits or more.
+    figures = [r for r in runs if len(r) >= 2 and any(len(n.group().replace(".", "").lstrip("-−0")) >= 2 for n in r)]
+    for run in figures:
+        after = sentence[run[-1].end() :]
+        names_text = ""
+        m = _NAMES_AFTER.match(after)
+        if m:
+            names_text = m.group(1)
+        elif _RESPECTIVELY_NEXT.match(after):
+            head = sentence[: run[0].start()]
+            before = _NAMES_BEFORE.search(head) or _SUBJECT.search(head)
+            names_text = before.group(1) if before else ""
+        names = [n for n in _NAME_SPLIT.split(names_text) if n.strip()]
+        if len(names) == len(run):
+            return [(name.strip(), _value(num.group())) for name, num in zip(names, run)]
+    return []
+
+
+def _distinct(pairs: list[tuple[str, float]]) -> list[set[str]]:
+    """Each name's own words: those no other name of the list shares ("fractions" is everyone's)."""
+    bags = [_terms(name) for name, _ in pairs]
+    return [bag - set().union(*(b for j, b in enumerate(bags) if j != i)) for i, bag in enumerate(bags)]
+
+
+def _named(text: str, bags: list[set[str]]) -> dict[int, float]:
+    """The list's names the text mentions, each with the share of its own words it uses."""
+    words = _terms(text)
+    return {i: len(bag & words) / len(bag) for i, bag in enumerate(bags) if bag & words}
+
+
+def misassigned_figure(claim: str, quote: str) -> str:
+    """Why the claim gets a "respectively" figure wrong ("" if it does not, or cannot be told).
+
+    A figure of the list given to another name of the list (the name nearest before the figure
+    in the claim), or compared with another name's figure the wrong way ("lower than").
+    """
+    for sentence in re.split(r"(?<=[.;])\s+", quote):
+        pairs = respective_pairs(sentence)
+        if not pairs:
+            continue
+        bags = _distinct(pairs)
+        values = [v for _, v in pairs]
+        numbers = list(_NUMBER.finditer(claim))
+        for k, m in enumerate(numbers):
+            a = _value(m.group())
+            if values.count(a) != 1:
+                continue
+            own = values.index(a)
+            # The words that name what the figure is about: since the claim's previous figure, and
+            # up to the next punctuation ("…, against 2.17 for n-hexane").
+            since = numbers[k - 1].end() if k else 0
+            before = re.split(r"[;:]", claim[since : m.start()])[-1]
+            before = re.sub(r"^\s*[^\s\d,;()]{0,8}\s*\([^)]*\)", "", before)  # "2.17 (n-hexane), …" names the figure before
+            tail = _NAMED_AFTER.match(claim[m.end() :])
+            named = _named(tail.group(1) or tail.group(2), bags) if tail else {}
+            if own in named:
+                continue
+            named = named or _named(" ".join(before.split()[-8:]), bags)
+            if named and own not in named:  # the name it is given: the one the claim spells out most fully
+                other = max(named, key=named.__getitem__)
+                return f"the passage gives {m.group()} for {pairs[own][0]}, not for {pairs[other][0]}"
+            compared = _COMPARED.search(claim, m.end())
+            if compared:
+                others = [j for j in _named(compared.group(2), bags) if j != own]
+                if len(others) == 1:
+                    b, word = values[others[0]], compared.group(1).lower()
+                    if (word in _LESS and not a < b) or (word in _MORE and not a > b):
+                        return f"the passage gives {m.group()} for {pairs[own][0]} against {b:g} for {pairs[others[0]][0]}, not {word}"
+    return ""
