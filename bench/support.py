@@ -11,7 +11,8 @@ within up to `JUDGE_CHARS` of its passage).
 Two model judges: P(yes) to a yes/no question, cut at `support.SUPPORTED_AT` and
 `PARTIAL_AT` (what the product uses with llama.cpp), and the verdict in words (what it
 uses with backends that give no probabilities). For P(yes) it also prints a sweep of
-cut-offs and a split-half check: cut-offs chosen on half of the pairs, scored on the other.
+cut-offs and a split-half check: cut-offs chosen on half of the pairs (the best agreement that
+passes at most one misattribution in ten), scored on the other.
 
     .venv/bin/python bench/support.py [--limit N] [--batch 1] [--no-words] [--show]
 """
@@ -78,13 +79,16 @@ def sweep(rows: list[dict], rules: list[str], p_yes: list[float]) -> None:
     everything = list(range(len(rows)))
     print("\n| P(yes) cut for supported | for partial | agrees (3-way) | misattributions passed | supported accepted |")
     print("|---|---|---|---|---|")
-    grid = [(cs, cp) for cs in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65) for cp in (0.2, 0.25, 0.3, 0.35, 0.4) if cp <= cs]
+    cuts = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
+    grid = [(cs, cp) for cs in cuts for cp in (0.2, 0.25, *cuts) if cp <= cs]
     for cs, cp in grid:
         agree, passed, nmis, acc, nsup = combined(cs, cp, everything)
         print(f"| {cs:.2f} | {cp:.2f} | {agree:.0%} | {passed}/{nmis} | {acc}/{nsup} |")
     halves = [everything[0::2], everything[1::2]]
     for name, fit, test in (("even", halves[0], halves[1]), ("odd", halves[1], halves[0])):
-        best = max(grid, key=lambda g: (combined(*g, fit)[0], -g[0]))
+        # The issue's bar: no more than one misattribution in ten passed; the best agreement within it.
+        within = [g for g in grid if combined(*g, fit)[1] <= 0.1 * combined(*g, fit)[2]] or grid
+        best = max(within, key=lambda g: (combined(*g, fit)[0], -g[0]))
         agree, passed, nmis, acc, nsup = combined(*best, test)
         print(f"split-half: cut-offs {best} chosen on the {name} pairs score on the others: agrees {agree:.0%}, "
               f"misattributions passed {passed}/{nmis}, supported accepted {acc}/{nsup}")
