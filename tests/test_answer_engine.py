@@ -898,3 +898,46 @@ def test_a_figure_given_respectively_belongs_to_its_own_name(claim, cap):
     assert verdict == cap, reason
     if cap == Support.UNSUPPORTED.value:
         assert "the passage gives" in reason
+
+
+def test_a_passage_that_states_otherwise_outweighs_one_that_shares_the_claims_words():
+    """The chloroform claim takes n-hexane's figure: the "respectively" sentence contradicts it,
+    a table row that holds the same figure does not save it (its citation becomes doubtful and
+    stays), and nothing is pruned as if the claim were supported."""
+    from app.core.research.recite import doubt_contradicted, prune
+
+    listing = Evidence(number=1, paper_id="phoenix", page=4, page_label="4", section="Results", score=0.8, text=LC50)
+    table = Evidence(number=2, paper_id="phoenix", page=4, page_label="4", section="Table 2", score=0.7,
+                     text="Table 2. LC50 of the extractives in µg/ml: 2.17, 2.77, 2.46 and 0.28.")
+    claims = [Claim("The chloroform fraction had an LC50 of 2.17 µg/ml.", [1, 2])]
+    checked = {(0, e.number): Pair(claims[0].text, e) for e in (listing, table)}
+    check_pairs(list(checked.values()), _NumberJudge())
+    assert checked[(0, 1)].verdict == Support.UNSUPPORTED.value and checked[(0, 2)].verdict == Support.SUPPORTED.value
+    assert doubt_contradicted(claims, checked) == 1
+    assert checked[(0, 2)].verdict == Support.PARTIAL.value
+    assert "says otherwise" in checked[(0, 2)].reason and "n-hexane" in checked[(0, 2)].reason
+    assert prune(claims, checked) == 0 and claims[0].sources == [1, 2]
+
+
+def test_a_first_claim_that_could_not_be_restated_is_held_to_the_figures_of_its_own_passages():
+    """m16: the first claim's "100 µg/ml" is on no cited page, but a methods passage of the answer
+    says "100 µl". Withdrawing by every passage keeps it; once restating it failed, it is held to
+    its own passages and withdrawn, and the quote leads."""
+    from app.core.research.recite import withdraw_unstated
+
+    cited = Evidence(number=1, paper_id="phoenix", page=4, page_label="4", section="Results", score=0.8, text=LC50)
+    methods = Evidence(number=2, paper_id="phoenix", page=2, page_label="2", section="Methods", score=0.5,
+                       text="Each vial received 100 µl of the extract dissolved in DMSO.")
+
+    def answer():
+        claims = [Claim("The n-hexane fraction gave an LC50 of 100 µg/ml.", [1]), Claim(LC50, [1], quoted=True)]
+        checked = {(0, 1): Pair(claims[0].text, cited), (1, 1): Pair(LC50, cited)}
+        checked[(0, 1)].verdict, checked[(1, 1)].verdict = Support.UNSUPPORTED.value, Support.SUPPORTED.value
+        return claims, checked
+
+    claims, checked = answer()
+    assert withdraw_unstated(claims, [cited, methods], checked) == [] and len(claims) == 2
+    claims, checked = answer()
+    assert withdraw_unstated(claims, [cited, methods], checked, held_to_cited=frozenset({0})) == [(
+        "The n-hexane fraction gave an LC50 of 100 µg/ml.", ["100"])]
+    assert [c.quoted for c in claims] == [True] and set(checked) == {(0, 1)}

@@ -28,7 +28,7 @@ from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
 from .support import Pair, check_pairs
-from .support_rules import numbers_in, numbers_stated, two_digits_or_more
+from .support_rules import contradicts, numbers_in, numbers_stated, two_digits_or_more
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,26 @@ def recite(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[in
     return moved
 
 
+def doubt_contradicted(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
+    """A claim one of whose passages states otherwise (the rules found the opposite direction,
+    a comparison's sides swapped, a figure of another name) is not supported by its others:
+    they share its words, that one decides. Its supported citations become partial, with the
+    contradiction as their reason, so no later step treats the claim as supported. The number
+    of claims doubted."""
+    doubted = 0
+    for i, claim in enumerate(claims):
+        pairs = [checked[(i, n)] for n in claim.sources if (i, n) in checked]
+        against = next((p for p in pairs if p.verdict == Support.UNSUPPORTED.value and contradicts(p.rule_reason)), None)
+        if against is None:
+            continue
+        for p in pairs:
+            if p.verdict == Support.SUPPORTED.value:
+                p.verdict = Support.PARTIAL.value
+                p.reason = f"another cited passage says otherwise: {against.rule_reason}"
+                doubted += 1
+    return doubted
+
+
 def prune(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
     """Drop the unsupported citations of claims that have a supported one; the number dropped."""
     dropped = 0
@@ -103,9 +123,14 @@ def prune(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
 
 
 def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair],
-                      context: str = "") -> list[tuple[str, list[str]]]:
+                      context: str = "", held_to_cited: frozenset[int] = frozenset()) -> list[tuple[str, list[str]]]:
     """Remove the model's unsupported claims that state a figure no passage states, if a supported
-    claim remains; (claim text, the figures) of each one removed. `checked` is re-keyed to match."""
+    claim remains; (claim text, the figures) of each one removed. `checked` is re-keyed to match.
+
+    Claims in `held_to_cited` are held to the passages they cite instead: a first claim whose
+    figure its passages lack, and that could not be written again from the quotes (a quoted
+    passage states otherwise, or no restatement was supported), is wrong for certain even if
+    another passage of the answer happens to hold the same number ("100" in a method)."""
     def supported(i: int) -> bool:
         return any(checked[(i, n)].verdict == Support.SUPPORTED.value for n in claims[i].sources if (i, n) in checked)
 
@@ -117,7 +142,11 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
     out: list[tuple[str, list[str]]] = []
     keep: list[int] = []
     for i, claim in enumerate(claims):
-        unstated = sorted(n for n in numbers_in(claim.text) - stated if two_digits_or_more(n))
+        have = stated
+        if i in held_to_cited:
+            cited = [checked[(i, n)].evidence.text for n in claim.sources if (i, n) in checked]
+            have = numbers_stated(" \n".join([context, *cited]))
+        unstated = sorted(n for n in numbers_in(claim.text) - have if two_digits_or_more(n))
         if not claim.quoted and unstated and not supported(i):
             out.append((claim.text, unstated))
         else:

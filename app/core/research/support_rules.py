@@ -281,6 +281,16 @@ def abbreviated(name: str, claim: str, text: str) -> bool:
     return False
 
 
+# Reasons of the rules that are more than a missing detail: the passage states the opposite
+# (a direction word, a comparison's sides, a "respectively" figure given to another name).
+_CONTRADICTIONS = ("the passage says the opposite", "the passage gives ")
+
+
+def contradicts(reason: str) -> bool:
+    """The rules' reason says the passage states otherwise, not merely that it lacks something."""
+    return reason.startswith(_CONTRADICTIONS)
+
+
 def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
     """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
 

@@ -31,7 +31,7 @@ from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_se
 from .focus import focus_evidence
 from .key_sentences import answer_probabilities, key_sentences, unquoted
 from .second_turn import more_claims
-from .recite import prune, recite, withdraw_unstated
+from .recite import doubt_contradicted, prune, recite, withdraw_unstated
 from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
@@ -341,13 +341,16 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                     timeout_s=funnel.params.synthesis_timeout_s)
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
-        restated = None
+        restated, unrestated = None, frozenset[int]()
         if funnel.params.restate_first and chat is not None and needs_restating(result.claims, by_claim):
             funnel.stage(4, "Stage 4: writing the first claim again from the quoted sentences…")
             restated = restate_first(result.claims, result.evidence, by_claim, chat, result.query,
                                      context=context, cancelled=funnel.cancelled)
+            unrestated = frozenset() if restated else frozenset({0})
+        doubt_contradicted(result.claims, by_claim)
         dropped = prune(result.claims, by_claim)
-        withdrawn = withdraw_unstated(result.claims, result.evidence, by_claim, context) if funnel.params.withdraw_unstated else []
+        withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
+                     if funnel.params.withdraw_unstated else [])
         if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
