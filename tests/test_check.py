@@ -121,6 +121,7 @@ PAPERS = {
     "kestrel.pdf": ("Kestrel Migration Timing in Alpine Valleys", ["Maria Lindqvist", "Tomas Berg"], [
         "# Abstract\n\nWe study when kestrels leave alpine valleys in autumn using ten years of ringing data.",
         "# Results\n\nThe median departure date was 14 September. Young birds departed 9 days later than adults.",
+        "# Body mass\n\nAt ringing, the masses of adult and juvenile kestrels were 186 g and 172 g, respectively.",
     ]),
     "glacier.pdf": ("Glacier Retreat Measured by Drone Photogrammetry", ["Anil Gupta"], [
         "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
@@ -279,6 +280,24 @@ def test_a_comparison_with_its_sides_swapped_is_flagged_by_the_rules(tmp_path, c
     citation = report.sentences[0].citations[0]
     assert citation.verdict == "not-found" and "other way round" in citation.note
     assert spy.calls == []
+
+
+def test_a_figure_given_respectively_to_another_name_is_flagged_by_the_rules(tmp_path, checked_library):
+    """The paper lists 186 g and 172 g for adults and juveniles, respectively: a draft that gives
+    the juveniles 186 g states a figure the paper has, for the other name. The rules settle it;
+    the draft's right figure passes them."""
+    desk = checked_library
+    spy = _SpyChat('"supported"')
+    desk.set_chat_model(spy)
+    draft = tmp_path / "mass.md"
+    draft.write_text("Juvenile kestrels weighed 186 g at ringing [@lindqvist2019].\n\n"
+                     "Juvenile kestrels weighed 172 g at ringing [@lindqvist2019].\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    wrong, right = (s.citations[0] for s in report.sentences)
+    assert wrong.verdict == "not-found" and "186 for adult" in wrong.note and wrong.page == 3
+    assert right.verdict != "not-found" and right.page == 3
 
 
 def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_library):
