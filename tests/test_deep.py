@@ -472,11 +472,19 @@ def test_rounds_are_reported_as_typed_events_and_fold_into_the_run_log(fact_libr
 
 def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_models):
     """llama.cpp keeps the answer prompt's beginning, read when the model loads, and checks a pair
-    by its probability of "yes": the plan counts neither that beginning nor written verdicts.
-    A backend without either pays both. (Counting them priced a 2-minute run's answer at 36 s
+    by its probability of "yes": the plan counts neither that beginning nor written verdicts, but
+    the passage around each pair's quote. A backend without either pays both. (Counting them priced a 2-minute run's answer at 36 s
     against the 13–21 s it took, and left no time for a research round: bench/deep.py.)"""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.deep_budget import JUDGE_PROMPT_TOKENS, PROBABILITY_CALL_S, PROMPT_OVERHEAD_TOKENS
+    from app.core.research.deep_budget import (
+        CALL_OVERHEAD_S,
+        JUDGE_PROMPT_TOKENS,
+        JUDGE_TOKENS_PER_PAIR,
+        PROBABILITY_CALL_S,
+        PROBABILITY_JUDGE_TOKENS_PER_PAIR,
+        PROMPT_OVERHEAD_TOKENS,
+        VERDICT_TOKENS,
+    )
     from app.core.research.support import JUDGE_CHOICES, judge_beginning, pair_messages
     from app.core.research.synthesis import answer_beginning, first_turn
     from app.core.settings import ModelConfig
@@ -509,9 +517,11 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
         plans[kind] = deep
     plain, keeping = plans[Plain], plans[Keeping]
     meter = keeping.meter
-    assert keeping.check_cost_s(3) == pytest.approx(3 * PROBABILITY_CALL_S + meter.predict_s(330, 0))
-    assert plain.check_cost_s(3) - keeping.check_cost_s(3) >= meter.predict_s(JUDGE_PROMPT_TOKENS, 18), \
-        "the plain backend reads the instructions and writes the verdicts"
+    # The probability judge reads each pair within its passage and writes nothing; the word judge
+    # reads the instructions and each pair's quote, and writes a verdict for each.
+    assert keeping.check_cost_s(3) == pytest.approx(3 * PROBABILITY_CALL_S + meter.predict_s(3 * PROBABILITY_JUDGE_TOKENS_PER_PAIR, 0))
+    assert plain.check_cost_s(3) == pytest.approx(
+        CALL_OVERHEAD_S + meter.predict_s(JUDGE_PROMPT_TOKENS + 3 * JUDGE_TOKENS_PER_PAIR, 10 + 3 * VERDICT_TOKENS))
     kept = sum(keeping._chat.count_tokens(m["content"]) for m in answer_beginning(*first_turn(keeping.funnel.params)))
     assert 0 < kept < PROMPT_OVERHEAD_TOKENS
     saved = plans[Forgetting].answer_cost_s() - keeping.answer_cost_s()

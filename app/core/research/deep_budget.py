@@ -23,7 +23,10 @@ import numpy as np
 PROMPT_OVERHEAD_TOKENS = 320
 SECOND_TURN_TOKENS = 120
 JUDGE_PROMPT_TOKENS = 130  # the check's instructions
-JUDGE_TOKENS_PER_PAIR = 110  # a claim and its quote (a sentence or two) in the check's prompt
+JUDGE_TOKENS_PER_PAIR = 110  # a claim and its quote (a sentence or two) in the word judge's prompt
+# The probability judge reads the quote within up to 600 characters of its passage
+# (support.JUDGE_CHARS): ~150 tokens of text, the claim and the question's tail.
+PROBABILITY_JUDGE_TOKENS_PER_PAIR = 200
 QUOTE_RATING_TOKENS = 60  # one key sentence rated before it is quoted: the sentence and the prompt's tail
 VERDICT_TOKENS = 6  # one verdict in the check's JSON list ("partial", …)
 CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, the JSON around them

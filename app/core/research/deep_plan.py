@@ -25,6 +25,7 @@ from .deep_budget import (
     MIN_ANSWER_TOKENS,
     MIN_EVIDENCE_TOKENS,
     PROBABILITY_CALL_S,
+    PROBABILITY_JUDGE_TOKENS_PER_PAIR,
     PROMPT_OVERHEAD_TOKENS,
     RESTATE_READ_TOKENS,
     RESTATE_SHARE,
@@ -173,7 +174,7 @@ class PlanMixin:
         if not pairs or not self.funnel.params.check_support:
             return 0.0
         if self._chat is not None and self._chat.gives_probabilities:
-            return PROBABILITY_CALL_S * pairs + self.meter.predict_s(JUDGE_TOKENS_PER_PAIR * pairs, 0, CONSERVATIVE_RATE)
+            return PROBABILITY_CALL_S * pairs + self.meter.predict_s(PROBABILITY_JUDGE_TOKENS_PER_PAIR * pairs, 0, CONSERVATIVE_RATE)
         return CALL_OVERHEAD_S + self.meter.predict_s(JUDGE_PROMPT_TOKENS + JUDGE_TOKENS_PER_PAIR * pairs,
                                                       10 + VERDICT_TOKENS * pairs, CONSERVATIVE_RATE)
 

@@ -362,7 +362,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
             result.messages.append(f"Support check: no passage supported the first claim “{restated.rstrip('. ')}”; it was "
                                    "written again from the quoted sentences, which state the answer.")
         for text, figures in withdrawn:
-            result.messages.append(f"Support check: withdrew the claim “{text.rstrip(". ")}”: no passage it cites states {', '.join(figures)}.")
+            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states {', '.join(figures)}.")
         if dropped:
             result.messages.append(f"Support check: {dropped} citation{'s' if dropped != 1 else ''} that did not support "
                                    "their claim removed; each of those claims keeps a passage that supports it.")
