@@ -894,10 +894,10 @@ def test_respectively_pairs_each_figure_with_its_name():
     ("The n-hexane fraction had an LC50 of 2.17 µg/ml, higher than that of vincristine sulfate.", Support.SUPPORTED.value),
 ])
 def test_a_figure_given_respectively_belongs_to_its_own_name(claim, cap):
-    verdict, reason, _ = check_specifics(claim, LC50)
-    assert verdict == cap, reason
+    finding = check_specifics(claim, LC50)
+    assert finding.cap == cap, finding.reason
     if cap == Support.UNSUPPORTED.value:
-        assert "the passage gives" in reason
+        assert "the passage gives" in finding.reason and finding.contradicts
 
 
 def test_a_passage_that_states_otherwise_outweighs_one_that_shares_the_claims_words():

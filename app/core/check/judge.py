@@ -141,9 +141,10 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         conflict = unit_conflict(claim, best.text)
         if conflict:
             return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
-        misassigned = misassigned_figure(claim, best.text)
+        misassigned = misassigned_figure(claim, best.text, source="paper")
         if misassigned:
-            return Ruling(Support.UNSUPPORTED.value, misassigned.replace("the passage", "the paper", 1), best, [misassigned])
+            figure, why = misassigned
+            return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
     where = _squash(best.evidence.text + " " + context)
     unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n) and _squash(n) not in _squash(context)]
     if unknown:

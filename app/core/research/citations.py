@@ -114,6 +114,11 @@ def claim_before(answer: str, position: int) -> str:
     return head[cut + 1 :].strip() if cut >= 0 else head.strip()
 
 
+def word_stems(text: str) -> set[str]:
+    """The stems of the text's key terms that are words, not figures (what names a thing)."""
+    return {stem(t) for t in key_terms(text) if not t[0].isdigit()}
+
+
 def stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):

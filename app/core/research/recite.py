@@ -28,7 +28,7 @@ from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
 from .support import Pair, check_pairs
-from .support_rules import contradicts, numbers_in, numbers_stated, two_digits_or_more
+from .support_rules import numbers_in, numbers_stated, two_digits_or_more
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def doubt_contradicted(claims: list[Claim], checked: dict[tuple[int, int], Pair]
     doubted = 0
     for i, claim in enumerate(claims):
         pairs = [checked[(i, n)] for n in claim.sources if (i, n) in checked]
-        against = next((p for p in pairs if p.verdict == Support.UNSUPPORTED.value and contradicts(p.rule_reason)), None)
+        against = next((p for p in pairs if p.contradicts), None)
         if against is None:
             continue
         for p in pairs:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .citations import key_terms, stem
+from .citations import word_stems
 
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*\d)")
 # Between two numbers of a list: an optional unit, then a comma or "and"/"or".
@@ -32,10 +32,6 @@ _COMPARED = re.compile(r"\b(" + "|".join(sorted(_LESS | _MORE)) + r")\b[^.;]{0,6
 
 def _value(text: str) -> float:
     return float(text.replace("−", "-"))
-
-
-def _terms(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text) if not t[0].isdigit()}
 
 
 def respective_pairs(sentence: str) -> list[tuple[str, float]]:
@@ -70,18 +66,19 @@ def respective_pairs(sentence: str) -> list[tuple[str, float]]:
 
 def _distinct(pairs: list[tuple[str, float]]) -> list[set[str]]:
     """Each name's own words: those no other name of the list shares ("fractions" is everyone's)."""
-    bags = [_terms(name) for name, _ in pairs]
+    bags = [word_stems(name) for name, _ in pairs]
     return [bag - set().union(*(b for j, b in enumerate(bags) if j != i)) for i, bag in enumerate(bags)]
 
 
 def _named(text: str, bags: list[set[str]]) -> dict[int, float]:
     """The list's names the text mentions, each with the share of its own words it uses."""
-    words = _terms(text)
+    words = word_stems(text)
     return {i: len(bag & words) / len(bag) for i, bag in enumerate(bags) if bag & words}
 
 
-def misassigned_figure(claim: str, quote: str) -> str:
-    """Why the claim gets a "respectively" figure wrong ("" if it does not, or cannot be told).
+def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tuple[str, str] | None:
+    """(the figure, why) where the claim gets a "respectively" figure wrong; None if it does not,
+    or cannot be told. `source` names the quoted text in the reason ("passage", "paper").
 
     A figure of the list given to another name of the list (the name nearest before the figure
     in the claim), or compared with another name's figure the wrong way ("lower than").
@@ -110,12 +107,13 @@ def misassigned_figure(claim: str, quote: str) -> str:
             named = named or _named(" ".join(before.split()[-8:]), bags)
             if named and own not in named:  # the name it is given: the one the claim spells out most fully
                 other = max(named, key=named.__getitem__)
-                return f"the passage gives {m.group()} for {pairs[own][0]}, not for {pairs[other][0]}"
+                return m.group(), f"the {source} gives {m.group()} for {pairs[own][0]}, not for {pairs[other][0]}"
             compared = _COMPARED.search(claim, m.end())
             if compared:
                 others = [j for j in _named(compared.group(2), bags) if j != own]
                 if len(others) == 1:
                     b, word = values[others[0]], compared.group(1).lower()
                     if (word in _LESS and not a < b) or (word in _MORE and not a > b):
-                        return f"the passage gives {m.group()} for {pairs[own][0]} against {b:g} for {pairs[others[0]][0]}, not {word}"
-    return ""
+                        return m.group(), (f"the {source} gives {m.group()} for {pairs[own][0]} against {b:g} "
+                                           f"for {pairs[others[0]][0]}, not {word}")
+    return None

@@ -27,7 +27,7 @@ from ..records import Claim, Evidence, Support
 from .key_sentences import unquoted
 from .recite import keep_claims
 from .support import Pair, check_pairs
-from .support_rules import contradicts, numbers_in
+from .support_rules import numbers_in
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def restate_first(claims: list[Claim], evidence: list[Evidence], checked: dict[t
         return old
     pairs = [Pair(text, by_number[n]) for n in sources]
     check_pairs(pairs, chat, context=context, cancelled=cancelled)
-    if any(p.verdict == Support.UNSUPPORTED.value and contradicts(p.rule_reason) for p in pairs):
+    if any(p.contradicts for p in pairs):
         return None  # a quoted passage states otherwise (m16: "2.17, lower than the control's 0.28")
     pages = set()
     for p in pairs:  # one citation a page: two quotes from one page would cite it twice

@@ -55,6 +55,7 @@ class Pair:
     reason: str = ""
     missing: list[str] = field(default_factory=list)
     confidence: float | None = None  # the model's P(the text states the claim), where the backend gives it
+    contradicts: bool = False  # the rules found the passage stating otherwise (support_rules.Finding)
 
 
 # -- the model's verdict -------------------------------------------------------------
@@ -235,7 +236,7 @@ def check_pairs(
     for p in pairs:
         if not p.quote:
             p.quote = quote_for(p.claim, p.evidence)
-        p.rule, p.rule_reason, p.missing = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
+        p.rule, p.rule_reason, p.missing, p.contradicts = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
     failure = ""
     # The stricter judge wins, so the model is asked only where the rules found nothing wrong:

@@ -11,9 +11,10 @@ check (support.py) and the manuscript check (check/judge.py) both use these.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..records import Evidence, Support
-from .citations import key_terms, stem
+from .citations import key_terms, stem, word_stems
 from .focus import split_sentences
 from .respectively import misassigned_figure
 
@@ -148,10 +149,6 @@ def reversed_direction(claim: str, quote: str) -> str:
 _THAN = re.compile(r"\b([A-Za-z]+er|more|less|fewer)\b([^,;:.()\[\]]{0,60}?)\bthan\b([^,;:.()\[\]]{1,60})", re.I)
 
 
-def _side_terms(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text) if not t[0].isdigit()}
-
-
 def _meets(a: set[str], b: set[str]) -> bool:
     """Two bags share a word, or two words of five letters or more where one begins the other
     ("circulat" ~ "circulator": the crude stem leaves agent nouns whole)."""
@@ -164,8 +161,8 @@ def _comparison(text: str) -> tuple[str, set[str], set[str]] | None:
     if not m:
         return None
     clause = re.split(r"[,;:()\[\]]", text[: m.start()])[-1]
-    subject = _side_terms(clause + " " + m.group(2))
-    other = _side_terms(m.group(3))
+    subject = word_stems(clause + " " + m.group(2))
+    other = word_stems(m.group(3))
     return m.group(1).lower(), subject - other, other - subject
 
 
@@ -281,17 +278,18 @@ def abbreviated(name: str, claim: str, text: str) -> bool:
     return False
 
 
-# Reasons of the rules that are more than a missing detail: the passage states the opposite
-# (a direction word, a comparison's sides, a "respectively" figure given to another name).
-_CONTRADICTIONS = ("the passage says the opposite", "the passage gives ")
+class Finding(NamedTuple):
+    """What the rules found in a (claim, passage) pair."""
+
+    cap: str  # the best verdict the pair may get
+    reason: str  # why ("" where nothing is wrong)
+    missing: list[str]  # the figures, names or words at fault
+    # More than a missing detail: the passage states otherwise (a direction word, a comparison's
+    # sides, a "respectively" figure given to another name).
+    contradicts: bool = False
 
 
-def contradicts(reason: str) -> bool:
-    """The rules' reason says the passage states otherwise, not merely that it lacks something."""
-    return reason.startswith(_CONTRADICTIONS)
-
-
-def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> tuple[str, str, list[str]]:
+def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> Finding:
     """(cap on the verdict, why, what is missing) from numbers and names the passage lacks.
 
     `context` is text the claim may legitimately take names from without the passage
@@ -315,18 +313,19 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
         missing_names.append(name)
     flipped = reversed_direction(claim, quote or passage) or swapped_comparison(claim, quote or passage)
     if missing_nums:
-        return Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names
+        return Finding(Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names)
     misassigned = misassigned_figure(claim, quote or passage)
     if misassigned:  # every figure is stated, but one belongs to another name of a "respectively" list
-        return Support.UNSUPPORTED.value, misassigned, [misassigned.split()[3]]
+        figure, why = misassigned
+        return Finding(Support.UNSUPPORTED.value, why, [figure], contradicts=True)
     if flipped:
-        return Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped]
+        return Finding(Support.UNSUPPORTED.value, f"the passage says the opposite ({flipped})", [flipped], contradicts=True)
     if missing_names:
         # A specific name the cited text never uses is how a misattribution reads (another
         # gene, dataset, method or organism on the same topic): not supported.
-        return Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names
+        return Finding(Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names)
     absolute = overstated(claim, quote or passage)
     if absolute:
         # Doubtful, not wrong: the passage may state the finding, only not that it always holds.
-        return Support.PARTIAL.value, f"the passage does not say “{absolute}”", [absolute]
-    return Support.SUPPORTED.value, "", []
+        return Finding(Support.PARTIAL.value, f"the passage does not say “{absolute}”", [absolute])
+    return Finding(Support.SUPPORTED.value, "", [])
