@@ -8,7 +8,8 @@ which goes first. It prints per pipeline:
   spellings of one fact — the number, the named method or organism, the direction);
 - claims cited: share of claims (structured) or factual sentences (free text) with a citation;
 - citations supported: judged by the same support check for both pipelines (for the old
-  one after the fact, untimed), so the two are scored alike;
+  one after the fact, untimed), so the two are scored alike; and the same for the citations of
+  the model's own claims (a quoted sentence of a passage is supported by construction);
 - gold page cited: the answer cites one of the question's gold pages;
 - time to evidence on screen, to the first words of the first claim (it streams word by word),
   to the first whole claim, to the whole answer: p50 and p95;
@@ -138,6 +139,9 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["right"].append(float(answer_right(result.answer, q.get("facts") or [])))
             s["cited"].append(cited_share(result))
             s["supported"].extend(float(v == "supported") for v in verdicts)
+            # The model's own claims: a quoted sentence of a passage is supported by construction.
+            s["written"].extend(float(v == "supported") for c, v in zip(result.citations, verdicts)
+                                if not (result.claims and result.claims[c.claim].quoted))
             s["gold"].append(float(any((c.paper_id, c.page) in gold for c in result.citations)))
             s["evidence"].append(result.timings.get("evidence_s", result.timings.get("stage1_s", 0) + result.timings.get("stage2_s", 0)))
             s["first"].append(result.timings.get("first_claim_s", wall))
@@ -177,7 +181,7 @@ def main() -> int:
             del PIPELINES[name]
     PIPELINES.update(variant(v) for v in args.variant)
 
-    stats = {name: {k: [] for k in ("right", "cited", "supported", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
+    stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
     if args.mixed_library:
         sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
@@ -208,13 +212,13 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
     unit = read + write
     print(f"\n{count} questions. Model on this machine: read 1,000 tokens {read:.1f} s, write 100 tokens {write:.1f} s "
           f"(unit = {unit:.1f} s)\n")
-    print("| pipeline | answers right | claims cited | citations supported | gold page cited | evidence p50/p95 | "
-          "first words p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| pipeline | answers right | claims cited | citations supported | of the model's claims | gold page cited | "
+          "evidence p50/p95 | first words p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, s in stats.items():
         mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
         print(f"| {name} | {mean(s['right']):.0%} ({int(sum(s['right']))}/{len(s['right'])}) | {mean(s['cited']):.0%} | "
-              f"{mean(s['supported']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
+              f"{mean(s['supported']):.0%} | {mean(s['written']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
               f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")

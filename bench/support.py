@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import Evidence, Support  # noqa: E402
 from app.core.research.support import (  # noqa: E402
+    ORDER,
     PARTIAL_AT,
     SUPPORTED_AT,
     Pair,
@@ -64,12 +65,20 @@ def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
           f"{passed}/{len(mis)} = {passed / max(1, len(mis)):.0%} | {accepted}/{len(sup)} = {accepted / max(1, len(sup)):.0%} |")
 
 
-def sweep(rows: list[dict], rules: list[str], p_yes: list[float]) -> None:
+def product(pair: Pair, p_yes: float, cut_s: float = SUPPORTED_AT, cut_p: float = PARTIAL_AT) -> str:
+    """The verdict as check_pairs combines them: the rules decide a pair they cap, unless they left
+    part of the claim to the model (`Pair.judged`, P(yes) of that part); the stricter wins."""
+    if pair.rule != Support.SUPPORTED.value and not pair.judged:
+        return pair.rule
+    model = "supported" if p_yes >= cut_s else "partial" if p_yes >= cut_p else "unsupported"
+    return min(model, pair.rule, key=ORDER.__getitem__)
+
+
+def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
     """Agreement and misattributions passed for other cut-offs, and a split-half check that
     the chosen cut-off is not fitted to these pairs (chosen on one half, scored on the other)."""
     def combined(cut_s: float, cut_p: float, idx: list[int]) -> tuple[float, int, int, int, int]:
-        verdicts = [rules[i] if rules[i] != "supported" else
-                    ("supported" if p_yes[i] >= cut_s else "partial" if p_yes[i] >= cut_p else "unsupported") for i in idx]
+        verdicts = [product(pairs[i], p_asked[i], cut_s, cut_p) for i in idx]
         sub = [rows[i] for i in idx]
         agree = sum(v == r["label"] for r, v in zip(sub, verdicts)) / len(sub)
         mis = [v for r, v in zip(sub, verdicts) if r.get("kind") in MISATTRIBUTIONS]
@@ -114,7 +123,8 @@ def main() -> int:
         e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
         p = Pair(r["claim"], e)
         p.quote = quote_for(p.claim, e)
-        p.rule = check_specifics(p.claim, e.text, quote=p.quote)[0]
+        finding = check_specifics(p.claim, e.text, quote=p.quote)
+        p.rule, p.judged = finding.cap, finding.judged
         pairs.append(p)
     rules = [p.rule for p in pairs]
     words: list[str] = []
@@ -136,6 +146,9 @@ def main() -> int:
             print("this backend gives no probabilities: only the word judge is measured")
             break
         p_yes.append(value)
+    # Where the rules left only part of a claim to the model, the product asks about that part.
+    p_asked = [support_probability(chat, p.asked, judge_text(p)) if p.judged and p_yes else v
+               for p, v in zip(pairs, p_yes)]
     probs = [verdict_for(v) for v in p_yes]
     print("\n| judge | agrees with hand label (3-way) | agrees on supported / not | misattributions passed as supported | supported pairs accepted |")
     print("|---|---|---|---|---|")
@@ -143,11 +156,13 @@ def main() -> int:
     if words:
         score("model, in words", rows, words)
         # As check_pairs combines them: the rules decide a pair they cap; the model judges the rest.
-        score("rules + model in words (other backends)", rows, [r if r != Support.SUPPORTED.value else m for m, r in zip(words, rules)])
+        score("rules + model in words (other backends)", rows,
+              [min(w, p.rule, key=ORDER.__getitem__) if p.rule == Support.SUPPORTED.value or p.judged else p.rule
+               for w, p in zip(words, pairs)])
     if p_yes:
         score(f"model, P(yes) cut at {SUPPORTED_AT}/{PARTIAL_AT}", rows, probs)
-        score("rules + P(yes) (product, llama.cpp)", rows, [r if r != Support.SUPPORTED.value else m for m, r in zip(probs, rules)])
-        sweep(rows, rules, p_yes)
+        score("rules + P(yes) (product, llama.cpp)", rows, [product(p, v) for p, v in zip(pairs, p_asked)])
+        sweep(rows, pairs, p_asked)
     if word_seconds:
         print(f"\nword judge seconds per pair: p50 {statistics.median(word_seconds):.2f}, batch {args.batch}")
     if prob_seconds:
@@ -155,6 +170,8 @@ def main() -> int:
     if args.show:
         for i, r in enumerate(rows):
             py = f" P(yes)={p_yes[i]:.2f}" if i < len(p_yes) else ""
+            if i < len(p_asked) and pairs[i].judged:
+                py += f" P(yes of “{pairs[i].judged}”)={p_asked[i]:.2f}"
             word = f" words={words[i]}" if words else ""
             print(f"{r['id']} [{r['label']}/{r.get('kind')}] rules={rules[i]}{word}{py}\n   claim: {r['claim']}")
     desk.close()

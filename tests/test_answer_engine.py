@@ -941,3 +941,78 @@ def test_a_first_claim_that_could_not_be_restated_is_held_to_the_figures_of_its_
     assert withdraw_unstated(claims, [cited, methods], checked, held_to_cited=frozenset({0})) == [(
         "The n-hexane fraction gave an LC50 of 100 µg/ml.", ["100"])]
     assert [c.quoted for c in claims] == [True] and set(checked) == {(0, 1)}
+
+
+ASSAY = "In the validation set, sensitivity was 85% and specificity 92%."
+ARMS = "Twenty patients were enrolled: eight in the surgical arm and twelve in the medical arm."
+
+
+@pytest.mark.parametrize("claim, passage, cap", [
+    ("The assay's sensitivity was 85%.", ASSAY, Support.SUPPORTED.value),
+    ("The assay's specificity was 85%.", ASSAY, Support.UNSUPPORTED.value),  # sensitivity's figure
+    ("Specificity reached 92%, sensitivity 85%.", ASSAY, Support.SUPPORTED.value),
+    ("Eight patients were in the surgical arm.", ARMS, Support.SUPPORTED.value),
+    ("Eight patients received medical treatment.", ARMS, Support.UNSUPPORTED.value),  # counts spelled out
+    ("Of twenty patients, eight were medical.", ARMS, Support.UNSUPPORTED.value),
+    # A clause with two figures cannot be paired: left to the other rules (and the model).
+    ("The twelve medical patients outnumbered the eight surgical ones.", ARMS, Support.SUPPORTED.value),
+])
+def test_a_figure_stated_clause_by_clause_belongs_to_its_own_clause(claim, passage, cap):
+    finding = check_specifics(claim, passage)
+    assert finding.cap == cap, finding.reason
+    if cap == Support.UNSUPPORTED.value:
+        assert finding.contradicts and "the passage gives" in finding.reason
+        assert "medical" in finding.reason or "specificity" in finding.reason
+
+
+def test_a_negated_word_is_not_the_passages_direction():
+    """"not safe" says what "unsafe" says: no contradiction; the plain opposite still is one."""
+    from app.core.research.support_rules import reversed_direction
+
+    assert reversed_direction("The call is unsafe in C++ code.", "This call is not safe to use in C++ code.") == ""
+    assert reversed_direction("The call is unsafe in C++ code.", "This call is safe to use in C++ code.")
+    assert reversed_direction("The effect was not significant.", "The effect was insignificant.") == ""
+
+
+REASONED = ("Nest failure rose from 12% to 30% after the drought. Predation by foxes explains most of the "
+            "losses, because the dry ground left nests exposed.")
+
+
+@pytest.mark.parametrize("claim, cap, judged", [
+    # The finding is stated, the reason is not: partial at best, the finding left to the model.
+    ("Nest failure rose from 12% to 30% after the drought because the colony moved inland.",
+     Support.PARTIAL.value, "Nest failure rose from 12% to 30% after the drought."),
+    ("Because the colony moved inland, nest failure rose from 12% to 30% after the drought.",
+     Support.PARTIAL.value, "Nest failure rose from 12% to 30% after the drought."),
+    # The reason the passage gives, in its words: the whole claim goes to the model as usual.
+    ("Most losses were due to fox predation, because the dry ground left nests exposed.", Support.SUPPORTED.value, ""),
+    # A wrong figure in the finding is not excused by the reason.
+    ("Nest failure rose from 12% to 40% after the drought because the colony moved inland.",
+     Support.UNSUPPORTED.value, ""),
+    # "since 2002" is a time, not a reason.
+    ("Since the drought nest failure rose from 12% to 30%.", Support.SUPPORTED.value, ""),
+])
+def test_a_reason_the_passage_does_not_give_makes_a_claim_partial_at_best(claim, cap, judged):
+    finding = check_specifics(claim, REASONED)
+    assert (finding.cap, finding.judged) == (cap, judged), finding.reason
+    if cap == Support.PARTIAL.value:
+        assert "the colony moved inland" in finding.reason
+
+
+def test_the_judge_reads_the_finding_of_a_claim_whose_reason_is_unstated():
+    """The rules cap the claim at partial; the model is asked about the finding alone, and a
+    finding it does not find stated makes the pair unsupported (the stricter judge wins)."""
+    e = Evidence(number=1, paper_id="nests", page=2, page_label="2", section="Results", text=REASONED, score=0.6)
+    kept = Pair("Nest failure rose from 12% to 30% after the drought because the colony moved inland.", e)
+    lost = Pair("Nest failure rose from 12% to 30% after the flood because the colony moved inland.", e)
+    check_pairs([kept], _NumberJudge())
+    assert kept.verdict == Support.PARTIAL.value and "moved inland" in kept.reason
+    assert kept.asked == "Nest failure rose from 12% to 30% after the drought."
+
+    class FindingJudge(_NumberJudge):  # says yes only to the finding as the passage words it
+        def choice_probabilities(self, messages, choices, *, cancelled=None):
+            yes = 0.9 if "after the drought." in messages[-1]["content"].split("Claim:", 1)[1] else 0.1
+            return {"yes": yes, "no": 1 - yes}
+
+    check_pairs([lost], FindingJudge())
+    assert lost.verdict == Support.UNSUPPORTED.value

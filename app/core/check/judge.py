@@ -33,8 +33,9 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Support
 from ..research.citations import key_terms, stem
-from ..research.support import judge_beginning, support_probability, verdict_for
+from ..research.clause_figures import misbound_figure
 from ..research.respectively import misassigned_figure
+from ..research.support import judge_beginning, support_probability, verdict_for
 from ..research.support_rules import numbers_in, numbers_stated, reversed_direction, specific_names, swapped_comparison
 from .locate import PaperText, Window
 
@@ -141,10 +142,11 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         conflict = unit_conflict(claim, best.text)
         if conflict:
             return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
-        misassigned = misassigned_figure(claim, best.text, source="paper")
-        if misassigned:
-            figure, why = misassigned
-            return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
+    # Every figure stated, one given to another name ("respectively" lists, clause by clause).
+    misassigned = misassigned_figure(claim, best.text, source="paper") or misbound_figure(claim, best.text, source="paper")
+    if misassigned:
+        figure, why = misassigned
+        return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
     where = _squash(best.evidence.text + " " + context)
     unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n) and _squash(n) not in _squash(context)]
     if unknown:

@@ -25,6 +25,14 @@ _SOURCE = re.compile(r"^(?:source|src|evidence|passage|doc)?\s*#?\s*(?P<n>\d{1,3
 _SOURCE_LIST = re.compile(r"^(?:(?:sources?|passages?)\s*)?\d{1,3}(?:\s*[,;]\s*\d{1,3})+$", re.I)  # [2, 5]
 _ARXIV_VERSION = re.compile(r"v\d+$")
 
+# Figures spelled as words, as the rules read them ("twice" is 2, "half" is 50 %).
+NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
+    "half": "50", "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3",
+}
+
+
 _STOP = set(
     """a an the and or but if then than that this these those there their they them it its is are was were be been
     being to of in on for with as by at from into onto over under about between through during without within can could

@@ -56,6 +56,12 @@ class Pair:
     missing: list[str] = field(default_factory=list)
     confidence: float | None = None  # the model's P(the text states the claim), where the backend gives it
     contradicts: bool = False  # the rules found the passage stating otherwise (support_rules.Finding)
+    judged: str = ""  # the part of the claim the model judges where the rules cap the rest (Finding.judged)
+
+    @property
+    def asked(self) -> str:
+        """What the model is asked about: the claim, or its part the rules left to it."""
+        return self.judged or self.claim
 
 
 # -- the model's verdict -------------------------------------------------------------
@@ -114,7 +120,7 @@ def judge_prompt(pairs: list[Pair]) -> str:
     lines = []
     for i, p in enumerate(pairs, 1):
         quote = _clip(p.quote)
-        lines.append(f"{i}. Claim: {p.claim}\n   Cited text: \"{quote}\"")
+        lines.append(f"{i}. Claim: {p.asked}\n   Cited text: \"{quote}\"")
     return load_prompt("support_check.md").format(pairs="\n".join(lines), n=len(pairs))
 
 
@@ -208,7 +214,7 @@ def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCan
     chat.prefill(judge_beginning())
     out = []
     for p in pairs:
-        p_yes = support_probability(chat, p.claim, judge_text(p), cancelled=cancelled)
+        p_yes = support_probability(chat, p.asked, judge_text(p), cancelled=cancelled)
         if p_yes is None:
             return None
         p.confidence = p_yes
@@ -236,12 +242,13 @@ def check_pairs(
     for p in pairs:
         if not p.quote:
             p.quote = quote_for(p.claim, p.evidence)
-        p.rule, p.rule_reason, p.missing, p.contradicts = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
+        p.rule, p.rule_reason, p.missing, p.contradicts, p.judged = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
     failure = ""
     # The stricter judge wins, so the model is asked only where the rules found nothing wrong:
     # a pair they already cap is decided (and each pair the model reads costs ~100 prompt tokens).
-    ask = [i for i, p in enumerate(pairs) if p.rule == Support.SUPPORTED.value]
+    # A claim capped for its reason alone is partial only if the model finds the rest stated.
+    ask = [i for i, p in enumerate(pairs) if p.rule == Support.SUPPORTED.value or p.judged]
     if chat is not None and ask:
         try:
             asked = [pairs[i] for i in ask]

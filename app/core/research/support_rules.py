@@ -14,7 +14,8 @@ import re
 from typing import NamedTuple
 
 from ..records import Evidence, Support
-from .citations import key_terms, stem, word_stems
+from .citations import NUMBER_WORDS, key_terms, stem, word_stems
+from .clause_figures import misbound_figure
 from .focus import split_sentences
 from .respectively import misassigned_figure
 
@@ -49,11 +50,6 @@ def quote_for(claim: str, e: Evidence) -> str:
 
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\.\d+)?")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
-_NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
-    "half": "50", "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3",
-}
 # Capitalised words that are ordinary English at a sentence start or in titles.
 _COMMON_CAPS = set(
     """The A An In On For With This That These Those It Its We Our They Their There Here As At By From To Of And Or
@@ -86,7 +82,7 @@ def two_digits_or_more(number: str) -> bool:
 def numbers_stated(text: str) -> set[str]:
     nums = numbers_in(text)
     words = {w.lower() for w in _WORD.findall(text)}
-    nums |= {v for w, v in _NUMBER_WORDS.items() if w in words}
+    nums |= {v for w, v in NUMBER_WORDS.items() if w in words}
     # "64 %" and "0.64" state the same share.
     for n in list(nums):
         try:
@@ -129,10 +125,20 @@ _OPPOSITES = [
 ]
 
 
+_NEGATORS = {"not", "no", "never", "nor", "neither", "without", "t"}  # "t": what is left of "isn't"
+
+
+def _plain_words(text: str) -> list[str]:
+    """The text's words, less those a negation just before turns around: "not safe" says
+    what "unsafe" says, so neither counts as the passage's direction."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return [w for i, w in enumerate(words) if not _NEGATORS & set(words[max(0, i - 3) : i])]
+
+
 def reversed_direction(claim: str, quote: str) -> str:
     """A direction word of the claim whose opposite the quote uses instead ("" if none)."""
-    cw = [w.lower() for w in _WORD.findall(claim)]
-    qw = [w.lower() for w in _WORD.findall(quote)]
+    cw = _plain_words(claim)
+    qw = _plain_words(quote)
 
     def has(words: list[str], prefix: str, unless: str) -> bool:
         # "unless": the longer opposite that begins with this prefix ("uncorrelated" is not "correlated").
@@ -201,6 +207,46 @@ def overstated(claim: str, quote: str) -> str:
         return [w for w in words if w in _ABSOLUTES or w.startswith(_ABSOLUTE_STEMS)]
     found = absolutes(claim)
     return "" if not found or absolutes(quote) else found[0]
+
+
+# A reason the claim gives: "X because Y", "Because Y, X", "X, owing to Y". The issue's own
+# example of a wrong answer is "a reason the paper never gives": a claim that states the
+# passage's finding and adds a cause of its own is partly supported, at best.
+# ("Since" is left out: as often "since 2002" as a cause.)
+_REASON = re.compile(r"\b(?:because(?: of)?|due to|owing to|thanks to|as a result of|given that)\b", re.I)
+# How a passage gives a cause (without "as", which is as often a comparison).
+_CAUSAL = re.compile(r"\b(?:because|due to|owing to|thanks to|since|thus|therefore|hence|consequently|as a result|"
+                     r"caus\w*|reason\w*|explain\w*|attribut\w*|leads? to|led to|result(?:s|ed)? (?:in|from)|"
+                     r"driven|why|so that|stems? from|accounts? for|responsible for|contribut\w*)\b", re.I)
+MAIN_WORDS = 5  # a shorter main clause ("This is") says nothing of its own to judge
+
+
+def given_reason(claim: str) -> tuple[str, str] | None:
+    """(the claim without its reason, the reason) where the claim gives one; else None."""
+    m = _REASON.search(claim)
+    if not m:
+        return None
+    if m.start() == 0 or not claim[: m.start()].strip(" ,"):  # "Because Y, X"
+        head, comma, main = claim[m.end() :].partition(",")
+        if not comma:
+            return None
+        reason = m.group() + head
+    else:
+        main, reason = claim[: m.start()].rstrip(" ,;"), claim[m.start() :]
+    main = main.strip()
+    if len(main.split()) < MAIN_WORDS:
+        return None
+    return (main[0].upper() + main[1:]).rstrip(".") + ".", reason.strip().rstrip(".")
+
+
+def reason_stated(reason: str, passage: str) -> bool:
+    """The passage gives a cause, in at least half of the reason's own words."""
+    if not _CAUSAL.search(passage):
+        return False
+    def parts(text: str) -> set[str]:  # "high-leverage" is "high" and "leverage"
+        return {stem(t) for t in key_terms(text.replace("-", " "))}
+    terms, said = parts(_REASON.sub(" ", reason)), parts(passage)
+    return sum(_meets({t}, said) for t in terms) >= len(terms) / 2
 
 
 def _squash(text: str) -> str:
@@ -287,6 +333,9 @@ class Finding(NamedTuple):
     # More than a missing detail: the passage states otherwise (a direction word, a comparison's
     # sides, a "respectively" figure given to another name).
     contradicts: bool = False
+    # Where the rules cap the claim for a part they can judge (a reason the passage does not
+    # give): the rest, for the model to judge; "" where the model judges the whole claim.
+    judged: str = ""
 
 
 def check_specifics(claim: str, passage: str, *, context: str = "", quote: str = "") -> Finding:
@@ -296,6 +345,13 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
     stating them (the question, the paper's title): "In lme4, …" cites a passage that
     says "the package".
     """
+    reasoned = given_reason(claim)
+    if reasoned and not reason_stated(reasoned[1], passage):
+        main = check_specifics(reasoned[0], passage, context=context, quote=quote)
+        if main.cap != Support.SUPPORTED.value:
+            return main
+        return Finding(Support.PARTIAL.value, f"the passage does not give the reason “{reasoned[1]}”",
+                       [reasoned[1]], judged=reasoned[0])
     claim_nums = numbers_in(claim)
     have = numbers_stated(passage) | numbers_stated(context)
     # Years and one-digit counts in the claim that the passage spells out are common;
@@ -314,8 +370,8 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
     flipped = reversed_direction(claim, quote or passage) or swapped_comparison(claim, quote or passage)
     if missing_nums:
         return Finding(Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names)
-    misassigned = misassigned_figure(claim, quote or passage)
-    if misassigned:  # every figure is stated, but one belongs to another name of a "respectively" list
+    misassigned = misassigned_figure(claim, quote or passage) or misbound_figure(claim, quote or passage)
+    if misassigned:  # every figure is stated, but one belongs to another name ("respectively", clause by clause)
         figure, why = misassigned
         return Finding(Support.UNSUPPORTED.value, why, [figure], contradicts=True)
     if flipped:
