@@ -1016,3 +1016,21 @@ def test_the_judge_reads_the_finding_of_a_claim_whose_reason_is_unstated():
 
     check_pairs([lost], FindingJudge())
     assert lost.verdict == Support.UNSUPPORTED.value
+
+
+@pytest.mark.parametrize("claim, passage, cap", [
+    ("The pedigree data establish that susceptibility is recessive.",
+     "These results suggest a recessive model, although an additive model cannot be ruled out.", Support.PARTIAL.value),
+    ("The pedigree data point to a recessive model.",
+     "These results suggest a recessive model, although an additive model cannot be ruled out.", Support.SUPPORTED.value),
+    # "may" of a method is no hedge of a finding; "established" before a noun is no claim of proof.
+    ("The fitting function demonstrates convergence within 20 iterations.",
+     "Users may set the tolerance; the fitting function converged within 20 iterations.", Support.SUPPORTED.value),
+    ("Established pairs were broken up in 2020.", "The data suggest established pairs were broken up in 2020.",
+     Support.SUPPORTED.value),
+])
+def test_certainty_a_hedged_passage_lacks_is_doubtful(claim, passage, cap):
+    finding = check_specifics(claim, passage)
+    assert finding.cap == cap, finding.reason
+    if cap == Support.PARTIAL.value:
+        assert finding.missing == ["establish"] and "suggest" in finding.reason

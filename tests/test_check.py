@@ -126,6 +126,7 @@ PAPERS = {
     "glacier.pdf": ("Glacier Retreat Measured by Drone Photogrammetry", ["Anil Gupta"], [
         "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
         "# Findings\n\nThe glacier front retreated 38 metres per year between 2015 and 2021.",
+        "# Discussion\n\nThese data suggest that summer warming drives the retreat of the glacier front.",
     ]),
 }
 
@@ -280,6 +281,22 @@ def test_a_comparison_with_its_sides_swapped_is_flagged_by_the_rules(tmp_path, c
     citation = report.sentences[0].citations[0]
     assert citation.verdict == "not-found" and "other way round" in citation.note
     assert spy.calls == []
+
+
+def test_certainty_the_paper_hedges_is_marked_partial_by_the_rules(tmp_path, checked_library):
+    """The paper "suggests" that warming drives the retreat; a draft that says it was proven
+    reaches further than its source: partial, settled by the rules, the hedge named."""
+    desk = checked_library
+    spy = _SpyChat('"supported"')
+    desk.set_chat_model(spy)
+    draft = tmp_path / "hedge.md"
+    draft.write_text("Field data proved that summer warming drives the retreat of the glacier front [@gupta2021].\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n")
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    citation = report.sentences[0].citations[0]
+    assert citation.verdict == "partial" and "suggest" in citation.note and "proved" in citation.note
+    assert citation.page == 3 and spy.calls == []
 
 
 def test_a_figure_given_respectively_to_another_name_is_flagged_by_the_rules(tmp_path, checked_library):

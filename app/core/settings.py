@@ -106,8 +106,11 @@ class ResearchParams:
     # After the first turn, N > 0: the answer quotes up to N of the best evidence sentences
     # verbatim (research/key_sentences.py); 0: the model reads the other passages and adds claims
     # (synthesis_more.md). On the answer bench (20 questions, bench/answers.py) the quotes were
-    # right 4/20 against 2/20, supported 81 % against 67 %, in 10 s against 31 s.
-    key_sentences: int = 2
+    # right 4/20 against 2/20, supported 81 % against 67 %, in 10 s against 31 s. Four, not two:
+    # on the 30 held-out questions each further quote held a gold fact the others lacked (right
+    # 5/30 with the first claim alone, 10, 11, 12, 13 with 1–4 quotes, in one run), and a quote
+    # costs no model time (the candidates are rated either way).
+    key_sentences: int = 4
     # Key sentences the model rates before they are quoted: the best N by focus score are each
     # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
     # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it

@@ -8,6 +8,8 @@ Rules settle a pair without the model only where the text leaves no doubt:
   `mob()`) → not found: the sentence attributes something to the wrong paper;
 - **the opposite direction** in the window that matches the sentence best
   (increased/decreased, consistent/inconsistent, …) → not found;
+- **certainty the paper hedges** in that window ("proved" where it "suggests"), or an
+  absolute word it lacks ("always") → partial;
 - **near-verbatim agreement**: the window holds the sentence's terms in the sentence's
   order (≥ `VERBATIM` of them), the same numbers and names, no opposite and the same
   polarity (a "not" on one side only) → supported.
@@ -36,7 +38,8 @@ from ..research.citations import key_terms, stem
 from ..research.clause_figures import misbound_figure
 from ..research.respectively import misassigned_figure
 from ..research.support import judge_beginning, support_probability, verdict_for
-from ..research.support_rules import numbers_in, numbers_stated, reversed_direction, specific_names, swapped_comparison
+from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
+                                      swapped_comparison)
 from .locate import PaperText, Window
 
 log = logging.getLogger(__name__)
@@ -158,6 +161,10 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         flipped = reversed_direction(claim, best.text) or swapped_comparison(claim, best.text)
         if flipped:
             return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
+        beyond = overstated(claim, best.text)
+        if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
+            word, why = beyond
+            return Ruling(Support.PARTIAL.value, why.replace("the passage", "the paper"), best, [word])
     if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:
         # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly.
         word = _NEGATION.search(claim).group()

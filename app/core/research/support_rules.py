@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from ..records import Evidence, Support
 from .citations import NUMBER_WORDS, key_terms, stem, word_stems
+from .abbreviations import abbreviated
 from .clause_figures import misbound_figure
 from .focus import split_sentences
 from .respectively import misassigned_figure
@@ -200,13 +201,29 @@ _ABSOLUTES = {"always", "never", "whatever", "whichever", "regardless", "every",
 _ABSOLUTE_STEMS = ("invariabl", "universal")
 
 
-def overstated(claim: str, quote: str) -> str:
-    """The claim's first absolute word ("always", "every", "any") where the quote has none ("" if none)."""
+# Certainty a hedged finding does not have: "These results suggest a recessive model, although an
+# additive one cannot be ruled out" does not "establish" it. Verb forms only ("an established
+# method" is no claim of proof), and only the hedges of a finding ("users may set…" is not one).
+_CERTAIN = re.compile(r"\b(?:establish(?:es)?|prove[sdn]?|proof|demonstrat(?:e|es|ed)|confirm(?:s|ed)?|"
+                      r"conclusive(?:ly)?|definitive(?:ly)?|certainly|undoubtedly|unequivocal(?:ly)?)\b", re.I)
+_HEDGED = re.compile(r"\b(?:suggest\w*|possibl[ey]|likely|probabl[ey]|appears? to|seems? to|hypothes\w*|"
+                     r"speculat\w*|tentative\w*|preliminary|(?:be|been) ruled out|unclear|uncertain\w*)", re.I)
+
+
+def overstated(claim: str, quote: str) -> tuple[str, str] | None:
+    """(the claim's word, why) where the claim reaches further than the quote: an absolute word
+    ("always", "every", "any") where the quote has none, or certainty ("establish", "prove")
+    where the quote hedges ("suggest", "cannot be ruled out"); None if it does not."""
     def absolutes(text: str) -> list[str]:
         words = [w.lower() for w in _WORD.findall(text)]
         return [w for w in words if w in _ABSOLUTES or w.startswith(_ABSOLUTE_STEMS)]
     found = absolutes(claim)
-    return "" if not found or absolutes(quote) else found[0]
+    if found and not absolutes(quote):
+        return found[0], f"the passage does not say “{found[0]}”"
+    certain, hedge = _CERTAIN.search(claim), _HEDGED.search(quote)
+    if certain and hedge and not _CERTAIN.search(quote):
+        return certain.group(), f"the passage says “{hedge.group()}”, not “{certain.group()}”"
+    return None
 
 
 # A reason the claim gives: "X because Y", "Because Y, X", "X, owing to Y". The issue's own
@@ -251,77 +268,6 @@ def reason_stated(reason: str, passage: str) -> bool:
 
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-# -- abbreviations: "DECam" cites "Dark Energy Camera", "near-Earth objects" cites "NEOs" ----
-
-_PART = re.compile(r"[A-Za-z0-9]+")
-_CONNECTORS = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "&"}
-
-
-def _capitals(token: str) -> str:
-    """An acronym's letters: its capitals ("DECam" → "DEC", "NEOs" → "NEO"); "" for other words."""
-    caps = "".join(ch for ch in token if ch.isupper())
-    return caps if len(caps) >= 2 else ""
-
-
-def _initials(parts: list[str]) -> str:
-    return "".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS)
-
-
-def _spelled_out(letters: str, text_parts: list[str]) -> bool:
-    """`letters` are the initials of consecutive words of the text (connectors may come between).
-
-    A two-letter acronym must be spelled out in capitalised words ("United Kingdom"): any two
-    lower-case words match two letters by chance."""
-    n = len(letters)
-    names_only = n <= 2
-
-    def starts(word: str, letter: str) -> bool:
-        return word[0].upper() == letter and (word[0].isupper() or not names_only)
-
-    for start in range(len(text_parts)):
-        if not starts(text_parts[start], letters[0]):
-            continue
-        picked, i = [], start
-        while i < len(text_parts) and len(picked) < n:
-            word = text_parts[i]
-            if starts(word, letters[len(picked)]):
-                picked.append(word)
-            elif word.lower() not in _CONNECTORS:
-                break
-            i += 1
-        if len(picked) == n:
-            return True
-    return False
-
-
-def abbreviated(name: str, claim: str, text: str) -> bool:
-    """True if the claim's `name` (lower case, as `specific_names` gives it) is in the text as an
-    abbreviation or its expansion: an acronym of the claim spelled out in the text, or words
-    of the claim around the name whose initials are an acronym the text uses. Papers
-    abbreviate on first use and then cite the short form; claims mix the two."""
-    claim_parts = _PART.findall(claim)
-    text_parts = _PART.findall(text)
-    name_parts = [p.lower() for p in _PART.findall(name)]
-    if not name_parts or not text_parts:
-        return False
-    for token in _WORD.findall(claim):  # the claim's acronym, spelled out in the text
-        letters = _capitals(token) if token.lower() == name else ""
-        if letters and _spelled_out(letters, text_parts):
-            return True
-    acronyms = {a for a in map(_capitals, text_parts) if len(a) > 2}  # two letters match by chance too often
-    if not acronyms:
-        return False
-    lowered = [p.lower() for p in claim_parts]
-    for i in range(len(lowered) - len(name_parts) + 1):  # the claim spells out an acronym of the text
-        if lowered[i : i + len(name_parts)] != name_parts:
-            continue
-        for start in range(max(0, i - 4), i + 1):
-            for end in range(i + len(name_parts), min(len(claim_parts), start + 7) + 1):
-                if end - start >= 2 and _initials(claim_parts[start:end]) in acronyms:
-                    return True
-    return False
 
 
 class Finding(NamedTuple):
@@ -380,8 +326,10 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
         # A specific name the cited text never uses is how a misattribution reads (another
         # gene, dataset, method or organism on the same topic): not supported.
         return Finding(Support.UNSUPPORTED.value, f"the passage does not name {', '.join(missing_names[:3])}", missing_names)
-    absolute = overstated(claim, quote or passage)
-    if absolute:
-        # Doubtful, not wrong: the passage may state the finding, only not that it always holds.
-        return Finding(Support.PARTIAL.value, f"the passage does not say “{absolute}”", [absolute])
+    beyond = overstated(claim, quote or passage)
+    if beyond:
+        # Doubtful, not wrong: the passage may state the finding, only not that it always holds,
+        # or not with certainty.
+        word, why = beyond
+        return Finding(Support.PARTIAL.value, why, [word])
     return Finding(Support.SUPPORTED.value, "", [])

@@ -1,0 +1,80 @@
+"""Abbreviations: "DECam" cites "Dark Energy Camera", "near-Earth objects" cites "NEOs".
+
+Papers abbreviate a name on first use and then cite the short form; claims mix the two. The
+support check's rule that a claim's specific names must be in its passage
+(support_rules.check_specifics) asks here before it calls a name missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PART = re.compile(r"[A-Za-z0-9]+")
+# A word as support_rules.specific_names reads one ("near-Earth", "NEOs"), so a name it gives matches.
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
+_CONNECTORS = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "&"}
+
+
+def _capitals(token: str) -> str:
+    """An acronym's letters: its capitals ("DECam" → "DEC", "NEOs" → "NEO"); "" for other words."""
+    caps = "".join(ch for ch in token if ch.isupper())
+    return caps if len(caps) >= 2 else ""
+
+
+def _initials(parts: list[str]) -> str:
+    return "".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS)
+
+
+def _spelled_out(letters: str, text_parts: list[str]) -> bool:
+    """`letters` are the initials of consecutive words of the text (connectors may come between).
+
+    A two-letter acronym must be spelled out in capitalised words ("United Kingdom"): any two
+    lower-case words match two letters by chance."""
+    n = len(letters)
+    names_only = n <= 2
+
+    def starts(word: str, letter: str) -> bool:
+        return word[0].upper() == letter and (word[0].isupper() or not names_only)
+
+    for start in range(len(text_parts)):
+        if not starts(text_parts[start], letters[0]):
+            continue
+        picked, i = [], start
+        while i < len(text_parts) and len(picked) < n:
+            word = text_parts[i]
+            if starts(word, letters[len(picked)]):
+                picked.append(word)
+            elif word.lower() not in _CONNECTORS:
+                break
+            i += 1
+        if len(picked) == n:
+            return True
+    return False
+
+
+def abbreviated(name: str, claim: str, text: str) -> bool:
+    """True if the claim's `name` (lower case, as `specific_names` gives it) is in the text as an
+    abbreviation or its expansion: an acronym of the claim spelled out in the text, or words
+    of the claim around the name whose initials are an acronym the text uses. Papers
+    abbreviate on first use and then cite the short form; claims mix the two."""
+    claim_parts = _PART.findall(claim)
+    text_parts = _PART.findall(text)
+    name_parts = [p.lower() for p in _PART.findall(name)]
+    if not name_parts or not text_parts:
+        return False
+    for token in _WORD.findall(claim):  # the claim's acronym, spelled out in the text
+        letters = _capitals(token) if token.lower() == name else ""
+        if letters and _spelled_out(letters, text_parts):
+            return True
+    acronyms = {a for a in map(_capitals, text_parts) if len(a) > 2}  # two letters match by chance too often
+    if not acronyms:
+        return False
+    lowered = [p.lower() for p in claim_parts]
+    for i in range(len(lowered) - len(name_parts) + 1):  # the claim spells out an acronym of the text
+        if lowered[i : i + len(name_parts)] != name_parts:
+            continue
+        for start in range(max(0, i - 4), i + 1):
+            for end in range(i + len(name_parts), min(len(claim_parts), start + 7) + 1):
+                if end - start >= 2 and _initials(claim_parts[start:end]) in acronyms:
+                    return True
+    return False
