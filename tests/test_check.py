@@ -267,52 +267,49 @@ def test_rules_settle_numbers_directions_names_without_the_model(tmp_path, check
     assert spy.calls == [] and report.timings["model_pairs"] == 0 and report.timings["rule_pairs"] == 6
 
 
+KESTREL_BIB = "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n"
+GLACIER_BIB = "@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n"
+
+
+def _check_by_rules(tmp_path, desk, draft_text: str, bib_text: str, *, settled: int | None = None):
+    """Check a one-entry draft. The rules must settle its first `settled` sentences (all, by
+    default) without the model, a spy that answers "supported"; the others go to it."""
+    spy = _SpyChat('"supported"')
+    desk.set_chat_model(spy)
+    draft, bib = tmp_path / "draft.md", tmp_path / "refs.bib"
+    draft.write_text(draft_text)
+    bib.write_text(bib_text)
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    assert len(spy.calls) == len(report.sentences) - (len(report.sentences) if settled is None else settled)
+    return [s.citations[0] for s in report.sentences]
+
+
 def test_a_comparison_with_its_sides_swapped_is_flagged_by_the_rules(tmp_path, checked_library):
     """"Adults departed later than young birds" cites a paper that says the young depart later:
     the paper's words and comparative, the opposite finding. The rules settle it."""
-    desk = checked_library
-    spy = _SpyChat('"supported"')
-    desk.set_chat_model(spy)
-    draft = tmp_path / "swap.md"
-    draft.write_text("Adults departed 9 days later than young birds [@lindqvist2019].\n")
-    bib = tmp_path / "refs.bib"
-    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
-    report = check_manuscript(desk, draft, bib, events.quiet())
-    citation = report.sentences[0].citations[0]
+    [citation] = _check_by_rules(tmp_path, checked_library,
+                                 "Adults departed 9 days later than young birds [@lindqvist2019].\n", KESTREL_BIB)
     assert citation.verdict == "not-found" and "other way round" in citation.note
-    assert spy.calls == []
 
 
 def test_certainty_the_paper_hedges_is_marked_partial_by_the_rules(tmp_path, checked_library):
     """The paper "suggests" that warming drives the retreat; a draft that says it was proven
     reaches further than its source: partial, settled by the rules, the hedge named."""
-    desk = checked_library
-    spy = _SpyChat('"supported"')
-    desk.set_chat_model(spy)
-    draft = tmp_path / "hedge.md"
-    draft.write_text("Field data proved that summer warming drives the retreat of the glacier front [@gupta2021].\n")
-    bib = tmp_path / "refs.bib"
-    bib.write_text("@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n")
-    report = check_manuscript(desk, draft, bib, events.quiet())
-    citation = report.sentences[0].citations[0]
+    [citation] = _check_by_rules(
+        tmp_path, checked_library,
+        "Field data proved that summer warming drives the retreat of the glacier front [@gupta2021].\n", GLACIER_BIB)
     assert citation.verdict == "partial" and "suggest" in citation.note and "proved" in citation.note
-    assert citation.page == 3 and spy.calls == []
+    assert citation.page == 3
 
 
 def test_a_figure_given_respectively_to_another_name_is_flagged_by_the_rules(tmp_path, checked_library):
     """The paper lists 186 g and 172 g for adults and juveniles, respectively: a draft that gives
     the juveniles 186 g states a figure the paper has, for the other name. The rules settle it;
     the draft's right figure passes them."""
-    desk = checked_library
-    spy = _SpyChat('"supported"')
-    desk.set_chat_model(spy)
-    draft = tmp_path / "mass.md"
-    draft.write_text("Juvenile kestrels weighed 186 g at ringing [@lindqvist2019].\n\n"
-                     "Juvenile kestrels weighed 172 g at ringing [@lindqvist2019].\n")
-    bib = tmp_path / "refs.bib"
-    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
-    report = check_manuscript(desk, draft, bib, events.quiet())
-    wrong, right = (s.citations[0] for s in report.sentences)
+    wrong, right = _check_by_rules(tmp_path, checked_library,
+                                   "Juvenile kestrels weighed 186 g at ringing [@lindqvist2019].\n\n"
+                                   "Juvenile kestrels weighed 172 g at ringing [@lindqvist2019].\n", KESTREL_BIB,
+                                   settled=1)
     assert wrong.verdict == "not-found" and "186 for adult" in wrong.note and wrong.page == 3
     assert right.verdict != "not-found" and right.page == 3
 
