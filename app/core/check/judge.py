@@ -161,10 +161,10 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         flipped = reversed_direction(claim, best.text) or swapped_comparison(claim, best.text)
         if flipped:
             return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
-        beyond = overstated(claim, best.text)
+        beyond = overstated(claim, best.text, source="paper")
         if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
             word, why = beyond
-            return Ruling(Support.PARTIAL.value, why.replace("the passage", "the paper"), best, [word])
+            return Ruling(Support.PARTIAL.value, why, best, [word])
     if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:
         # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly.
         word = _NEGATION.search(claim).group()

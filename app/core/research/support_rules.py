@@ -210,19 +210,20 @@ _HEDGED = re.compile(r"\b(?:suggest\w*|possibl[ey]|likely|probabl[ey]|appears? t
                      r"speculat\w*|tentative\w*|preliminary|(?:be|been) ruled out|unclear|uncertain\w*)", re.I)
 
 
-def overstated(claim: str, quote: str) -> tuple[str, str] | None:
+def overstated(claim: str, quote: str, *, source: str = "passage") -> tuple[str, str] | None:
     """(the claim's word, why) where the claim reaches further than the quote: an absolute word
     ("always", "every", "any") where the quote has none, or certainty ("establish", "prove")
-    where the quote hedges ("suggest", "cannot be ruled out"); None if it does not."""
+    where the quote hedges ("suggest", "cannot be ruled out"); None if it does not. `source`
+    names the quote in the reason ("passage", "paper")."""
     def absolutes(text: str) -> list[str]:
         words = [w.lower() for w in _WORD.findall(text)]
         return [w for w in words if w in _ABSOLUTES or w.startswith(_ABSOLUTE_STEMS)]
     found = absolutes(claim)
     if found and not absolutes(quote):
-        return found[0], f"the passage does not say “{found[0]}”"
+        return found[0], f"the {source} does not say “{found[0]}”"
     certain, hedge = _CERTAIN.search(claim), _HEDGED.search(quote)
     if certain and hedge and not _CERTAIN.search(quote):
-        return certain.group(), f"the passage says “{hedge.group()}”, not “{certain.group()}”"
+        return certain.group(), f"the {source} says “{hedge.group()}”, not “{certain.group()}”"
     return None
 
 
