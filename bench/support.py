@@ -68,7 +68,7 @@ def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
 def product(pair: Pair, p_yes: float, cut_s: float = SUPPORTED_AT, cut_p: float = PARTIAL_AT) -> str:
     """The verdict as check_pairs combines them: the rules decide a pair they cap, unless they left
     part of the claim to the model (`Pair.judged`, P(yes) of that part); the stricter wins."""
-    if pair.rule != Support.SUPPORTED.value and not pair.judged:
+    if not pair.for_model:
         return pair.rule
     model = "supported" if p_yes >= cut_s else "partial" if p_yes >= cut_p else "unsupported"
     return min(model, pair.rule, key=ORDER.__getitem__)
@@ -157,8 +157,7 @@ def main() -> int:
         score("model, in words", rows, words)
         # As check_pairs combines them: the rules decide a pair they cap; the model judges the rest.
         score("rules + model in words (other backends)", rows,
-              [min(w, p.rule, key=ORDER.__getitem__) if p.rule == Support.SUPPORTED.value or p.judged else p.rule
-               for w, p in zip(words, pairs)])
+              [min(w, p.rule, key=ORDER.__getitem__) if p.for_model else p.rule for w, p in zip(words, pairs)])
     if p_yes:
         score(f"model, P(yes) cut at {SUPPORTED_AT}/{PARTIAL_AT}", rows, probs)
         score("rules + P(yes) (product, llama.cpp)", rows, [product(p, v) for p, v in zip(pairs, p_asked)])

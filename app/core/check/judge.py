@@ -35,8 +35,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Support
 from ..research.citations import key_terms, stem
-from ..research.clause_figures import misbound_figure
-from ..research.respectively import misassigned_figure
+from ..research.clause_figures import misplaced_figure
 from ..research.support import judge_beginning, support_probability, verdict_for
 from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
@@ -146,7 +145,7 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         if conflict:
             return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
     # Every figure stated, one given to another name ("respectively" lists, clause by clause).
-    misassigned = misassigned_figure(claim, best.text, source="paper") or misbound_figure(claim, best.text, source="paper")
+    misassigned = misplaced_figure(claim, best.text, source="paper")
     if misassigned:
         figure, why = misassigned
         return Ruling(Support.UNSUPPORTED.value, why, best, [figure])

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from .citations import NUMBER_WORDS, word_stems
+from .respectively import misassigned_figure, named_in, own_words
 
 _FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
 # Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
@@ -68,16 +69,21 @@ def misbound_figure(claim: str, quote: str, *, source: str = "passage") -> tuple
         figures = [f for _, f, _ in stated]
         if len(set(figures)) < 2:
             continue
-        own_words = [words - set().union(*(w for j, (_, _, w) in enumerate(stated) if j != i))
-                     for i, (_, _, words) in enumerate(stated)]
+        bags = own_words([w for _, _, w in stated])
         for _, figure, words in claimed:
             if figures.count(figure) != 1:
                 continue
             own = figures.index(figure)
-            if not own_words[own] or own_words[own] & words:
+            named = named_in(words, bags)
+            if not bags[own] or own in named:
                 continue  # the figure's own clause cannot be told, or the claim names it
-            named = {j: len(bag & words) / len(bag) for j, bag in enumerate(own_words) if j != own and bag & words}
             if named:  # the clause it is given to: the one whose own words the claim uses most fully
                 other = max(named, key=named.__getitem__)
                 return figure, f"the {source} gives {figure} in “{stated[own][0]}”, not in “{stated[other][0]}”"
     return None
+
+
+def misplaced_figure(claim: str, quote: str, *, source: str = "passage") -> tuple[str, str] | None:
+    """(the figure, why) where the claim gives a figure of the quote to another name: of a
+    "respectively" list (respectively.py), or of another clause; None if not, or if it cannot be told."""
+    return misassigned_figure(claim, quote, source=source) or misbound_figure(claim, quote, source=source)

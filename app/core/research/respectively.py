@@ -64,16 +64,23 @@ def respective_pairs(sentence: str) -> list[tuple[str, float]]:
     return []
 
 
-def _distinct(pairs: list[tuple[str, float]]) -> list[set[str]]:
-    """Each name's own words: those no other name of the list shares ("fractions" is everyone's)."""
-    bags = [word_stems(name) for name, _ in pairs]
+def own_words(bags: list[set[str]]) -> list[set[str]]:
+    """Each bag's own words: those no other bag shares ("fractions" is every name's)."""
     return [bag - set().union(*(b for j, b in enumerate(bags) if j != i)) for i, bag in enumerate(bags)]
+
+
+def named_in(words: set[str], bags: list[set[str]]) -> dict[int, float]:
+    """The bags `words` mention, each with the share of its words they use."""
+    return {i: len(bag & words) / len(bag) for i, bag in enumerate(bags) if bag & words}
+
+
+def _distinct(pairs: list[tuple[str, float]]) -> list[set[str]]:
+    return own_words([word_stems(name) for name, _ in pairs])
 
 
 def _named(text: str, bags: list[set[str]]) -> dict[int, float]:
     """The list's names the text mentions, each with the share of its own words it uses."""
-    words = word_stems(text)
-    return {i: len(bag & words) / len(bag) for i, bag in enumerate(bags) if bag & words}
+    return named_in(word_stems(text), bags)
 
 
 def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tuple[str, str] | None:

@@ -63,6 +63,12 @@ class Pair:
         """What the model is asked about: the claim, or its part the rules left to it."""
         return self.judged or self.claim
 
+    @property
+    def for_model(self) -> bool:
+        """The model judges this pair: the rules found nothing wrong, or left part of it to the model.
+        The stricter verdict wins, so a pair the rules capped otherwise is decided."""
+        return self.rule == Support.SUPPORTED.value or bool(self.judged)
+
 
 # -- the model's verdict -------------------------------------------------------------
 
@@ -248,7 +254,7 @@ def check_pairs(
     # The stricter judge wins, so the model is asked only where the rules found nothing wrong:
     # a pair they already cap is decided (and each pair the model reads costs ~100 prompt tokens).
     # A claim capped for its reason alone is partial only if the model finds the rest stated.
-    ask = [i for i, p in enumerate(pairs) if p.rule == Support.SUPPORTED.value or p.judged]
+    ask = [i for i, p in enumerate(pairs) if p.for_model]
     if chat is not None and ask:
         try:
             asked = [pairs[i] for i in ask]

@@ -16,9 +16,8 @@ from typing import NamedTuple
 from ..records import Evidence, Support
 from .citations import NUMBER_WORDS, key_terms, stem, word_stems
 from .abbreviations import abbreviated
-from .clause_figures import misbound_figure
+from .clause_figures import misplaced_figure
 from .focus import split_sentences
-from .respectively import misassigned_figure
 
 
 # -- quotes ------------------------------------------------------------------------
@@ -317,7 +316,7 @@ def check_specifics(claim: str, passage: str, *, context: str = "", quote: str =
     flipped = reversed_direction(claim, quote or passage) or swapped_comparison(claim, quote or passage)
     if missing_nums:
         return Finding(Support.UNSUPPORTED.value, f"the passage does not state {', '.join(missing_nums[:3])}", missing_nums + missing_names)
-    misassigned = misassigned_figure(claim, quote or passage) or misbound_figure(claim, quote or passage)
+    misassigned = misplaced_figure(claim, quote or passage)
     if misassigned:  # every figure is stated, but one belongs to another name ("respectively", clause by clause)
         figure, why = misassigned
         return Finding(Support.UNSUPPORTED.value, why, [figure], contradicts=True)
