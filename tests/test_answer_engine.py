@@ -1034,3 +1034,23 @@ def test_certainty_a_hedged_passage_lacks_is_doubtful(claim, passage, cap):
     assert finding.cap == cap, finding.reason
     if cap == Support.PARTIAL.value:
         assert finding.missing == ["establish"] and "suggest" in finding.reason
+
+
+def test_the_real_model_judges_a_claim_without_its_unstated_reason(tiny_models):
+    """Through llama.cpp: the model reads the finding alone (its confidence is recorded), and the
+    claim whose reason the passage does not give is never called supported."""
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.settings import ModelConfig
+
+    e = Evidence(number=1, paper_id="nests", page=2, page_label="2", section="Results", text=REASONED, score=0.6)
+    pair = Pair("Nest failure rose from 12% to 30% after the drought because the colony moved inland.", e)
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048))
+    try:
+        check_pairs([pair], chat, context="Why did nests fail?")
+    finally:
+        chat.close()
+    assert pair.asked == "Nest failure rose from 12% to 30% after the drought."
+    assert pair.confidence is not None and 0.0 < pair.confidence < 1.0
+    assert pair.verdict in {Support.PARTIAL.value, Support.UNSUPPORTED.value}
+    if pair.verdict == Support.PARTIAL.value:
+        assert "moved inland" in pair.reason
