@@ -41,6 +41,7 @@ from retrieval import gold_pages, spread_questions  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
 from app.core.research.citations import claim_before  # noqa: E402
+from app.core.research.first_turn_size import reading_speed  # noqa: E402
 from app.core.research.support import Pair, check_pairs  # noqa: E402
 
 PIPELINES = {
@@ -70,9 +71,15 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+# A citation, "[paper-id, page 4]": only these are stripped. A bracket of the text itself stays,
+# as in "provide c(), length(), [, ORDER() and MATCH() methods", where stripping every bracket
+# up to the citation's "]" removed the answer.
+_CITATION = re.compile(r"\[[^\[\]\n]{1,200}?,\s*pages?\s*\d+[^\[\]\n]{0,40}\]", re.I)
+
+
 def answer_right(answer: str, facts: list[list[str]]) -> bool:
     """Every fact group has one accepted spelling in the answer (citations stripped)."""
-    body = _norm(re.sub(r"\[[^\]]*\]", " ", answer))
+    body = _norm(_CITATION.sub(" ", answer))
     return bool(facts) and all(any(_norm(alt) in body for alt in group) for group in facts)
 
 
@@ -128,7 +135,10 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s = stats[name]
             started = time.monotonic()
             try:
-                result = desk.funnel(overrides=overrides).run(q["question"])
+                funnel = desk.funnel(overrides=overrides)
+                s["first_tokens"].append(funnel.params.first_claim_tokens)
+                result = funnel.run(q["question"])
+                s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
                 print(f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
                 s["right"].append(0.0)
@@ -181,7 +191,8 @@ def main() -> int:
             del PIPELINES[name]
     PIPELINES.update(variant(v) for v in args.variant)
 
-    stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings")} for name in PIPELINES}
+    stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
+                                          "first_tokens", "reading")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
     if args.mixed_library:
         sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
@@ -222,6 +233,11 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
               f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")
+    # The first turn grows with the model's measured reading speed (research/first_turn_size.py).
+    sized = [(name, s) for name, s in stats.items() if s["first_tokens"] and not name.startswith("today")]
+    for name, s in sized:
+        print(f"- {name}: first turn {pct(s['first_tokens'], .5):.0f} tokens p50 ({min(s['first_tokens'])}–"
+              f"{max(s['first_tokens'])}); the model's first turns read {pct(s['reading'], .5):.0f} tokens/s")
 
 
 if __name__ == "__main__":

@@ -120,9 +120,12 @@ class DeskParts:
         ends call `research` / `deep_research` instead."""
         from dataclasses import replace
 
+        from ..research.first_turn_size import sized
         from ..research.funnel import Funnel, resolve_cutoffs
 
         params = replace(self.settings.research, **{k: v for k, v in (overrides or {}).items() if v is not None})
+        if "first_claim_tokens" not in (overrides or {}):  # a faster model reads a larger first turn
+            params = sized(params, self._chat)
         stale = self.stale_reason()
         if stale:
             raise ResearchDeskError("The index is stale.", stale, action="reindex")

@@ -47,6 +47,9 @@ class ChatModel(ABC):
     # writing nothing, where the others write a verdict per pair.
     keeps_prefixes = False
     gives_probabilities = False
+    # Prompt tokens a second read by the answers' first turns on this machine, latest last
+    # (research/first_turn_size.py sizes the next answer's first turn by them).
+    read_speeds: tuple[float, ...] = ()
 
     @abstractmethod
     def chat(

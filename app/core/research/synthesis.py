@@ -30,6 +30,7 @@ from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .key_sentences import answer_probabilities, key_sentences, unquoted
+from .first_turn_size import record_reading, split_first, tokens_read
 from .second_turn import more_claims
 from .recite import doubt_contradicted, prune, recite, withdraw_unstated
 from .restate import needs_restating, restate_first
@@ -119,7 +120,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     if len(evidence) < len(result.evidence):
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
-    first, rest = _split_first(chat, evidence, funnel.params.first_claim_tokens)
+    first, rest = split_first(evidence, funnel.params.first_claim_tokens, lambda e: chat.count_tokens(format_passage(e)) + 2)
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
     funnel.stage(3, "Stage 3: synthesizing…")
 
@@ -130,6 +131,8 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
                                    max_claims=funnel.params.first_turn_claims if rest else MAX_CLAIMS)
         if claims is None:
             return False
+        if rest and writer.first_token_s:  # how fast it read: the next answer's first turn is sized by it
+            record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields)), writer.first_token_s)
         conversation = [*messages, {"role": "assistant", "content": reply}]
         if rest and funnel.params.key_sentences > 0:
             quotes = _quotes(funnel, chat, result.query, claims, evidence)
@@ -172,20 +175,6 @@ def _quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], 
     return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates)
 
 
-def _split_first(chat: ChatModel, evidence: list[Evidence], budget: int) -> tuple[list[Evidence], list[Evidence]]:
-    """The best passages up to `budget` tokens (at least one) for the first claim, and the rest."""
-    if budget <= 0:
-        return evidence, []
-    first, spent = [], 0
-    for e in evidence:
-        cost = chat.count_tokens(format_passage(e)) + 2
-        if first and spent + cost > budget:
-            break
-        first.append(e)
-        spent += cost
-    return first, evidence[len(first):]
-
-
 class _Writer:
     """Asks for claims, streams each as it completes, retries a broken structure once."""
 
@@ -193,6 +182,7 @@ class _Writer:
         self.funnel, self.result, self.by_number = funnel, result, by_number
         self.streamed: list[Claim] = []
         self._shown = ""  # the text of the claim being written that is on screen already
+        self.first_token_s: float | None = None  # the first call's wait for its first token: its reading
 
     def _on_text(self, text: str) -> None:
         """The claim being written grew: show its new words (its citations follow when it closes)."""
@@ -235,13 +225,18 @@ class _Writer:
         funnel, result = self.funnel, self.result
         allowed = set(numbers)
         for attempt in (1, 2):
-            stream = ClaimStream(allowed, self._on_claim, self._on_text)
+            stream, asked = ClaimStream(allowed, self._on_claim, self._on_text), time.monotonic()
+
+            def on_token(piece: str) -> None:
+                if self.first_token_s is None:
+                    self.first_token_s = time.monotonic() - asked
+                stream.feed(piece)
             try:
                 reply = chat.chat(
                     messages,
                     max_tokens=funnel.answer_tokens(chat, structured=True),
                     temperature=funnel.params.temperature,
-                    on_token=stream.feed,
+                    on_token=on_token,
                     cancelled=funnel.cancelled,
                     json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims, min_sources=min_sources),
                     timeout_s=funnel.params.synthesis_timeout_s,

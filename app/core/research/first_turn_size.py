@@ -1,0 +1,75 @@
+"""The answer's first turn, sized to how fast the chat model reads on this machine.
+
+The first claim waits while the model reads the question and the best passage's window.
+`first_claim_tokens` (300) is what the starter model reads in ~5 s on a 2-core laptop, which
+puts the first claim on screen in ~10 s. A faster machine, a GPU or a server reads the same
+window in a fraction of that, and a larger window holds the answer more often (bench/focus.py
+on r-papers: the gold facts were in the first turn for 48 / 54 / 63 % of the questions at
+300 / 400 / 500 tokens). So every answer times its first turn's reading, the chat model keeps
+the figures, and the next answer's window is what the model reads in `first_claim_read_s`:
+never less than `first_claim_tokens`, never more than `first_claim_max_tokens`. A slower machine
+keeps the floor: the first claim comes later there, but it is not made worse to come sooner.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable
+
+from ..models.base import ChatModel
+from ..records import Evidence
+
+if TYPE_CHECKING:
+    from ..settings import ResearchParams
+
+SAMPLES = 5  # the median of the last few answers: one slow answer (a busy machine) does not shrink the next
+MIN_TOKENS = 40  # a read this short is mostly the call's fixed cost, not reading
+
+
+def record_reading(chat: ChatModel, tokens: int, seconds: float) -> None:
+    """One answer's first turn read `tokens` new prompt tokens in `seconds` (to its first token)."""
+    if tokens >= MIN_TOKENS and seconds > 0:
+        chat.read_speeds = (*chat.read_speeds, tokens / seconds)[-SAMPLES:]
+
+
+def reading_speed(chat: ChatModel | None) -> float | None:
+    """Prompt tokens a second this model has read in recent answers; None before the first."""
+    if chat is None or not chat.read_speeds:
+        return None
+    return statistics.median(chat.read_speeds)
+
+
+def first_turn_tokens(params: "ResearchParams", tokens_per_s: float | None) -> int:
+    """The first turn's evidence tokens for a model that reads `tokens_per_s` (None: not measured yet)."""
+    floor = params.first_claim_tokens
+    if floor <= 0 or tokens_per_s is None or params.first_claim_read_s <= 0:
+        return floor  # one prompt (0), not measured yet, or sizing turned off
+    return max(floor, min(params.first_claim_max_tokens, int(tokens_per_s * params.first_claim_read_s)))
+
+
+def sized(params: "ResearchParams", chat: ChatModel | None) -> "ResearchParams":
+    """`params` with the first turn sized to the model's measured reading speed."""
+    tokens = first_turn_tokens(params, reading_speed(chat))
+    return params if tokens == params.first_claim_tokens else replace(params, first_claim_tokens=tokens)
+
+
+def tokens_read(chat: ChatModel, messages: list, beginning: list) -> int:
+    """New prompt tokens of a first turn: all of it, less the beginning that a backend keeping
+    prefixes has read once already (`ChatModel.prefill`)."""
+    whole = chat.count_tokens("\n".join(m["content"] for m in messages))
+    kept = chat.count_tokens("\n".join(m["content"] for m in beginning)) if chat.keeps_prefixes else 0
+    return max(0, whole - kept)
+
+
+def split_first(evidence: list[Evidence], budget: int, cost: Callable[[Evidence], int]) -> tuple[list[Evidence], list[Evidence]]:
+    """The best passages up to `budget` tokens (at least one) for the first claim, and the rest."""
+    if budget <= 0:
+        return evidence, []
+    first, spent = [], 0
+    for e in evidence:
+        if first and spent + cost(e) > budget:
+            break
+        first.append(e)
+        spent += cost(e)
+    return first, evidence[len(first):]

@@ -1,0 +1,73 @@
+"""The answer's first turn grows with the chat model's measured reading speed (research/first_turn_size.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from app.core.research.first_turn_size import first_turn_tokens, record_reading, reading_speed, split_first
+from app.core.settings import ResearchParams
+
+
+@pytest.mark.parametrize("speed, expected", [
+    (None, 300),  # not measured yet: the setting
+    (20.0, 300),  # a slow machine keeps the floor (5 s reads 100 tokens there)
+    (58.0, 300),  # the starter model on 2 cores: 290 tokens in 5 s, so the floor
+    (80.0, 400),  # 5 s of reading
+    (5000.0, 500),  # a GPU: capped
+])
+def test_the_first_turn_is_what_the_model_reads_in_the_allotted_seconds(speed, expected):
+    assert first_turn_tokens(ResearchParams(), speed) == expected
+
+
+def test_one_prompt_and_sizing_turned_off_keep_the_setting():
+    assert first_turn_tokens(ResearchParams(first_claim_tokens=0), 5000.0) == 0
+    assert first_turn_tokens(ResearchParams(first_claim_read_s=0), 5000.0) == 300
+
+
+class _Chat:
+    read_speeds: tuple[float, ...] = ()
+
+
+def test_the_speed_is_the_median_of_the_last_answers_and_short_reads_do_not_count():
+    chat = _Chat()
+    assert reading_speed(chat) is None
+    record_reading(chat, 10, 0.1)  # mostly the call's fixed cost
+    assert reading_speed(chat) is None
+    for tokens, seconds in [(300, 6.0), (300, 30.0), (300, 5.0)]:  # one slow answer (a busy machine)
+        record_reading(chat, tokens, seconds)
+    assert reading_speed(chat) == 50.0
+    for _ in range(10):
+        record_reading(chat, 600, 1.0)
+    assert len(chat.read_speeds) == 5 and reading_speed(chat) == 600.0
+
+
+def test_the_first_turn_takes_the_best_passages_up_to_its_budget_and_at_least_one():
+    evidence = ["a", "b", "c"]
+    cost = {"a": 200, "b": 150, "c": 50}.get
+    assert split_first(evidence, 300, cost) == (["a"], ["b", "c"])
+    assert split_first(evidence, 380, cost) == (["a", "b"], ["c"])
+    assert split_first(evidence, 400, cost) == (evidence, [])
+    assert split_first(evidence, 100, cost) == (["a"], ["b", "c"])
+    assert split_first(evidence, 0, cost) == (evidence, [])
+
+
+def test_an_answer_times_its_reading_and_the_next_answer_reads_more_with_the_real_model(fact_library):
+    desk = fact_library
+    chat = desk.chat()
+    saved = desk.settings.research, chat.read_speeds
+    try:
+        # A first turn of one passage, so that the answer has a first turn and a rest.
+        desk.settings.research = replace(saved[0], first_claim_tokens=1, first_claim_max_tokens=4000)
+        chat.read_speeds = ()
+        assert desk.funnel().params.first_claim_tokens == 1  # nothing measured yet
+        result = desk.funnel().run("When do kestrels depart from alpine valleys in autumn?")
+        assert result.claims, result.messages
+        assert len(chat.read_speeds) == 1 and chat.read_speeds[0] > 0
+        sized = desk.funnel().params.first_claim_tokens
+        assert sized == min(4000, int(chat.read_speeds[0] * saved[0].first_claim_read_s)) > 1
+        # A first turn the caller sets is kept as set.
+        assert desk.funnel(overrides={"first_claim_tokens": 1}).params.first_claim_tokens == 1
+    finally:
+        desk.settings.research, chat.read_speeds = saved
