@@ -140,6 +140,28 @@ def test_locate_text_finds_passages_for_highlighting(tmp_path):
     assert px.locate_text(doc[0], passage)
 
 
+def _raised_text_page(path: Path) -> Path:
+    """One line of body text with raised pieces, as TeX sets powers of ten and footnote marks."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    x = 72.0
+    for text, size, rise in [("We find around 10", 11, 0), ("6.6", 7, 4), (" objects, p = 3 x 10", 11, 0), ("-8", 7, 4),
+                             (" as Smith", 11, 0), ("1,2", 7, 4), (" showed in 2010", 11, 0), ("3", 7, 4), (".", 11, 0)]:
+        page.insert_text((x, 100 - rise), text, fontsize=size, fontname="helv")
+        x += pymupdf.get_text_length(text, fontname="helv", fontsize=size)
+    doc.save(path)
+    return path
+
+
+def test_a_raised_number_after_ten_reads_as_a_power_and_is_still_found_on_the_page(tmp_path):
+    doc = px.open_pdf(_raised_text_page(tmp_path / "p.pdf"))
+    md = next(px.iter_pages(doc)).markdown
+    # Not "106.6" and "10-8"; footnote marks after a name or a year stay as printed.
+    assert "around 10^6.6 objects, p = 3 x 10^-8 as Smith1,2 showed in 20103." in md
+    rects = px.locate_text(doc[0], md[md.index("We find"):])
+    assert rects and rects[0].x0 == pytest.approx(72, abs=1)
+
+
 # --------------------------------------------------------------------------- metadata
 
 
