@@ -63,8 +63,10 @@ def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
     counter = None
     if funnel.chat_loaded() is not None:
         counter = funnel.chat_loaded().count_tokens
+    papers = funnel.papers()
+    titles = " ".join({papers[e.paper_id].title for e in result.evidence if e.paper_id in papers})
     focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget,
-                             first_tokens=funnel.params.first_claim_tokens, count_tokens=counter)
+                             first_tokens=funnel.params.first_claim_tokens, count_tokens=counter, titles=titles)
     if focused:
         for n, e in enumerate(focused, 1):  # the prompt numbers passages 1..k in the order shown
             e.number = n
