@@ -102,11 +102,11 @@ class ResearchParams:
     first_claim_tokens: int = 300
     # ...and more where the model reads faster: the next answer's first turn is what the model
     # read in this many seconds in recent answers, up to first_claim_max_tokens, never less than
-    # first_claim_tokens (research/first_turn_size.py). 4.5 s: what the 300 tokens cost the starter
-    # model on 2 cores (its first turns read 66 tokens/s over 30 bench questions; at 5 s they grew
-    # to ~330 tokens and the first claim p50 from ~10 s to 10.8 s); a machine twice as fast
-    # reads 500 in that time. 0: always first_claim_tokens.
-    first_claim_read_s: float = 4.5
+    # first_claim_tokens (research/first_turn_size.py). The starter model on 2 cores reads 60-66
+    # tokens/s there, so 5 s is ~330 tokens: on the 30 held-out bench questions right 16/30
+    # against 14/30 at 4.5 s (300 tokens), first claim p50 10.8 s against 11.0 s (run noise);
+    # a machine 1.5 times as fast reads 500. 0: always first_claim_tokens.
+    first_claim_read_s: float = 5.0
     first_claim_max_tokens: int = 500
     # Claims the first turn may write: the direct answer, and a claim for each further part of
     # the question (synthesis_parts.md); 1: the direct answer alone (synthesis_first.md).

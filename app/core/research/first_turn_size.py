@@ -1,8 +1,8 @@
 """The answer's first turn, sized to how fast the chat model reads on this machine.
 
 The first claim waits while the model reads the question and the best passage's window.
-`first_claim_tokens` (300) is what the starter model reads in ~4.5 s on a 2-core laptop, which
-puts the first claim on screen in ~10 s. A faster machine, a GPU or a server reads the same
+`first_claim_tokens` (300) is what the starter model reads in ~5 s on a 2-core laptop, which
+puts the first claim on screen in ~10-11 s. A faster machine, a GPU or a server reads the same
 window in a fraction of that, and a larger window holds the answer more often (bench/focus.py
 on r-papers: the gold facts were in the first turn for 48 / 54 / 63 % of the questions at
 300 / 400 / 500 tokens). So every answer times its first turn's reading, the chat model keeps
