@@ -18,6 +18,7 @@ from app.ui.answer_render import (
     CiteLink,
     citation_summary,
     cite_href,
+    markdown_to_html,
     parse_cite,
     render_answer,
     render_evidence_preview,
@@ -57,6 +58,12 @@ def test_answer_html_links_citations_with_status_marks():
     assert "Glacier &lt;Retreat&gt;" in html  # titles are escaped
     assert html.index("References") > html.index("Bees use skylight")
     assert citation_summary(_result()) == "2 citations · 1 supported · 1 flagged"
+
+
+def test_a_power_of_ten_is_shown_raised_and_other_carets_and_years_are_not():
+    html = markdown_to_html("About 10^6.6 NEOs (3.5 × 10^6), p ≈ 10^−10; in 2010^3 and a^2.")
+    assert "10<sup>6.6</sup> NEOs" in html and "10<sup>6</sup>)" in html and "10<sup>−10</sup>" in html
+    assert "2010^3" in html and "a^2" in html
 
 
 def test_cite_links_round_trip_odd_ids():

@@ -84,8 +84,12 @@ def parse_cite(href: str) -> CiteLink | None:
         return None
 
 
+# A power of ten as the text stores it ("10^6.6", pdf_layout.py) is shown raised, as printed.
+_POWER_OF_TEN = re.compile(r"(?<![\w.])10\^([-−–+]?\d+(?:\.\d+)?)")
+
+
 def markdown_to_html(text: str) -> str:
-    return _md.render(text)
+    return _POWER_OF_TEN.sub(r"10<sup>\1</sup>", _md.render(text))
 
 
 def _citation_html(c: Citation, index: int, titles: dict[str, str], labels: dict[tuple[str, int], str]) -> str:
