@@ -297,7 +297,6 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
 
 
 _MD_MARKS = re.compile(r"(^|\n)#+ |```|\\(?=#)")
-_POWER = re.compile(r"(?<=10)\^(?=[-−–+]?\d)")
 _WORD_EDGE = re.compile(r"^\W+|\W+$")
 
 
@@ -311,8 +310,7 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
     words come from the stored OCR boxes (`ocr.stored_words`, found from the library PDF's
     path, or passed as `ocr_words`), and the whole passage is aligned with them.
     """
-    # Drop markdown marks, and the "^" that marks a power of ten (pdf_layout): the page has "106.6".
-    words = _POWER.sub("", _MD_MARKS.sub(" ", text)).split()
+    words = pdf_layout.as_printed(_MD_MARKS.sub(" ", text)).split()  # drop markdown marks and "10^"'s "^"
     if ocr_words is None:
         for n in (max_words, max_words // 2, 4):
             snippet = " ".join(words[:n])

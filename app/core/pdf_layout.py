@@ -122,6 +122,15 @@ _TEN = re.compile(r"(?<![\d.,])10\s*$")
 _EXPONENT = re.compile(r"^\s*[-−–+]?\s*\d+(?:\.\d+)?\s*$")
 
 
+_POWER_MARK = re.compile(r"(?<=10)\^(?=[-−–+]?\d)")
+
+
+def as_printed(text: str) -> str:
+    """The text with the powers of ten unmarked, as the page spells them ("10^6.6" -> "106.6"):
+    what a search of the page finds."""
+    return _POWER_MARK.sub("", text)
+
+
 def _raised(span: dict[str, Any]) -> bool:
     return bool(span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT)
 

@@ -84,7 +84,8 @@ def parse_cite(href: str) -> CiteLink | None:
         return None
 
 
-# A power of ten as the text stores it ("10^6.6", pdf_layout.py) is shown raised, as printed.
+# A power of ten as the text stores it ("10^6.6", app/core/pdf_layout.py, which front ends may
+# not import) is shown raised, as printed.
 _POWER_OF_TEN = re.compile(r"(?<![\w.])10\^([-−–+]?\d+(?:\.\d+)?)")
 
 
