@@ -37,6 +37,7 @@ from ..chunking import text_units
 from ..models.base import EmbeddingModel
 from ..records import Evidence, Sentence
 from .citations import key_terms, stem
+from .reference_lists import entry_spans
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
 # sentence takes ~5-12 ms on a 2-core laptop, so ~64 keeps focusing well under a second.
@@ -87,10 +88,12 @@ class _Candidate:
 
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
-    """The passage's sentences and blocks (headings left out: the section is in the passage header)."""
+    """The passage's sentences and blocks (headings left out: the section is in the passage header;
+    so are the entries of a reference list the passage runs into, reference_lists.py)."""
     out = []
+    entries = set(entry_spans(e.text))
     for start, end, kind in text_units(e.text):
-        if kind == "heading":
+        if kind == "heading" or (start, end) in entries:
             continue
         text = e.text[start:end].strip()
         if len(text) < _MIN_CHARS:

@@ -30,6 +30,7 @@ from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
 from .mmr import mmr, scale01
+from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
 
 # The funnel's stages, as Stage events name them (index = position + 1).
@@ -206,8 +207,9 @@ class Funnel:
                 "The shortlisted papers have no indexed full text.",
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
-        # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim.
-        candidates = [c for c in candidates if not is_bibliography(c.section)]
+        # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim:
+        # by their heading, or by their text where the layout gave them none (reference_lists.py).
+        candidates = [c for c in candidates if not is_bibliography(c.section) and not is_reference_list(c.text)]
         # Within papers stage 1 judged relevant, a top keyword match is kept even below the
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]

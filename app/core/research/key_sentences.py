@@ -34,6 +34,7 @@ from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
+from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
 
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
@@ -147,14 +148,14 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
 _POINTER = re.compile(r"^(?:\(|(?:in\s+)?(?:section|sect\.|chapter|appendix)\s+\d)|(?:following|as follows|below)\W*$", re.I)
 
 
-# An entry of a reference list: it opens with an author ("Knudson MM, Morabito D…", "Haentjens P:",
-# "Smith, J., Jones, K.…"), or cites a journal's volume and pages ("2002, 53:142-164") or a DOI.
+# An entry of a reference list (reference_lists.is_entry: volume and pages, a DOI, an author list),
+# or one that opens with its single author ("Haentjens P:", "Smith, J.,"). Focusing already drops
+# the entries it can tell by their neighbours; this catches one quoted alone.
 _FIRST_AUTHOR = re.compile(r"^[A-Z][a-z][A-Za-z'’-]*,? (?:[A-Z]{1,3}|[A-Z]\.(?: ?[A-Z]\.)*)\s*[,:]")
-_JOURNAL = re.compile(r"\b(?:19|20)\d\d\s*[,;]\s*\d+\s*(?:\(\d+\))?\s*:\s*\d+|\bdoi\b", re.I)
 
 
 def _reference_entry(text: str) -> bool:
-    return bool(_FIRST_AUTHOR.match(text) or _JOURNAL.search(text))
+    return bool(_FIRST_AUTHOR.match(text)) or is_entry(text)
 
 
 def _prose(text: str) -> bool:
