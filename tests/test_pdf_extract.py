@@ -162,6 +162,35 @@ def test_a_raised_number_after_ten_reads_as_a_power_and_is_still_found_on_the_pa
     assert rects and rects[0].x0 == pytest.approx(72, abs=1)
 
 
+TABLE_ROWS = [
+    ("Standard neural net (Simard et al., 2003)", "Logistic", "2 layers, 800 units", "1.60"),
+    ("Dropout network with logistic units", "Logistic", "3 layers, 1024 units", "1.35"),
+    ("Dropout network with rectified units", "ReLU", "3 layers, 1024 units", "1.25"),
+    ("Dropout network with a max-norm constraint", "ReLU", "3 layers, 1024 units", "1.06"),
+]
+
+
+def _table_page(path: Path) -> Path:
+    """A borderless table with long cells, as papers set them: each cell placed on its row's baseline."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for r, cells in enumerate(TABLE_ROWS):
+        for x, cell in zip((60, 290, 350, 470), cells):
+            page.insert_text((x, 120 + 13 * r), cell, fontsize=9, fontname="helv")
+    doc.save(path)
+    return path
+
+
+def test_a_table_with_long_cells_keeps_one_line_per_row_and_is_still_found_on_the_page(tmp_path):
+    doc = px.open_pdf(_table_page(tmp_path / "t.pdf"))
+    md = next(px.iter_pages(doc)).markdown
+    lines = md.strip().splitlines()
+    # Not run together as one paragraph: each method's error stays on its method's line.
+    assert [line.split()[-1] for line in lines] == ["1.60", "1.35", "1.25", "1.06"]
+    assert lines[3].startswith("Dropout network with a max-norm constraint")
+    assert px.locate_text(doc[0], md.strip())
+
+
 # --------------------------------------------------------------------------- metadata
 
 

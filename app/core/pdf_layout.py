@@ -257,6 +257,13 @@ def _classify(block: _Block, body: float) -> None:
         # Equations and tables: math fonts, or many short rows. Keep their line breaks.
         if block.share("math") >= 0.3 or median < 30:
             block.kind = "lines"
+            return
+        # A table with long cells ("Dropout NN + max-norm constraint | ReLU | 3 layers, 1024
+        # units | 1.06"): most rows are three or more pieces on one baseline. Joined as prose,
+        # its rows ran together and the model read one method's error as another's.
+        cells = sum(len(r.pieces) >= 3 for r in block.rows)
+        if cells >= 3 and 2 * cells >= len(block.rows):
+            block.kind = "lines"
 
 
 def _is_page_furniture(block: _Block, page_rect: pymupdf.Rect, body: float) -> bool:
