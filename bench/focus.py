@@ -29,6 +29,7 @@ from answers import _norm  # noqa: E402
 from retrieval import gold_pages, load_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
+from app.core.research.axis_ticks import is_axis_ticks  # noqa: E402
 from app.core.research.reference_lists import entry_spans, is_reference_list  # noqa: E402
 from app.core.research.synthesis import focus_into, format_passage  # noqa: E402
 
@@ -61,7 +62,7 @@ def main() -> int:
     facts_first: dict[int, list[float]] = {b: [] for b in budgets}
     hit_before, hit_after, tokens_before, tokens_after, seconds = [], [], [], [], []
     facts_before, facts_after = [], []
-    listed, entries = [], []  # reference lists in stage 2, reference entries in the focused evidence
+    listed, entries, ticks = [], [], []  # reference lists in stage 2; reference entries, axis ticks focused
     for q in questions:
         gold = gold_pages(q, by_file)
         funnel = desk.funnel(overrides=overrides)
@@ -75,6 +76,7 @@ def main() -> int:
         listed.append(float(any(is_reference_list(e.text) for e in stage2)))
         focus_into(funnel, result)
         entries.append(float(any(entry_spans(e.focus_text) for e in result.evidence)))
+        ticks.append(float(any(is_axis_ticks(s.text) for e in result.evidence for s in e.sentences)))
         seconds.append(time.monotonic() - started)
         hit_after.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
         tokens_after.append(sum(len(format_passage(e)) for e in result.evidence) / 4)
@@ -104,7 +106,8 @@ def main() -> int:
     for budget, hits in hit_first.items():
         print(f"| first turn only ({budget} tokens) | {statistics.mean(hits):.1%} | {statistics.mean(facts_first[budget]):.1%} | — |")
     print(f"questions with a reference list among the stage-2 passages: {statistics.mean(listed):.1%}; "
-          f"with reference entries in the focused evidence: {statistics.mean(entries):.1%}")
+          f"with reference entries in the focused evidence: {statistics.mean(entries):.1%}; "
+          f"with a figure's axis ticks in it: {statistics.mean(ticks):.1%}")
     print(f"time to focused evidence (stages 1-2 + focus): p50 {pct(seconds, .5):.2f} s, p95 {pct(seconds, .95):.2f} s")
     desk.close()
     return 0

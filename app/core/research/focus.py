@@ -36,6 +36,7 @@ import numpy as np
 from ..chunking import text_units
 from ..models.base import EmbeddingModel
 from ..records import Evidence, Sentence
+from .axis_ticks import is_axis_ticks
 from .citations import key_terms, stem
 from .reference_lists import entry_spans
 
@@ -88,15 +89,16 @@ class _Candidate:
 
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
-    """The passage's sentences and blocks (headings left out: the section is in the passage header;
-    so are the entries of a reference list the passage runs into, reference_lists.py)."""
+    """The passage's sentences and blocks. Left out: headings (the section is in the passage
+    header), the entries of a reference list the passage runs into (reference_lists.py) and a
+    figure's axis ticks (axis_ticks.py)."""
     out = []
     entries = set(entry_spans(e.text))
     for start, end, kind in text_units(e.text):
         if kind == "heading" or (start, end) in entries:
             continue
         text = e.text[start:end].strip()
-        if len(text) < _MIN_CHARS:
+        if len(text) < _MIN_CHARS or is_axis_ticks(text):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind))
     return out
