@@ -13,7 +13,7 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 from pydantic import BaseModel, Field, create_model
 
 from app.core.models.structured import json_schema
-from app.core.research.claims import claims_model, claims_schema, parse_claims
+from app.core.research.claims import MAX_CLAIM_CHARS, claims_model, claims_schema, parse_claims
 from app.core.research.support import read_verdicts, verdict_schema, verdicts_model
 
 
@@ -118,6 +118,23 @@ def test_parse_claims_keeps_good_claims_and_drops_bad_parts():
     for broken in ('{"answer": "x"}', "[]", "not json", '{"claims": 3}'):
         with pytest.raises(ValueError, match="no list of claims"):
             parse_claims(broken, {1})
+
+
+def test_a_claim_cut_by_the_length_cap_ends_at_its_last_whole_sentence():
+    whole = ("The risk of insertion related complications, such as arterial puncture, hematoma, infection "
+             "and pneumothorax, is calculated to be 2.6%. There were no reported filter migration or IVC "
+             "occlusion events in the short term. Although a failed retrieval is not a direct complication, "
+             "it results in permanent IVC filtration and places the patient at risk.")
+    cut = (whole + " The failed retrieval rate, which the review calculates over all the filter studies that "
+           "reported retrieval attempts, is about")[:MAX_CLAIM_CHARS]
+    assert len(cut) == MAX_CLAIM_CHARS
+    one_sentence = ("Dropout nets " + "with max-norm constraints and rectified linear units " * 9)[:MAX_CLAIM_CHARS]
+    reply = json.dumps({"claims": [{"text": cut, "sources": [1]}, {"text": one_sentence, "sources": [1]},
+                                   {"text": "Short, and cut by nothing", "sources": [1]}]})
+    claims = parse_claims(reply, {1})
+    assert claims[0].text == whole  # "The failed retrieval rate is…" is dropped, not shown half-written
+    assert claims[1].text.endswith(" …") and claims[1].text[:-2].split()[-1] in one_sentence.split()
+    assert claims[2].text == "Short, and cut by nothing"  # under the cap: as the model wrote it
 
 
 def test_read_verdicts_by_pair_number_or_position():

@@ -78,6 +78,8 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
     except ValidationError:
         return None  # not a claim object: skipped, the others stand
     text = " ".join(read.text.split())
+    if len(read.text) >= MAX_CLAIM_CHARS:
+        text = whole_sentences(text)
     if not text:
         return None
     sources: list[int] = []
@@ -85,6 +87,27 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
         if isinstance(n, int) and n in numbers and n not in sources:
             sources.append(n)
     return Claim(text=text, sources=sources)
+
+
+# A sentence's end inside a claim: the stop (and a closing quote or bracket), then a capital.
+_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]?\s+(?=[A-Z“\"(])")
+
+
+def whole_sentences(text: str) -> str:
+    """A claim the schema's length cap cut off, back to its last whole sentence.
+
+    A model that writes a paragraph for one claim is stopped at MAX_CLAIM_CHARS wherever it
+    is: the trauma review's answer ended "… places the patient at risk. The failed retrieval
+    rate," and was shown and checked that way. A claim cut inside its only sentence keeps its
+    whole words, marked as cut ("…").
+    """
+    text = text.rstrip()
+    if text.endswith((".", "!", "?", "”", '"', ")")):
+        return text
+    ends = list(_SENTENCE_END.finditer(text))
+    if ends:
+        return text[: ends[-1].start() + 1]
+    return text.rsplit(" ", 1)[0].rstrip(",;: ") + " …"  # the cap may fall inside a word
 
 
 _PARTIAL_TEXT = re.compile(r'\{\s*"text"\s*:\s*"((?:[^"\\]|\\.)*)')
