@@ -191,6 +191,25 @@ def test_a_table_with_long_cells_keeps_one_line_per_row_and_is_still_found_on_th
     assert px.locate_text(doc[0], md.strip())
 
 
+def test_a_publisher_notice_in_large_type_is_not_a_heading(tmp_path):
+    """Annals of Surgery prints its copyright line on every page, larger than the body text."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 90), "Operative team familiarity at an academic medical center.", fontsize=7.5)
+    page = doc.new_page()  # the second page: the first page's author-line rule does not apply
+    lines = ([(90, "Copyright © 2022 Wolters Kluwer Health, Inc. All rights reserved.", 10),
+              (130, "Statistical Analysis", 10)]
+             + [(150 + 10 * i, "Teaming scores were compared before and after March 2020 with Wilcoxon tests.", 7.5)
+                for i in range(6)]
+             + [(250, "Copyright and fair use", 10), (270, "The notice above is the journal's, not the authors'.", 7.5)])
+    for y, text, size in lines:
+        page.insert_text((72, y), text, fontsize=size, fontname="helv")
+    doc.save(tmp_path / "n.pdf")
+    md = list(px.iter_pages(px.open_pdf(tmp_path / "n.pdf")))[1].markdown
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert headings == ["## Statistical Analysis", "## Copyright and fair use"]
+    assert "Copyright © 2022 Wolters Kluwer Health" in md  # still text, just not a section
+
+
 # --------------------------------------------------------------------------- metadata
 
 

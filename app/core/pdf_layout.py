@@ -224,12 +224,20 @@ _SECTION_WORDS = re.compile(
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 
 
+# A publisher's notice, printed on every page of some journals ("Copyright © 2022 Wolters Kluwer
+# Health, Inc. All rights reserved." in a larger type than the body) is never a heading: taken
+# for one, it named the section of every passage after it, in the viewer and in the prompt.
+# A heading about copyright ("3. Copyright and fair use") stays one.
+_NOTICE = re.compile(r"©|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})", re.I)
+
+
 def _classify(block: _Block, body: float) -> None:
     text = block.text
     words = len(text.split())
     size = block.size
     # Headings are words: not formulas (big integral signs and brackets are set large too).
     short = (len(block.rows) <= 3 and len(text) <= 160 and not text.endswith((",", ";"))
+             and not _NOTICE.search(text)
              and re.search(r"[^\W\d_]{3}", text) is not None
              and sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
              and block.share("math") < 0.2 and block.share("mono") < 0.5)
