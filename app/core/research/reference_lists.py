@@ -71,7 +71,7 @@ def is_entry(unit: str) -> bool:
     if not _YEAR.search(unit):
         return False
     return bool((authors >= 2 and _ENTRY_YEAR.search(unit)) or _VOLUME_PAGES.search(unit) or _VENUE.search(unit)
-                or (_VOLUME_LONG_PAGES.search(unit) and _authors(unit) >= 1))
+                or (_VOLUME_LONG_PAGES.search(unit) and authors >= 1))
 
 
 def _weak_marks(unit: str) -> set[str]:
@@ -89,8 +89,8 @@ def entry_spans(text: str) -> list[tuple[int, int]]:
     """Spans of `text` that are reference entries.
 
     A unit is one by its own marks (`is_entry`), or as part of a run of units with weak marks
-    that together make an entry: a bracketed year with pages or an author. A unit between two
-    entries counts with them (a title).
+    that together make an entry: a bracketed year and a volume's pages, with units of authors
+    between them. A unit between two entries counts with them (a title).
     """
     units = [(a, b, kind) for a, b, kind in text_units(text) if text[a:b].strip()]
     # Code, tables and equations are never entries: their dates and times look like volumes and pages.
