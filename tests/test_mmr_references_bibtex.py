@@ -62,7 +62,7 @@ def test_bibtex_keys_stable_and_unique_and_parseable():
 
 
 def test_reference_lists_are_not_evidence():
-    from app.core.research.funnel import is_bibliography
+    from app.core.research.reference_lists import is_bibliography
 
     assert is_bibliography("References") and is_bibliography("## Bibliography ")
     assert not is_bibliography("Related work") and not is_bibliography("")

@@ -34,7 +34,7 @@ from ..models.base import EmbeddingModel
 from ..records import Evidence
 from ..research.citations import key_terms, stem
 from ..research.focus import split_sentences
-from ..research.funnel import is_bibliography
+from ..research.reference_lists import is_reference_list
 from ..research.support_rules import numbers_in, numbers_stated, specific_names
 from ..sql_filter import sql_str
 from ..table_reader import snapshot
@@ -103,7 +103,7 @@ def read_paper(table, paper_id: str) -> PaperText:
     rows = sorted(data.to_pylist(), key=lambda r: (r["page"], r["char_start"]))
     passages, vectors = [], []
     for r in rows:
-        if is_bibliography(r["section"] or "") or not (r["text"] or "").strip():
+        if not (r["text"] or "").strip() or is_reference_list(r["text"], r["section"] or ""):
             continue
         passages.append(Evidence(number=len(passages) + 1, paper_id=paper_id, page=r["page"], page_label=r["page_label"] or "",
                                  section=r["section"] or "", text=r["text"], score=0.0, stage="check",

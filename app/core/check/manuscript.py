@@ -28,7 +28,7 @@ from ..library import CONTENT_CHUNKS
 from ..models.base import ChatModel
 from ..records import Evidence, Paper, Support
 from ..research import retrieval
-from ..research.funnel import is_bibliography
+from ..research.reference_lists import is_reference_list
 from ..research.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
 from .judge import model_verdict, rule_ruling
@@ -272,7 +272,7 @@ def _evidence(hits: list[retrieval.Candidate], query: str) -> list[Evidence]:
     """Search hits as evidence passages, reference lists left out (they match every keyword)."""
     out = []
     for c in hits:
-        if is_bibliography(c.section) or not c.text.strip():
+        if not c.text.strip() or is_reference_list(c.text, c.section):
             continue
         out.append(Evidence(number=len(out) + 1, paper_id=c.paper_id, page=c.page, page_label=c.page_label, section=c.section,
                             text=c.text, score=round(float(np.clip(c.cosine, -1, 1)), 4), stage="check", query=query,

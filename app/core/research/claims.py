@@ -19,6 +19,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from ..chunking import text_units
 from ..models.structured import json_schema
 from ..records import Claim, Evidence
 
@@ -89,10 +90,6 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
     return Claim(text=text, sources=sources)
 
 
-# A sentence's end inside a claim: the stop (and a closing quote or bracket), then a capital.
-_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]?\s+(?=[A-Z“\"(])")
-
-
 def whole_sentences(text: str) -> str:
     """A claim the schema's length cap cut off, back to its last whole sentence.
 
@@ -104,9 +101,9 @@ def whole_sentences(text: str) -> str:
     text = text.rstrip()
     if text.endswith((".", "!", "?", "”", '"', ")")):
         return text
-    ends = list(_SENTENCE_END.finditer(text))
-    if ends:
-        return text[: ends[-1].start() + 1]
+    sentences = text_units(text)  # chunking's sentence split (abbreviations such as "et al." kept)
+    if len(sentences) > 1:
+        return text[: sentences[-2][1]]
     return text.rsplit(" ", 1)[0].rstrip(",;: ") + " …"  # the cap may fall inside a word
 
 

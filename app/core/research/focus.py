@@ -38,7 +38,7 @@ from ..models.base import EmbeddingModel
 from ..records import Evidence, Sentence
 from .axis_ticks import is_axis_ticks
 from .citations import key_terms, stem
-from .reference_lists import entry_spans
+from .reference_lists import entry_marks
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
 # sentence takes ~5-12 ms on a 2-core laptop, so ~64 keeps focusing well under a second.
@@ -93,9 +93,9 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     header), the entries of a reference list the passage runs into (reference_lists.py) and a
     figure's axis ticks (axis_ticks.py)."""
     out = []
-    entries = set(entry_spans(e.text))
-    for start, end, kind in text_units(e.text):
-        if kind == "heading" or (start, end) in entries:
+    units = text_units(e.text)
+    for (start, end, kind), entry in zip(units, entry_marks(e.text, units)):
+        if kind == "heading" or entry:
             continue
         text = e.text[start:end].strip()
         if len(text) < _MIN_CHARS or is_axis_ticks(text):

@@ -209,7 +209,7 @@ class Funnel:
             )
         # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim:
         # by their heading, or by their text where the layout gave them none (reference_lists.py).
-        candidates = [c for c in candidates if not is_bibliography(c.section) and not is_reference_list(c.text)]
+        candidates = [c for c in candidates if not is_reference_list(c.text, c.section)]
         # Within papers stage 1 judged relevant, a top keyword match is kept even below the
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]
@@ -328,13 +328,6 @@ class Funnel:
 
     def _stage(self, stage: int, detail: str) -> None:
         self.task.stage(STAGES[stage - 1], stage, len(STAGES), detail)
-
-
-_BIBLIOGRAPHY = {"references", "bibliography", "literature cited", "works cited", "literature"}
-
-
-def is_bibliography(section: str) -> bool:
-    return section.strip().strip("#").strip().lower() in _BIBLIOGRAPHY
 
 
 def answer_with_references(result: ResearchResult) -> str:

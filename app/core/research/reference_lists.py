@@ -1,6 +1,6 @@
-"""Reference lists told by their text, where the paper's layout did not name them.
+"""Reference lists: never evidence, told by their heading or, where the layout gave none, by their text.
 
-Stage 2 drops passages whose section is "References" (funnel.is_bibliography). Many papers
+A passage under a "References" heading is one (`is_bibliography`). Many papers
 never give the list a heading the extractor sees: a journal's two-column layout runs the list
 on under the last section ("…This was the only study" for a trauma review), or a heading is
 lost with its page's header. Such a list matches a question's every keyword ("retrievable
@@ -51,10 +51,11 @@ _NUMBERED_ENTRY = re.compile(r"^\s*(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][A-Za-z'�
 # Verteilungen…”" / "EDV in Medizin und Biologie, 18(1), 12–19.") is told by the run they make.
 _CITED_YEAR = re.compile(r"\((?:1[89]|20)\d\d[a-z]?\)")
 # A year where an entry puts it: in brackets, or set off by punctuation ("Harris, A. W. 2015, in").
-_ENTRY_YEAR = re.compile(r"\((?:1[89]|20)\d\d[a-z]?\)|[.,]\s(?:1[89]|20)\d\d[a-z]?[.,;:]")
+_ENTRY_YEAR = re.compile(_CITED_YEAR.pattern + r"|[.,]\s(?:1[89]|20)\d\d[a-z]?[.,;:]")
 _VOLUME_COMMA_PAGES = re.compile(r"\b\d{1,4}\s*(?:\([^()]{1,8}\))?,\s*[A-Za-z]?\d{1,6}\s*[-–]\s*[A-Za-z]?\d{1,6}\.?\s*$")
 
 LIST_SHARE = 0.6  # a passage this much reference entries (by characters) is a reference list
+_BIBLIOGRAPHY = {"references", "bibliography", "literature cited", "works cited", "literature"}
 
 
 def _authors(text: str) -> int:
@@ -85,14 +86,13 @@ def _weak_marks(unit: str) -> set[str]:
     return marks
 
 
-def entry_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of `text` that are reference entries.
+def entry_marks(text: str, units: list[tuple[int, int, str]]) -> list[bool]:
+    """Which of `text`'s units (chunking.text_units) are reference entries.
 
     A unit is one by its own marks (`is_entry`), or as part of a run of units with weak marks
     that together make an entry: a bracketed year and a volume's pages, with units of authors
     between them. A unit between two entries counts with them (a title).
     """
-    units = [(a, b, kind) for a, b, kind in text_units(text) if text[a:b].strip()]
     # Code, tables and equations are never entries: their dates and times look like volumes and pages.
     strong = [kind == "text" and is_entry(text[a:b]) for a, b, kind in units]
     weak = [_weak_marks(text[a:b]) if kind == "text" else set() for a, b, kind in units]
@@ -108,7 +108,13 @@ def entry_spans(text: str) -> list[tuple[int, int]]:
     for i in range(1, len(units) - 1):
         if not marked[i] and marked[i - 1] and marked[i + 1]:
             marked[i] = True  # a title between two entries
-    return [(a, b) for (a, b, _), m in zip(units, marked) if m]
+    return marked
+
+
+def entry_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of `text` that are reference entries (`entry_marks`)."""
+    units = text_units(text)
+    return [(a, b) for (a, b, _), m in zip(units, entry_marks(text, units)) if m]
 
 
 def entry_share(text: str) -> float:
@@ -117,5 +123,10 @@ def entry_share(text: str) -> float:
     return sum(b - a for a, b in entry_spans(text)) / size if size else 0.0
 
 
-def is_reference_list(text: str) -> bool:
-    return entry_share(text) >= LIST_SHARE
+def is_bibliography(section: str) -> bool:
+    return section.strip().strip("#").strip().lower() in _BIBLIOGRAPHY
+
+
+def is_reference_list(text: str, section: str = "") -> bool:
+    """A passage of a reference list: by its section's name, or by its text (LIST_SHARE entries)."""
+    return is_bibliography(section) or entry_share(text) >= LIST_SHARE
