@@ -210,6 +210,26 @@ def test_a_publisher_notice_in_large_type_is_not_a_heading(tmp_path):
     assert "Copyright © 2022 Wolters Kluwer Health" in md  # still text, just not a section
 
 
+def test_a_short_paragraph_set_larger_than_a_small_type_body_is_not_a_heading(tmp_path):
+    """Short medical papers set their long reference lists in small type, so the body-size estimate
+    reads the list's size; a two-line paragraph in the real body type then looked like a heading."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 90), "Operative team familiarity at an academic medical center.", fontsize=7.3)
+    page = doc.new_page()
+    lines = ([(90, "Results", 12),
+              (110, "Emergency cases had greater median teaming scores than elective cases (Table 2).", 9.8),
+              (150, "7.5 Model Averaging vs. Weight Scaling", 9.8)]
+             + [(170 + 9 * i, f"{i + 1}. Hoff WS, Hoey BA, Wainwright GA. Early experience with filters. "
+                f"J Trauma 2004;{40 + i}:958-64.", 7.3) for i in range(20)])
+    for y, text, size in lines:
+        page.insert_text((72, y), text, fontsize=size, fontname="helv")
+    doc.save(tmp_path / "s.pdf")
+    md = list(px.iter_pages(px.open_pdf(tmp_path / "s.pdf")))[1].markdown
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert headings == ["# Results", "## 7.5 Model Averaging vs. Weight Scaling"]
+    assert "Emergency cases had greater median teaming scores than elective cases (Table 2)." in md
+
+
 # --------------------------------------------------------------------------- metadata
 
 
