@@ -191,21 +191,27 @@ def test_a_table_with_long_cells_keeps_one_line_per_row_and_is_still_found_on_th
     assert px.locate_text(doc[0], md.strip())
 
 
+def _second_page(path: Path, lines: list[tuple[float, str, float]], title_size: float) -> tuple[str, list[str]]:
+    """The Markdown and headings of a page of (y, text, size) lines, set as a paper's second page
+    (the first page's author-line rule does not apply there)."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 90), "Operative team familiarity at an academic medical center.", fontsize=title_size)
+    page = doc.new_page()
+    for y, text, size in lines:
+        page.insert_text((72, y), text, fontsize=size, fontname="helv")
+    doc.save(path)
+    md = list(px.iter_pages(px.open_pdf(path)))[1].markdown
+    return md, [line for line in md.splitlines() if line.startswith("#")]
+
+
 def test_a_publisher_notice_in_large_type_is_not_a_heading(tmp_path):
     """Annals of Surgery prints its copyright line on every page, larger than the body text."""
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 90), "Operative team familiarity at an academic medical center.", fontsize=7.5)
-    page = doc.new_page()  # the second page: the first page's author-line rule does not apply
     lines = ([(90, "Copyright © 2022 Wolters Kluwer Health, Inc. All rights reserved.", 10),
               (130, "Statistical Analysis", 10)]
              + [(150 + 10 * i, "Teaming scores were compared before and after March 2020 with Wilcoxon tests.", 7.5)
                 for i in range(6)]
              + [(250, "Copyright and fair use", 10), (270, "The notice above is the journal's, not the authors'.", 7.5)])
-    for y, text, size in lines:
-        page.insert_text((72, y), text, fontsize=size, fontname="helv")
-    doc.save(tmp_path / "n.pdf")
-    md = list(px.iter_pages(px.open_pdf(tmp_path / "n.pdf")))[1].markdown
-    headings = [line for line in md.splitlines() if line.startswith("#")]
+    md, headings = _second_page(tmp_path / "n.pdf", lines, title_size=7.5)
     assert headings == ["## Statistical Analysis", "## Copyright and fair use"]
     assert "Copyright © 2022 Wolters Kluwer Health" in md  # still text, just not a section
 
@@ -213,19 +219,12 @@ def test_a_publisher_notice_in_large_type_is_not_a_heading(tmp_path):
 def test_a_short_paragraph_set_larger_than_a_small_type_body_is_not_a_heading(tmp_path):
     """Short medical papers set their long reference lists in small type, so the body-size estimate
     reads the list's size; a two-line paragraph in the real body type then looked like a heading."""
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 90), "Operative team familiarity at an academic medical center.", fontsize=7.3)
-    page = doc.new_page()
     lines = ([(90, "Results", 12),
               (110, "Emergency cases had greater median teaming scores than elective cases (Table 2).", 9.8),
               (150, "7.5 Model Averaging vs. Weight Scaling", 9.8)]
              + [(170 + 9 * i, f"{i + 1}. Hoff WS, Hoey BA, Wainwright GA. Early experience with filters. "
                 f"J Trauma 2004;{40 + i}:958-64.", 7.3) for i in range(20)])
-    for y, text, size in lines:
-        page.insert_text((72, y), text, fontsize=size, fontname="helv")
-    doc.save(tmp_path / "s.pdf")
-    md = list(px.iter_pages(px.open_pdf(tmp_path / "s.pdf")))[1].markdown
-    headings = [line for line in md.splitlines() if line.startswith("#")]
+    md, headings = _second_page(tmp_path / "s.pdf", lines, title_size=7.3)
     assert headings == ["# Results", "## 7.5 Model Averaging vs. Weight Scaling"]
     assert "Emergency cases had greater median teaming scores than elective cases (Table 2)." in md
 
