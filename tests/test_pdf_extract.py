@@ -229,6 +229,33 @@ def test_a_short_paragraph_set_larger_than_a_small_type_body_is_not_a_heading(tm
     assert "Emergency cases had greater median teaming scores than elective cases (Table 2)." in md
 
 
+def _paper_with_running_head(path: Path, pages: int = 5) -> Path:
+    doc = pymupdf.open()
+    for n in range(pages):
+        page = doc.new_page()
+        if n == 0:
+            page.insert_text((72, 130), "Metabolomics in wheat following post-anthesis heat stress", fontsize=16)
+        else:  # the head, and a footer whose page number changes
+            page.insert_text((72, 40), "Metabolomics in wheat following post-anthesis heat stress", fontsize=8)
+            page.insert_text((72, 780), f"PLOS ONE | June 11, 2018 {n + 1} / {pages}", fontsize=8)
+        page.insert_text((72, 60), "using namespace Rcpp;", fontsize=9, fontname="cour")  # code, never furniture
+        page.insert_text((72, 300), f"Heat stress lowered the yield of genotype {n} in both years.", fontsize=10)
+        page.insert_text((72, 320), "Metabolomics in wheat following post-anthesis heat stress", fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_running_head_is_dropped_from_every_page_but_the_first(tmp_path):
+    """A running head repeats the title's words on every page; focusing took it for a sentence on
+    the question. The same words in the body, a changing footer's text and code lines stay."""
+    pages = [p.markdown for p in px.iter_pages(px.open_pdf(_paper_with_running_head(tmp_path / "h.pdf")))]
+    assert "# Metabolomics in wheat" in pages[0]  # the title on the first page is kept
+    for n, md in enumerate(pages[1:], start=1):
+        assert md.count("Metabolomics in wheat following post-anthesis heat stress") == 1, md  # the body's, not the head
+        assert f"genotype {n} in both years" in md and "using namespace Rcpp;" in md
+        assert "PLOS ONE" not in md
+
+
 # --------------------------------------------------------------------------- metadata
 
 

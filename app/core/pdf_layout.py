@@ -23,6 +23,8 @@ from typing import Any, Callable
 
 import pymupdf
 
+from .page_furniture import is_furniture, running_heads
+
 # Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
 # full-text search see ordinary words. Highlighting must search with the same choice.
 TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
@@ -289,21 +291,6 @@ def _classify(block: _Block, body: float) -> None:
             block.kind = "lines"
 
 
-def _is_page_furniture(block: _Block, page_rect: pymupdf.Rect, body: float) -> bool:
-    """Page numbers and running heads in the top/bottom margin (noise for retrieval).
-
-    Only plain-styled single lines: a section heading at the top of a page is larger or bold.
-    """
-    if len(block.rows) != 1 or block.size > body * 1.05 or block.share("bold") >= 0.5:
-        return False
-    band = page_rect.height * 0.12
-    if not (block.bbox[3] <= page_rect.y0 + band or block.bbox[1] >= page_rect.y1 - band):
-        return False
-    text = block.text
-    return bool(re.fullmatch(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", text, re.I)
-                or re.fullmatch(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+", text) and len(text) < 110)
-
-
 def _code_lines(rows: list[_Row]) -> str:
     """Code rows with their indentation rebuilt from x positions (monospace ≈ 0.55 em wide)."""
     left = min(r.bbox[0] for r in rows)
@@ -372,7 +359,10 @@ def _classified_blocks(page: pymupdf.Page, body_size: float,
                        name_line: Callable[[str], object] | None = None) -> list[_Block]:
     """Blocks of a page, furniture dropped, classified. `name_line(text)` is truthy for a line of
     author names (metadata's reader, passed in so that layout does not depend on metadata)."""
-    blocks = [b for b in _page_blocks(page) if not _is_page_furniture(b, page.rect, body_size)]
+    # The first page keeps its margin lines whatever repeats: its title and journal line are
+    # where metadata comes from, and a title is set where later pages run their head.
+    running = running_heads(page.parent, _page_blocks) if page.number else frozenset()
+    blocks = [b for b in _page_blocks(page) if not is_furniture(b, page.rect, body_size, running)]
     for b in blocks:
         _classify(b, body_size)
     if page.number == 0:

@@ -1,0 +1,79 @@
+"""Page furniture: page numbers and running heads, which are noise for retrieval and answers.
+
+Two kinds are dropped from a page's text (pdf_layout): a plain single line in the top or bottom
+margin that is a page number or carries one ("12", "Journal of Things 12"), and a running head —
+a single line in a margin that repeats on many pages of the paper ("Metabolomics in wheat
+following post-anthesis heat stress", "Focke et al. Consolidation of motor memory"). Running heads
+repeat the paper's title words, so focusing scored them as sentences on the question: one PLOS
+paper's head was in the focused evidence of three questions out of 25, four times in one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pymupdf
+
+MARGIN = 0.12  # the top and bottom bands of a page, as a share of its height
+RUNNING_SAMPLE_PAGES = 12  # pages read to find running heads (evenly spread)
+RUNNING_MIN_PAGES = 3  # a running head is on at least this many sampled pages…
+RUNNING_MIN_SHARE = 0.3  # …and at least this share of them
+_RUNNING: dict[tuple[int, str, int], frozenset[str]] = {}
+_PAGE_NUMBER = re.compile(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", re.I)
+_NUMBERED_LINE = re.compile(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+")
+
+
+def in_margin(block: Any, page_rect: pymupdf.Rect) -> bool:
+    """A single line in the top or bottom band of the page; code lines are never furniture."""
+    if len(block.rows) != 1 or block.share("mono") >= 0.5:
+        return False
+    band = page_rect.height * MARGIN
+    return block.bbox[3] <= page_rect.y0 + band or block.bbox[1] >= page_rect.y1 - band
+
+
+def running_key(text: str) -> str:
+    """A line as it repeats from page to page: numbers (page, volume) and case aside."""
+    return re.sub(r"\d+", "#", " ".join(text.split()).lower())
+
+
+def is_furniture(block: Any, page_rect: pymupdf.Rect, body: float, running: frozenset[str] = frozenset()) -> bool:
+    """A page number, a margin line that carries one, or one of the paper's running heads.
+
+    Only plain-styled lines count as numbered furniture: a section heading at the top of a page
+    is larger or bold. A running head may be set in any style, since it repeats word for word.
+    """
+    if not in_margin(block, page_rect):
+        return False
+    text = block.text
+    if running and running_key(text) in running:
+        return True
+    if block.size > body * 1.05 or block.share("bold") >= 0.5:
+        return False
+    return bool(_PAGE_NUMBER.fullmatch(text) or _NUMBERED_LINE.fullmatch(text) and len(text) < 110)
+
+
+def running_heads(doc: pymupdf.Document, blocks_of: Callable[[pymupdf.Page], Iterable[Any]]) -> frozenset[str]:
+    """The running heads of a document (as `running_key` writes them), from a sample of its pages.
+
+    Cached per document, like the body size: every page's extraction asks.
+    """
+    key = (id(doc), doc.name or "", doc.page_count)
+    if key in _RUNNING:
+        return _RUNNING[key]
+    n = doc.page_count
+    k = min(n, RUNNING_SAMPLE_PAGES)
+    picks = sorted({round(i * (n - 1) / max(1, k - 1)) for i in range(k)})
+    pages_with: Counter[str] = Counter()
+    for pno in picks:
+        page = doc.load_page(pno)
+        pages_with.update({running_key(b.text) for b in blocks_of(page) if in_margin(b, page.rect)})
+    need = max(RUNNING_MIN_PAGES, RUNNING_MIN_SHARE * len(picks))
+    # A line of numbers alone is a page number, which the plain-line rule already drops.
+    heads = frozenset(t for t, c in pages_with.items() if c >= need and re.search(r"[^\W\d_]{2}", t))
+    if len(_RUNNING) > 64:
+        _RUNNING.clear()
+    _RUNNING[key] = heads
+    return heads
