@@ -39,6 +39,7 @@ from ..records import Evidence, Sentence
 from .abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from .citations import key_terms, stem
+from .front_matter import is_front_matter
 from .reference_lists import entry_marks
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
@@ -92,15 +93,15 @@ class _Candidate:
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
     """The passage's sentences and blocks. Left out: headings (the section is in the passage
-    header), the entries of a reference list the passage runs into (reference_lists.py) and a
-    figure's axis ticks (axis_ticks.py)."""
+    header), the entries of a reference list the passage runs into (reference_lists.py), a
+    figure's axis ticks (axis_ticks.py) and the paper's front matter (front_matter.py)."""
     out = []
     units = text_units(e.text)
     for (start, end, kind), entry in zip(units, entry_marks(e.text, units)):
         if kind == "heading" or entry:
             continue
         text = e.text[start:end].strip()
-        if len(text) < _MIN_CHARS or is_axis_ticks(text):
+        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (kind == "text" and is_front_matter(text)):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind))
     return out

@@ -1,0 +1,40 @@
+"""A paper's front matter is not evidence: contact lines, affiliations, copyright notices.
+
+They sit on the first page beside the abstract, which often answers the question, so the first
+turn's window grew from an abstract sentence into "* Correspondence: ball.chad@gmail.com
+1Department of Surgery, University of Calgary" or "Douglas Bates University of
+Wisconsin-Madison" (bench/focus.py: in the first turn of 5 of 25 mixed-fields questions and 3 of
+89 r-papers ones). The authors and their venue are in the paper's metadata, which the answer
+cites. Kept: a licence statement with no copyright notice ("This open access article is licensed
+under a Creative Commons…"), and a data or code availability statement that names the
+corresponding author ("Data are available from the corresponding author on request"), which
+researchers do ask about.
+"""
+
+from __future__ import annotations
+
+import re
+
+# An e-mail address, "Corresponding author", "Correspondence: …"; not "a one-to-one correspondence".
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[a-z]{2,}|\bcorresponding authors?\b|\bcorrespondence(?:\s+to)?\s*:|\baddress correspondence\b|\borcid\b",
+    re.I)
+# A copyright line ("© 2010 Datta et al; licensee BioMed Central Ltd.").
+_NOTICE = re.compile(r"©|\(c\)\s*(?:19|20)\d\d|\ball rights reserved\b|\blicensee\b", re.I)
+_INSTITUTION = re.compile(
+    r"\b(?:Universit(?:y|ät|é|à|at|ad|e)|Institut[eo]?|Department|Dept\.|College|School of|Hospital|"
+    r"Cent(?:er|re) for|Laboratory|Laboratoire|Faculty of)\b")
+_AVAILABILITY = re.compile(r"\bavailab|\brequest|\bdata\b|\bcode\b|\bsoftware\b", re.I)
+_AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
+
+
+def is_front_matter(text: str) -> bool:
+    """A contact line, a copyright notice or an affiliation (an institution named in a short line
+    that is not a sentence, or a list of two or more institutions)."""
+    if _NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
+        return True
+    institutions = len(_INSTITUTION.findall(text))
+    if not institutions:
+        return False
+    sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
+    return (len(text.split()) <= _AFFILIATION_WORDS and not sentence) or (institutions >= 2 and "," in text and not sentence)

@@ -1,0 +1,46 @@
+"""A paper's contact lines, affiliations and copyright notices are never evidence (research/front_matter.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.records import Evidence
+from app.core.research.focus import split_sentences
+from app.core.research.front_matter import is_front_matter
+
+
+@pytest.mark.parametrize("text", [
+    "* Correspondence: ball.chad@gmail.com 1Department of Surgery, University of Calgary, Calgary, Canada",
+    "Corresponding author: David E. Trilling david.trilling@nau.edu",
+    "© 2010 Datta et al; licensee BioMed Central Ltd.",
+    "Copyright © 2022 Wolters Kluwer Health, Inc.",
+    "Douglas Bates University of Wisconsin-Madison",
+    "Department of Statistics",
+    "Ludwig-Maximilians-Universität München",
+    "1 Agronomy Dept., University of Florida, Gainesville, FL, United States of America, 2 West Florida "
+    "Research and Education Center, University of Florida, Jay, FL, United States of America",
+])
+def test_front_matter_is_told(text):
+    assert is_front_matter(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The data are available from the corresponding author on reasonable request.",
+    "There is a one-to-one correspondence between the knots and the basis functions.",
+    "This open access article is licensed under a Creative Commons Attribution 3.0 IGO License.",
+    "The trial was run at the University of Florida between 2015 and 2017.",
+    "Patients admitted to the hospital received enoxaparin within 24 hours.",
+    "Retrievable filters failed to be removed in 2.8% of trauma patients.",
+])
+def test_sentences_about_the_work_are_not_front_matter(text):
+    assert not is_front_matter(text)
+
+
+def test_focusing_keeps_the_abstract_and_drops_the_contact_line_beside_it():
+    text = ("The failed retrieval rate is calculated to be 2.8%.\n\n"
+            "* Correspondence: ball.chad@gmail.com 1Department of Surgery, University of Calgary, Calgary, Canada\n\n"
+            "© 2010 Datta et al; licensee BioMed Central Ltd.\n\n"
+            "Level one evidence supports low molecular weight heparins in trauma patients.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["The failed retrieval rate is calculated to be 2.8%.",
+                    "Level one evidence supports low molecular weight heparins in trauma patients."]
