@@ -391,7 +391,8 @@ def test_event_loop_never_stalls_during_import_and_research(make_window, qtbot, 
     finally:
         timer.stop()
     worst = max(gaps[1:]) * 1000
-    print(f"\nlongest event-loop stall: {worst:.0f} ms over {len(gaps)} ticks "
+    at = gaps.index(max(gaps[1:]))  # tick 50 holds the forced collection
+    print(f"\nlongest event-loop stall: {worst:.0f} ms at tick {at} over {len(gaps)} ticks "
           f"({sum(gaps):.1f} s; p99 {sorted(gaps)[int(len(gaps) * 0.99)] * 1000:.0f} ms)")
     assert worst < 200, f"the UI thread stalled for {worst:.0f} ms"
 
