@@ -16,6 +16,8 @@ from app.core.research.front_matter import is_front_matter
     "Copyright © 2022 Wolters Kluwer Health, Inc.",
     "Douglas Bates University of Wisconsin-Madison",
     "Department of Statistics",
+    "and Kiran K. Turaga, MD, MPH* ✉",
+    "Hunter D.D. Witmer, MD, MBA,*† Çağla Keçeli, MS,† Joshua A. Morris-Levenson, PhD,‡",
     "Ludwig-Maximilians-Universität München",
     "1 Agronomy Dept., University of Florida, Gainesville, FL, United States of America, 2 West Florida "
     "Research and Education Center, University of Florida, Jay, FL, United States of America",
@@ -30,6 +32,7 @@ def test_front_matter_is_told(text):
     "This open access article is licensed under a Creative Commons Attribution 3.0 IGO License.",
     "The trial was run at the University of Florida between 2015 and 2017.",
     "Patients admitted to the hospital received enoxaparin within 24 hours.",
+    "Relapse rates differed between RRMS, MS patients and controls in the second year",
     "Retrievable filters failed to be removed in 2.8% of trauma patients.",
 ])
 def test_sentences_about_the_work_are_not_front_matter(text):

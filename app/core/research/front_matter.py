@@ -24,17 +24,22 @@ _NOTICE = re.compile(r"©|\(c\)\s*(?:19|20)\d\d|\ball rights reserved\b|\blicens
 _INSTITUTION = re.compile(
     r"\b(?:Universit(?:y|ät|é|à|at|ad|e)|Institut[eo]?|Department|Dept\.|College|School of|Hospital|"
     r"Cent(?:er|re) for|Laboratory|Laboratoire|Faculty of)\b")
+# A byline with academic degrees, as medical journals print it ("Kiran K. Turaga, MD, MPH* ✉"):
+# the degree is followed by a comma or an author mark, never by a word ("MS patients").
+_DEGREES = re.compile(r",\s*(?:MD|Ph\.?D|MPH|MBA|MBBS|MSc|MS|MSN|RN|DPhil|DrPH|FRCS|FACS)\s*(?:[,*†‡§¶✉]|$)")
 _AVAILABILITY = re.compile(r"\bavailab|\brequest|\bdata\b|\bcode\b|\bsoftware\b", re.I)
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 
 
 def is_front_matter(text: str) -> bool:
-    """A contact line, a copyright notice or an affiliation (an institution named in a short line
-    that is not a sentence, or a list of two or more institutions)."""
+    """A contact line, a copyright notice, a byline with degrees or an affiliation (an institution
+    named in a short line that is not a sentence, or a list of two or more institutions)."""
     if _NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
+        return True
+    sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
+    if _DEGREES.search(text) and not sentence:
         return True
     institutions = len(_INSTITUTION.findall(text))
     if not institutions:
         return False
-    sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
     return (len(text.split()) <= _AFFILIATION_WORDS and not sentence) or (institutions >= 2 and "," in text and not sentence)
