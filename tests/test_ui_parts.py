@@ -412,3 +412,30 @@ def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
     assert html.index("“Young birds departed 9 days later than adults”") > start
     assert html.index("Kestrels leave around") < start  # the model's own claim is not
     assert html.count('<span class="quoted"') == 1
+
+
+def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_only_searched(qtbot, qapp):
+    """Stage 1's shortlist is shown before any passage is read; once the evidence is in, a paper it
+    only searched must not lead the list."""
+    from app.ui import theme
+    from app.ui.research_pane import PAPER_ID_ROLE, ResearchPane
+
+    theme.apply_theme(qapp, "light")
+    pane = ResearchPane()
+    qtbot.addWidget(pane)
+    papers = [Paper(pid, title, ["A. Author"], "2020", "", "", "", "f.pdf", 3, [], "h" + pid, "")
+              for pid, title in [("stereo", "Real-time Temporal Stereo Matching"),
+                                 ("teams", "Operative Team Familiarity"), ("neo", "Near-Earth Objects")]]
+    pane.show_shortlist(papers)
+    assert pane.tabs.tabText(0) == "Papers (3)"
+    evidence = [Evidence(n, "teams", n, str(n), "", "Median SS and SC scores were 0.08 and 0.06.", 0.8) for n in (1, 2)]
+    pane.show_evidence(evidence)
+    rows = [pane.papers.topLevelItem(i) for i in range(pane.papers.topLevelItemCount())]
+    assert [r.data(0, PAPER_ID_ROLE) for r in rows] == ["teams", "stereo", "neo"]  # the searched ones keep their order
+    assert pane.tabs.tabText(0) == "Papers (1 of 3)"
+    muted = theme.colors()["muted"].lower()
+    assert rows[0].foreground(0).color().name() != muted
+    assert all(r.foreground(0).color().name() == muted for r in rows[1:])
+    assert "none of its passages" in rows[1].toolTip(0)
+    pane.show_evidence(evidence)  # a second report (deep rounds) changes nothing
+    assert [pane.papers.topLevelItem(i).toolTip(0).count("Searched:") for i in range(3)] == [0, 1, 1]

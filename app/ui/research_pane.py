@@ -5,6 +5,7 @@ and the shortlisted papers and evidence as they arrive."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -326,3 +327,21 @@ class ResearchPane(QWidget):
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.evidence.addTopLevelItem(item)
         self.tabs.setTabText(1, f"Evidence ({len(evidence)})")
+        self._mark_papers_with_evidence({e.paper_id for e in evidence})
+
+    def _mark_papers_with_evidence(self, with_evidence: set[str]) -> None:
+        """The shortlist is every paper the first stage searched, shown before any passage is read;
+        once the evidence is in, the papers it comes from go first and the others are muted, so a
+        surgical question's list does not lead with a stereo-matching paper it only searched."""
+        items = [self.papers.takeTopLevelItem(0) for _ in range(self.papers.topLevelItemCount())]
+        items.sort(key=lambda it: it.data(0, PAPER_ID_ROLE) not in with_evidence)  # stable: rank order kept
+        muted = QBrush(QColor(theme.colors()["muted"]))
+        for item in items:
+            if item.data(0, PAPER_ID_ROLE) not in with_evidence:
+                for col in range(3):
+                    item.setForeground(col, muted)
+                    item.setToolTip(col, item.toolTip(col).split("\n\nSearched")[0]
+                                    + "\n\nSearched: none of its passages bore on the question")
+            self.papers.addTopLevelItem(item)
+        if items:
+            self.tabs.setTabText(0, f"Papers ({sum(i.data(0, PAPER_ID_ROLE) in with_evidence for i in items)} of {len(items)})")
