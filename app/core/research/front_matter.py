@@ -3,7 +3,7 @@
 They sit on the first page beside the abstract, which often answers the question, so the first
 turn's window grew from an abstract sentence into "* Correspondence: ball.chad@gmail.com
 1Department of Surgery, University of Calgary" or "Douglas Bates University of
-Wisconsin-Madison" (bench/focus.py: in the first turn of 5 of 25 mixed-fields questions and 3 of
+Wisconsin-Madison" (bench/focus.py: in the first turn of 4 of 25 mixed-fields questions and 2 of
 89 r-papers ones). The authors and their venue are in the paper's metadata, which the answer
 cites. Kept: a licence statement with no copyright notice ("This open access article is licensed
 under a Creative Commons…"), and a data or code availability statement that names the
