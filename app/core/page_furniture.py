@@ -10,10 +10,11 @@ paper's head was in the focused evidence of three questions out of 25, four time
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import pymupdf
 
@@ -21,9 +22,36 @@ MARGIN = 0.12  # the top and bottom bands of a page, as a share of its height
 RUNNING_SAMPLE_PAGES = 12  # pages read to find running heads (evenly spread)
 RUNNING_MIN_PAGES = 3  # a running head is on at least this many sampled pages…
 RUNNING_MIN_SHARE = 0.3  # …and at least this share of them
-_RUNNING: dict[tuple[int, str, int], frozenset[str]] = {}
 _PAGE_NUMBER = re.compile(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", re.I)
 _NUMBERED_LINE = re.compile(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+")
+# A copyright or licence line ("© 2010 Datta et al; licensee BioMed Central Ltd.", "Copyright 2019
+# Elsevier. All rights reserved."): the publisher's boilerplate, never a heading (pdf_layout) and
+# never evidence (research/front_matter).
+COPYRIGHT_NOTICE = re.compile(
+    r"©|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})|\(c\)\s*(?:19|20)\d\d|\blicensee\b", re.I)
+
+T = TypeVar("T")
+CACHED_DOCUMENTS = 64  # a cache forgets everything past this many documents (an import opens one at a time)
+
+
+def per_document(compute: Callable[..., T]) -> Callable[..., T]:
+    """Cache `compute(doc, ...)` per document: every page's extraction asks for the same figure.
+
+    Documents cannot be weakly referenced, so the key is identity, name and length (a reused id
+    with the same file name and length is the same file again, so the value still holds).
+    """
+    cache: dict[tuple[int, str, int], T] = {}
+
+    @functools.wraps(compute)
+    def cached(doc: pymupdf.Document, *args: Any) -> T:
+        key = (id(doc), doc.name or "", doc.page_count)
+        if key not in cache:
+            if len(cache) >= CACHED_DOCUMENTS:
+                cache.clear()
+            cache[key] = compute(doc, *args)
+        return cache[key]
+
+    return cached
 
 
 def in_margin(block: Any, page_rect: pymupdf.Rect) -> bool:
@@ -55,14 +83,9 @@ def is_furniture(block: Any, page_rect: pymupdf.Rect, body: float, running: froz
     return bool(_PAGE_NUMBER.fullmatch(text) or _NUMBERED_LINE.fullmatch(text) and len(text) < 110)
 
 
+@per_document
 def running_heads(doc: pymupdf.Document, blocks_of: Callable[[pymupdf.Page], Iterable[Any]]) -> frozenset[str]:
-    """The running heads of a document (as `running_key` writes them), from a sample of its pages.
-
-    Cached per document, like the body size: every page's extraction asks.
-    """
-    key = (id(doc), doc.name or "", doc.page_count)
-    if key in _RUNNING:
-        return _RUNNING[key]
+    """The running heads of a document (as `running_key` writes them), from a sample of its pages."""
     n = doc.page_count
     k = min(n, RUNNING_SAMPLE_PAGES)
     picks = sorted({round(i * (n - 1) / max(1, k - 1)) for i in range(k)})
@@ -72,8 +95,4 @@ def running_heads(doc: pymupdf.Document, blocks_of: Callable[[pymupdf.Page], Ite
         pages_with.update({running_key(b.text) for b in blocks_of(page) if in_margin(b, page.rect)})
     need = max(RUNNING_MIN_PAGES, RUNNING_MIN_SHARE * len(picks))
     # A line of numbers alone is a page number, which the plain-line rule already drops.
-    heads = frozenset(t for t, c in pages_with.items() if c >= need and re.search(r"[^\W\d_]{2}", t))
-    if len(_RUNNING) > 64:
-        _RUNNING.clear()
-    _RUNNING[key] = heads
-    return heads
+    return frozenset(t for t, c in pages_with.items() if c >= need and re.search(r"[^\W\d_]{2}", t))

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import pymupdf
 
-from .page_furniture import is_furniture, running_heads
+from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
 
 # Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
 # full-text search see ordinary words. Highlighting must search with the same choice.
@@ -191,19 +191,12 @@ def _merge_rows(a: _Row, b: _Row) -> _Row:
                 a.math + b.math, a.pieces + b.pieces)
 
 
-# Documents cannot be weakly referenced; key by identity, name and length (a reused id
-# with the same file name and length is the same file again, so the value still holds).
-_BODY_SIZES: dict[tuple[int, str, int], float] = {}
-
-
+@per_document
 def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
     """The most common font size (by characters) over a sample of pages: the body text.
 
     Cached per document: metadata extraction and page iteration both need it.
     """
-    key = (id(doc), doc.name or "", doc.page_count)
-    if key in _BODY_SIZES:
-        return _BODY_SIZES[key]
     n = doc.page_count
     picks = sorted({round(i * (n - 1) / max(1, sample_pages - 1)) for i in range(min(n, sample_pages))})
     sizes: Counter[float] = Counter()
@@ -211,11 +204,7 @@ def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
         for block in _page_blocks(doc.load_page(pno)):
             for r in block.rows:
                 sizes[r.size] += r.chars
-    body = sizes.most_common(1)[0][0] if sizes else 10.0
-    if len(_BODY_SIZES) > 64:
-        _BODY_SIZES.clear()
-    _BODY_SIZES[key] = body
-    return body
+    return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
 _SECTION_WORDS = re.compile(
@@ -230,7 +219,6 @@ _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 # Health, Inc. All rights reserved." in a larger type than the body) is never a heading: taken
 # for one, it named the section of every passage after it, in the viewer and in the prompt.
 # A heading about copyright ("3. Copyright and fair use") stays one.
-_NOTICE = re.compile(r"©|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})", re.I)
 # A short paragraph set larger than the body is not a heading when it reads as a sentence: eight
 # words or more that end with a full stop, or hold one sentence's end and the next one's start.
 # Short medical papers set a long reference list in small type, so the body-size estimate takes
@@ -254,7 +242,7 @@ def _classify(block: _Block, body: float) -> None:
     size = block.size
     # Headings are words: not formulas (big integral signs and brackets are set large too).
     short = (len(block.rows) <= 3 and len(text) <= 160 and not text.endswith((",", ";"))
-             and not _NOTICE.search(text) and not _reads_as_sentence(text)
+             and not COPYRIGHT_NOTICE.search(text) and not _reads_as_sentence(text)
              and re.search(r"[^\W\d_]{3}", text) is not None
              and sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
              and block.share("math") < 0.2 and block.share("mono") < 0.5)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 
+from ..page_furniture import COPYRIGHT_NOTICE
+
 # An e-mail address, "Corresponding author", "Correspondence: …"; not "a one-to-one correspondence".
 _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[a-z]{2,}|\bcorresponding authors?\b|\bcorrespondence(?:\s+to)?\s*:|\baddress correspondence\b|\borcid\b",
     re.I)
-# A copyright line ("© 2010 Datta et al; licensee BioMed Central Ltd.").
-_NOTICE = re.compile(r"©|\(c\)\s*(?:19|20)\d\d|\ball rights reserved\b|\blicensee\b", re.I)
 _INSTITUTION = re.compile(
     r"\b(?:Universit(?:y|ät|é|à|at|ad|e)|Institut[eo]?|Department|Dept\.|College|School of|Hospital|"
     r"Cent(?:er|re) for|Laboratory|Laboratoire|Faculty of)\b")
@@ -34,7 +34,7 @@ _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a uni
 def is_front_matter(text: str) -> bool:
     """A contact line, a copyright notice, a byline with degrees or an affiliation (an institution
     named in a short line that is not a sentence, or a list of two or more institutions)."""
-    if _NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
+    if COPYRIGHT_NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
         return True
     sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
     if _DEGREES.search(text) and not sentence:
