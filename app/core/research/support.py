@@ -159,12 +159,17 @@ def model_verdicts(
 # The model reads one pair at a time and is asked a yes/no question; the verdict comes from
 # how likely its first word is "yes", not from the word it would write. A small model writes
 # "yes" for most claims on the passage's topic; held to a confidence it separates better.
-# Both cut-offs were set on bench/support.py's hand-labelled pairs: a cut-off chosen on either
-# half of the pairs was 0.55, and scored 72 % and 82 % on the other half. Between the two cuts
-# lies "partial"; the model's confidence does not tell partial support from none (any band
-# below 0.55 agreed with the labels less than none), so partial verdicts come from the rules.
-SUPPORTED_AT = 0.55  # P(yes) at or above: supported
-PARTIAL_AT = 0.55  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
+# Both cut-offs were set on bench/support.py's hand-labelled pairs. With the question that lets a
+# claim use other words but names what must match (numbers, names, organisms, methods, the
+# direction of an effect), the product agreed with the labels on 88 % of the 78 pairs at 0.50
+# (1 of 41 misattributions passed, 16 of 21 supported pairs accepted), against 86 % (2 of 41,
+# 15 of 21) for the earlier "only what the text says, nothing changed or added" at 0.55; cut-offs
+# chosen on either half scored 82 % and 90 % on the other half, as the earlier question's did.
+# Between the two cuts lies "partial"; the model's confidence does not tell partial support from
+# none (no band below the cut agreed with the labels better than none), so partial verdicts come
+# from the rules.
+SUPPORTED_AT = 0.50  # P(yes) at or above: supported
+PARTIAL_AT = 0.50  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
 JUDGE_CHOICES = ["yes", "no"]
 
 
