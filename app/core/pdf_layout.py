@@ -218,7 +218,9 @@ _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 # A publisher's notice, printed on every page of some journals ("Copyright © 2022 Wolters Kluwer
 # Health, Inc. All rights reserved." in a larger type than the body) is never a heading: taken
 # for one, it named the section of every passage after it, in the viewer and in the prompt.
-# A heading about copyright ("3. Copyright and fair use") stays one.
+# A heading about copyright ("3. Copyright and fair use") stays one. The pattern is
+# page_furniture.COPYRIGHT_NOTICE, which front matter shares (such a line is never evidence).
+
 # A short paragraph set larger than the body is not a heading when it reads as a sentence: eight
 # words or more that end with a full stop, or hold one sentence's end and the next one's start.
 # Short medical papers set a long reference list in small type, so the body-size estimate takes
