@@ -77,15 +77,20 @@ def _threads(cfg: ModelConfig) -> int:
     return cfg.threads if cfg.threads and cfg.threads > 0 else (os.cpu_count() or 1)
 
 
-def _load(path: Path, **kwargs: Any) -> Any:
-    """Create a `Llama`, mapping load failures to ModelError naming the file."""
+def _load(path: Path, *, constrained: bool = False, **kwargs: Any) -> Any:
+    """Create a `Llama`, mapping load failures to ModelError naming the file.
+
+    `constrained`: the model writes grammar-constrained replies, sampled grammar-last
+    (grammar_sampling.py)."""
     try:
         import llama_cpp
+
+        from .grammar_sampling import GrammarLastLlama
     except ImportError as exc:  # packaging problem, not a user error
         raise ModelError("llama-cpp-python is not installed.", "reinstall Research Desk") from exc
     try:
         # verbose=False also routes llama.cpp's own log lines away from stderr.
-        return llama_cpp.Llama(model_path=str(path), verbose=False, **kwargs)
+        return (GrammarLastLlama if constrained else llama_cpp.Llama)(model_path=str(path), verbose=False, **kwargs)
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(
             f"llama.cpp could not load {path}: {exc}",
@@ -104,6 +109,7 @@ class LlamaCppChat(ChatModel):
         n_threads = _threads(cfg)
         self._llm = _load(
             path,
+            constrained=True,
             n_ctx=cfg.context_length or 0,  # 0: the model's trained context
             n_threads=n_threads,
             n_threads_batch=n_threads,

@@ -1,0 +1,116 @@
+"""Grammar-constrained sampling that checks the grammar against one token, not the vocabulary.
+
+llama-cpp-python puts the grammar first in its sampler chain, so every token of a structured
+reply runs the grammar over all ~150k candidates of the vocabulary before top-k even looks
+at them: ~50 ms a token on a 2-core laptop, a third of the starter model's writing time.
+`GrammarLastLlama` samples the way llama.cpp's own tools do (common_sampler): draw a token
+without the grammar, ask the grammar about that one token, and only if it is refused run the
+grammar over the whole vocabulary and draw again. The result follows the same distribution
+(a token the grammar accepts is kept with its unconstrained probability; a refused draw is
+replaced by one from the constrained, renormalised distribution), and nearly every token of
+a JSON reply is one the model would have chosen anyway.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import llama_cpp
+import numpy as np
+
+_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
+
+
+def _neutral_penalties(repeat_penalty: float, frequency_penalty: float, presence_penalty: float) -> bool:
+    return repeat_penalty == 1.0 and frequency_penalty == 0.0 and presence_penalty == 0.0
+
+
+class _Chain:
+    """A llama.cpp sampler chain of the usual truncations and a final draw (no grammar)."""
+
+    def __init__(self, *, top_k: int, top_p: float, min_p: float, typical_p: float, temp: float, seed: int) -> None:
+        self.ptr = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+        add = lambda s: llama_cpp.llama_sampler_chain_add(self.ptr, s)  # noqa: E731 - the chain owns each sampler
+        if temp <= 0.0:
+            add(llama_cpp.llama_sampler_init_greedy())
+            return
+        add(llama_cpp.llama_sampler_init_top_k(top_k))
+        add(llama_cpp.llama_sampler_init_typical(typical_p, 1))
+        add(llama_cpp.llama_sampler_init_top_p(top_p, 1))
+        add(llama_cpp.llama_sampler_init_min_p(min_p, 1))
+        add(llama_cpp.llama_sampler_init_temp(temp))
+        add(llama_cpp.llama_sampler_init_dist(seed))
+
+    def free(self) -> None:
+        if self.ptr is not None:
+            llama_cpp.llama_sampler_free(self.ptr)
+            self.ptr = None
+
+
+class GrammarLastSampler:
+    """Stands in for llama-cpp-python's `LlamaSampler` during one grammar-constrained generation."""
+
+    def __init__(self, llm: Any, grammar: Any, **chain: Any) -> None:
+        self._n_vocab = llm.n_vocab()
+        self._draw = _Chain(**chain)  # the unconstrained draw
+        self._redraw = _Chain(**chain)  # the draw after the grammar has pruned the vocabulary
+        self._grammar = llama_cpp.llama_sampler_init_grammar(
+            llm._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        if not self._grammar:
+            self.close()
+            raise ValueError("llama.cpp could not parse the grammar")
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._ids = np.arange(self._n_vocab, dtype=np.int32)
+        self.redrawn = 0  # tokens the grammar refused (for the benchmark and the tests)
+
+    def _allows(self, token: int) -> bool:
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
+        single = llama_cpp.llama_token_data_array(self._one, 1, -1, False)
+        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(single))
+        return bool(np.isfinite(self._one[0].logit))
+
+    def sample(self, ctx: Any, idx: int) -> int:
+        token = llama_cpp.llama_sampler_sample(self._draw.ptr, ctx.ctx, idx)
+        if not self._allows(token):
+            token = self._constrained(ctx, idx)
+            self.redrawn += 1
+        llama_cpp.llama_sampler_accept(self._grammar, token)
+        return token
+
+    def _constrained(self, ctx: Any, idx: int) -> int:
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self._n_vocab,))
+        data = np.empty(self._n_vocab, dtype=_TOKEN_DATA)
+        data["id"], data["logit"], data["p"] = self._ids, logits, 0.0
+        candidates = llama_cpp.llama_token_data_array(
+            data.ctypes.data_as(llama_cpp.llama_token_data_p), self._n_vocab, -1, False)
+        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
+        llama_cpp.llama_sampler_apply(self._redraw.ptr, ctypes.byref(candidates))
+        return int(candidates.data[candidates.selected].id)
+
+    def close(self) -> None:
+        self._draw.free()
+        self._redraw.free()
+        if getattr(self, "_grammar", None):
+            llama_cpp.llama_sampler_free(self._grammar)
+            self._grammar = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class GrammarLastLlama(llama_cpp.Llama):
+    """A `Llama` whose grammar-constrained replies use `GrammarLastSampler`."""
+
+    def _init_sampler(self, top_k: int = 40, top_p: float = 0.95, min_p: float = 0.05, typical_p: float = 1.0,
+                      temp: float = 0.80, repeat_penalty: float = 1.0, frequency_penalty: float = 0.0,
+                      presence_penalty: float = 0.0, mirostat_mode: int = 0, logits_processor: Any = None,
+                      grammar: Any = None, **rest: Any) -> Any:
+        if (grammar is not None and mirostat_mode == 0 and logits_processor is None
+                and _neutral_penalties(repeat_penalty, frequency_penalty, presence_penalty)):
+            return GrammarLastSampler(self, grammar, top_k=top_k, top_p=top_p, min_p=min_p,
+                                      typical_p=typical_p, temp=temp, seed=self._seed)
+        return super()._init_sampler(
+            top_k=top_k, top_p=top_p, min_p=min_p, typical_p=typical_p, temp=temp, repeat_penalty=repeat_penalty,
+            frequency_penalty=frequency_penalty, presence_penalty=presence_penalty, mirostat_mode=mirostat_mode,
+            logits_processor=logits_processor, grammar=grammar, **rest)
