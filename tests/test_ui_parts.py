@@ -439,3 +439,10 @@ def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_o
     assert "none of its passages" in rows[1].toolTip(0)
     pane.show_evidence(evidence)  # a second report (deep rounds) changes nothing
     assert [pane.papers.topLevelItem(i).toolTip(0).count("Searched:") for i in range(3)] == [0, 1, 1]
+    # A later round finds evidence in a paper the first only searched: it is no longer muted.
+    pane.show_evidence([*evidence, Evidence(3, "neo", 2, "2", "", "Survey completeness is 90 %.", 0.7)])
+    rows = [pane.papers.topLevelItem(i) for i in range(pane.papers.topLevelItemCount())]
+    assert [r.data(0, PAPER_ID_ROLE) for r in rows] == ["teams", "neo", "stereo"]
+    assert [r.foreground(0).color().name() == muted for r in rows] == [False, False, True]
+    assert [r.toolTip(1).count("Searched:") for r in rows] == [0, 0, 1]
+    assert rows[1].toolTip(0).startswith("Near-Earth Objects\nA. Author")

@@ -40,6 +40,7 @@ STAGES = (
 STAGE_MARK = {"pending": "\u25cb", "active": "\u25d4", "done": "\u2713", "failed": "\u2717"}
 EVIDENCE_ROLE = Qt.ItemDataRole.UserRole + 10
 PAPER_ID_ROLE = Qt.ItemDataRole.UserRole + 11
+TOOLTIP_ROLE = Qt.ItemDataRole.UserRole + 12  # a shortlisted paper's own tooltip, before the evidence marks it
 UNLIMITED = 0  # the time budget spin box's special value
 
 
@@ -309,6 +310,7 @@ class ResearchPane(QWidget):
             item = QTreeWidgetItem([p.title or p.id, authors_short(p.authors), p.year])
             item.setData(0, PAPER_ID_ROLE, p.id)
             tip = f"{p.title}\n{', '.join(p.authors)}\n{p.id} — double-click for the summary"
+            item.setData(0, TOOLTIP_ROLE, tip)
             for col in range(3):
                 item.setToolTip(col, tip)
             self.papers.addTopLevelItem(item)
@@ -336,12 +338,12 @@ class ResearchPane(QWidget):
         items = [self.papers.takeTopLevelItem(0) for _ in range(self.papers.topLevelItemCount())]
         items.sort(key=lambda it: it.data(0, PAPER_ID_ROLE) not in with_evidence)  # stable: rank order kept
         muted = QBrush(QColor(theme.colors()["muted"]))
-        for item in items:
-            if item.data(0, PAPER_ID_ROLE) not in with_evidence:
-                for col in range(3):
-                    item.setForeground(col, muted)
-                    item.setToolTip(col, item.toolTip(col).split("\n\nSearched")[0]
-                                    + "\n\nSearched: none of its passages bore on the question")
+        for item in items:  # marked afresh each time: a later report (deep rounds) may bring a paper evidence
+            searched_only = item.data(0, PAPER_ID_ROLE) not in with_evidence
+            tip = item.data(0, TOOLTIP_ROLE) + ("\n\nSearched: none of its passages bore on the question" if searched_only else "")
+            for col in range(3):
+                item.setData(col, Qt.ItemDataRole.ForegroundRole, muted if searched_only else None)
+                item.setToolTip(col, tip)
             self.papers.addTopLevelItem(item)
         if items:
             self.tabs.setTabText(0, f"Papers ({sum(i.data(0, PAPER_ID_ROLE) in with_evidence for i in items)} of {len(items)})")

@@ -20,9 +20,10 @@ import numpy as np
 # What a standard answer reads and writes besides the evidence (synthesis.py): the prompt's
 # system text and instructions, the second turn of a two-phase answer, and the support
 # check's list of (claim, quote) pairs with its verdicts. The first turn's fixed prompt is ~265
-# tokens and the question goes in twice; of that, the part before the question is read once per
-# model (deep_plan._answer_prompt_tokens), which leaves ~75 tokens an answer reads anew.
+# tokens and the question goes in twice. A backend that keeps prompt beginnings reads the part
+# before the question once per model; deep_plan._answer_prompt_tokens counts what is left.
 PROMPT_OVERHEAD_TOKENS = 340
+QUESTION_TOKENS = 30  # a researcher's question (the 114 bench questions: 13-46 tokens, median 28)
 SECOND_TURN_TOKENS = 120
 JUDGE_PROMPT_TOKENS = 130  # the check's instructions
 JUDGE_TOKENS_PER_PAIR = 110  # a claim and its quote (a sentence or two) in the word judge's prompt

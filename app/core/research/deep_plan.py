@@ -30,6 +30,7 @@ from .deep_budget import (
     RESTATE_READ_TOKENS,
     RESTATE_SHARE,
     RESTATE_WRITE_TOKENS,
+    QUESTION_TOKENS,
     QUOTE_RATING_TOKENS,
     SECOND_TURN_TOKENS,
     SOURCES_PER_CLAIM,
@@ -157,12 +158,15 @@ class PlanMixin:
         13–21 s it took, and left no time for a research round.
         """
         chat = self._chat
-        if chat is None or not chat.keeps_prefixes:
+        if chat is None:
             return PROMPT_OVERHEAD_TOKENS
-        from .synthesis import answer_beginning, first_turn
+        from .synthesis import answer_beginning, claims_prompt, first_turn
 
-        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(*first_turn(self.funnel.params)))
-        return max(PROMPT_OVERHEAD_TOKENS - kept, PROMPT_OVERHEAD_TOKENS // 4)
+        # Counted, not assumed, so that an edit of the prompt files is priced by itself.
+        template, fields = first_turn(self.funnel.params)
+        fixed = sum(chat.count_tokens(m["content"]) for m in claims_prompt("", [], template=template, **fields))
+        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(template, fields)) if chat.keeps_prefixes else 0
+        return max(fixed - kept, 0) + 2 * QUESTION_TOKENS
 
     def check_cost_s(self, pairs: int) -> float:
         """Predicted seconds of the support check for `pairs` (claim, passage) pairs.
