@@ -123,6 +123,21 @@ def test_prefilled_prompt_beginning_is_restored_and_gives_the_same_reply(chat, t
         fresh.close()
 
 
+def test_beginnings_used_by_every_answer_stay_kept_beside_one_new_each_time(chat):
+    """Each answer touches the answer prompt's beginning, a quote-rating beginning that holds its
+    question (new every time) and the check's. Dropped in the order first read, the answer's
+    beginning was read again every third answer; kept least-recently-used, never."""
+    answer = [{"role": "user", "content": "Answer from the passages below. Copy numbers exactly. " * 3}]
+    check = [{"role": "user", "content": "Does the cited text state this claim? Reply yes or no. " * 3}]
+    assert chat.prefill(answer) > 0 and chat.prefill(check) > 0
+    for n in range(6):
+        assert chat.prefill(answer) == 0, f"answer {n}: the answer's beginning was read again"
+        assert chat.prefill([{"role": "user", "content": f"Question {n}: which gene? Is this sentence the answer?"}]) > 0
+        assert chat.prefill(check) == 0, f"answer {n}: the check's beginning was read again"
+    prefixes = chat._prefixes
+    assert len(prefixes.kept()) == 4 and prefixes.kept()[-1] == prefixes.tokens(check)
+
+
 def test_missing_or_bad_gguf_is_model_not_found(tmp_path):
     missing = tmp_path / "nowhere" / "model.gguf"
     with pytest.raises(ModelNotFound) as err:

@@ -23,6 +23,10 @@ from .base import ChatMessage
 log = logging.getLogger(__name__)
 
 CAPACITY = 4  # prompt beginnings kept: the answer's, the support check's, and room for two more
+# Kept least-recently-used first: every answer touches its own beginning, the quote rating's
+# (which holds the question, so it is new each time) and the check's. Kept in the order they
+# were first read, the answer's was dropped every third answer and read again (~3 s before
+# the first claim with the starter model on 2 cores).
 MIN_GAIN = 16  # tokens a restore must save over what the cache already holds to be worth it
 
 
@@ -75,8 +79,12 @@ class WarmPrefixes:
     def remember(self, messages: list[ChatMessage]) -> int:
         """Read `messages` (the fixed beginning of later prompts) and keep its state; the tokens read."""
         tokens = self.tokens(messages)
-        if not tokens or any(s.tokens == tokens for s in self._saved):
-            return 0  # kept already: the prompt that needs it restores it
+        if not tokens:
+            return 0
+        for kept in self._saved:
+            if kept.tokens == tokens:  # kept already: the prompt that needs it restores it
+                self._touch(kept)
+                return 0
         llm = self._llm
         have = self.cached(tokens)
         if have < len(tokens):
@@ -87,10 +95,18 @@ class WarmPrefixes:
         size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
         buf = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buf, size, 0)
-        saved = _Saved(list(tokens), bytes(buf[:written]))
-        self._saved = [s for s in self._saved if s.tokens != saved.tokens][-(CAPACITY - 1):] + [saved]
+        self._saved = self._saved[-(CAPACITY - 1):] + [_Saved(list(tokens), bytes(buf[:written]))]
         log.debug("prefix cache: kept %d tokens (%d KB)", len(tokens), written // 1024)
         return len(tokens) - have
+
+    def _touch(self, kept: _Saved) -> None:
+        """`kept` was used now: the last to be dropped."""
+        self._saved.remove(kept)
+        self._saved.append(kept)
+
+    def kept(self) -> list[list[int]]:
+        """The token lists of the beginnings kept, least recently used first."""
+        return [list(s.tokens) for s in self._saved]
 
     def restore_for(self, tokens: list[int]) -> int:
         """Put back the saved beginning of a prompt (its `tokens`) if it saves reading; the tokens it saves."""
@@ -101,6 +117,7 @@ class WarmPrefixes:
         gain = common_prefix(best.tokens, tokens) - have
         if gain < MIN_GAIN:
             return 0
+        self._touch(best)
         import llama_cpp
 
         llm = self._llm
