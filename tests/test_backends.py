@@ -124,18 +124,40 @@ def test_prefilled_prompt_beginning_is_restored_and_gives_the_same_reply(chat, t
 
 
 def test_beginnings_used_by_every_answer_stay_kept_beside_one_new_each_time(chat):
-    """Each answer touches the answer prompt's beginning, a quote-rating beginning that holds its
-    question (new every time) and the check's. Dropped in the order first read, the answer's
-    beginning was read again every third answer; kept least-recently-used, never."""
+    """Each answer reads ahead the answer prompt's beginning, the quote rating's system prompt,
+    a rating beginning that holds its question (new every time) and the check's, in that order.
+    Dropped in the order first read, the answer's beginning was read again every third answer;
+    kept least-recently-used, none of the shared ones is read twice."""
+    from app.core.models.llama_prefix import CAPACITY
+
     answer = [{"role": "user", "content": "Answer from the passages below. Copy numbers exactly. " * 3}]
+    rating_system = {"role": "system", "content": "You find the sentences of papers that answer a question. " * 3}
+    rating = [rating_system, {"role": "user", "content": "Question:"}]
     check = [{"role": "user", "content": "Does the cited text state this claim? Reply yes or no. " * 3}]
-    assert chat.prefill(answer) > 0 and chat.prefill(check) > 0
-    for n in range(6):
-        assert chat.prefill(answer) == 0, f"answer {n}: the answer's beginning was read again"
-        assert chat.prefill([{"role": "user", "content": f"Question {n}: which gene? Is this sentence the answer?"}]) > 0
-        assert chat.prefill(check) == 0, f"answer {n}: the check's beginning was read again"
+    for n in range(8):
+        first = n == 0
+        assert (chat.prefill(answer) > 0) == first, f"answer {n}: the answer's beginning was read again"
+        assert (chat.prefill(rating) > 0) == first, f"answer {n}: the rating's beginning was read again"
+        question = [rating_system, {"role": "user", "content": f"Question: which gene did knockout {n} remove?"}]
+        assert 0 < chat.prefill(question) < 30  # only its question: the kept system prompt is put back
+        assert (chat.prefill(check) > 0) == first, f"answer {n}: the check's beginning was read again"
     prefixes = chat._prefixes
-    assert len(prefixes.kept()) == 4 and prefixes.kept()[-1] == prefixes.tokens(check)
+    assert len(prefixes.kept()) == CAPACITY and prefixes.kept()[-1] == prefixes.tokens(check)
+
+
+def test_reading_ahead_a_longer_beginning_restores_the_kept_shorter_one(chat):
+    """The quote rating keeps its system prompt once per model, then reads ahead the question of
+    each answer: only the part after the kept beginning is read, even after other prompts."""
+    system = {"role": "system", "content": "Strictly rate each sentence of a paper against the question. " * 5}
+    shared = [system, {"role": "user", "content": "Question:"}]
+    assert chat.prefill(shared) > 40
+    chat.chat([{"role": "user", "content": "Say hello."}], max_tokens=4, temperature=0.0)  # the cache moves on
+    longer = [system, {"role": "user", "content": "Question: which gene did the knockout remove?\n\nDoes the sentence say?"}]
+    prefixes = chat._prefixes
+    full, kept = prefixes.tokens(longer), prefixes.tokens(shared)
+    from app.core.models.llama_prefix import common_prefix
+
+    assert chat.prefill(longer) == len(full) - common_prefix(full, kept) < len(full) // 2
 
 
 def test_missing_or_bad_gguf_is_model_not_found(tmp_path):

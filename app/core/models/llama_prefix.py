@@ -22,11 +22,13 @@ from .base import ChatMessage
 
 log = logging.getLogger(__name__)
 
-CAPACITY = 4  # prompt beginnings kept: the answer's, the support check's, and room for two more
-# Kept least-recently-used first: every answer touches its own beginning, the quote rating's
-# (which holds the question, so it is new each time) and the check's. Kept in the order they
-# were first read, the answer's was dropped every third answer and read again (~3 s before
-# the first claim with the starter model on 2 cores).
+# Prompt beginnings kept (a few MB each): every answer uses the answer prompt's, the quote
+# rating's system prompt, a rating beginning that holds its question (new each time) and the
+# check's, so six leave room for the last question's and one more (deep research, the
+# manuscript check). Dropped least recently used first: dropped in the order first read, four
+# of them, the answer's beginning was read again every third answer (~3 s before the first
+# claim with the starter model on 2 cores).
+CAPACITY = 6
 MIN_GAIN = 16  # tokens a restore must save over what the cache already holds to be worth it
 
 
@@ -85,6 +87,7 @@ class WarmPrefixes:
             if kept.tokens == tokens:  # kept already: the prompt that needs it restores it
                 self._touch(kept)
                 return 0
+        self.restore_for(tokens)  # a kept beginning of this one is put back, not read again
         llm = self._llm
         have = self.cached(tokens)
         if have < len(tokens):
@@ -113,7 +116,9 @@ class WarmPrefixes:
         if not self._saved or not tokens:
             return 0
         have = self.cached(tokens)
-        best = max(self._saved, key=lambda s: common_prefix(s.tokens, tokens))
+        # Of beginnings that share as much, the shortest: the general one (a system prompt) rather
+        # than the last question's, which would otherwise be kept alive by every later question.
+        best = max(self._saved, key=lambda s: (common_prefix(s.tokens, tokens), -len(s.tokens)))
         gain = common_prefix(best.tokens, tokens) - have
         if gain < MIN_GAIN:
             return 0

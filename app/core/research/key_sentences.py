@@ -81,7 +81,9 @@ def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
     def messages(user: str) -> list[ChatMessage]:
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    # The part every candidate shares, read once: the question and the instruction, up to the sentence.
+    # What every answer's rating shares (the system prompt), kept once per model; then what every
+    # candidate of this answer shares, read once: the question and the instruction, up to the sentence.
+    chat.prefill(messages(template.split("{query}", 1)[0].rstrip()))
     chat.prefill(messages(template.split("Sentence:", 1)[0].rstrip().format(query=query)))
     out = []
     for sentence in sentences:
