@@ -122,7 +122,6 @@ class WarmPrefixes:
         gain = common_prefix(best.tokens, tokens) - have
         if gain < MIN_GAIN:
             return 0
-        self._touch(best)
         import llama_cpp
 
         llm = self._llm
@@ -135,4 +134,5 @@ class WarmPrefixes:
         llm.input_ids[: len(best.tokens)] = best.tokens
         llm.n_tokens = len(best.tokens)  # generate() keeps the shared part and drops the rest
         llm._requires_eval = True  # the logits are not restored: the next token is evaluated anew
+        self._touch(best)  # only a state llama.cpp took back counts as used
         return gain
