@@ -60,11 +60,12 @@ def test_hot_sampling_redraws_refused_tokens_and_stays_schema_valid(models):
     assert redrawn > 0  # the constrained redraw was exercised, and its tokens kept the structure
 
 
-def test_a_grammar_llama_cpp_cannot_parse_is_a_value_error(models):
+def test_a_grammar_llama_cpp_cannot_parse_is_a_runtime_error(models):
+    """Not a ValueError: the chat backend reads that as a prompt too long for the context."""
     _, fast = models
     broken = LlamaGrammar.from_string('root ::= "a"')
     broken._grammar = 'root ::= ( "unclosed'
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError, match="could not parse the grammar"):
         GrammarLastSampler(fast, broken, top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0, temp=0.2, seed=1)
 
 

@@ -59,7 +59,9 @@ class GrammarLastSampler:
             llm._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
         if not self._grammar:
             self.close()
-            raise ValueError("llama.cpp could not parse the grammar")
+            # RuntimeError: the chat backend reports it as llama.cpp failing while generating
+            # (a ValueError there means the prompt did not fit the context).
+            raise RuntimeError("llama.cpp could not parse the grammar")
         self._one = (llama_cpp.llama_token_data * 1)()
         self._ids = np.arange(self._n_vocab, dtype=np.int32)
         self.redrawn = 0  # tokens the grammar refused (for the benchmark and the tests)
