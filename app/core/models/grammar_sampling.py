@@ -26,6 +26,36 @@ def _neutral_penalties(repeat_penalty: float, frequency_penalty: float, presence
     return repeat_penalty == 1.0 and frequency_penalty == 0.0 and presence_penalty == 0.0
 
 
+def _grammar_sampler(llm: Any, grammar: Any) -> Any:
+    """llama.cpp's grammar sampler for a LlamaGrammar (NULL if llama.cpp cannot parse it)."""
+    return llama_cpp.llama_sampler_init_grammar(
+        llm._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+
+
+def _allows(sampler: Any, one: Any, token: int) -> bool:
+    """Whether the grammar `sampler` accepts `token` next (`one`: a 1-element llama_token_data array)."""
+    one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+    single = llama_cpp.llama_token_data_array(one, 1, -1, False)
+    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(single))
+    return bool(np.isfinite(one[0].logit))
+
+
+def accepts_opening(llm: Any, grammar: Any, tokens: list[int]) -> bool:
+    """Whether `grammar` lets a reply begin with `tokens` (checked on a grammar of its own)."""
+    sampler = _grammar_sampler(llm, grammar)
+    if not sampler:
+        return False
+    try:
+        one = (llama_cpp.llama_token_data * 1)()
+        for token in tokens:
+            if not _allows(sampler, one, token):
+                return False
+            llama_cpp.llama_sampler_accept(sampler, token)
+        return True
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
+
+
 class _Chain:
     """A llama.cpp sampler chain of the usual truncations and a final draw (no grammar)."""
 
@@ -51,12 +81,11 @@ class _Chain:
 class GrammarLastSampler:
     """Stands in for llama-cpp-python's `LlamaSampler` during one grammar-constrained generation."""
 
-    def __init__(self, llm: Any, grammar: Any, **chain: Any) -> None:
+    def __init__(self, llm: Any, grammar: Any, *, opening: list[int] | None = None, **chain: Any) -> None:
         self._n_vocab = llm.n_vocab()
         self._draw = _Chain(**chain)  # the unconstrained draw
         self._redraw = _Chain(**chain)  # the draw after the grammar has pruned the vocabulary
-        self._grammar = llama_cpp.llama_sampler_init_grammar(
-            llm._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        self._grammar = _grammar_sampler(llm, grammar)
         if not self._grammar:
             self.close()
             # RuntimeError: the chat backend reports it as llama.cpp failing while generating
@@ -65,12 +94,16 @@ class GrammarLastSampler:
         self._one = (llama_cpp.llama_token_data * 1)()
         self._ids = np.arange(self._n_vocab, dtype=np.int32)
         self.redrawn = 0  # tokens the grammar refused (for the benchmark and the tests)
+        # A reply opening the prompt already holds (reply_opening.py): the grammar moves past it.
+        for token in opening or ():
+            if not _allows(self._grammar, self._one, token):
+                self.close()
+                raise RuntimeError("the grammar refuses the reply's opening")
+            llama_cpp.llama_sampler_accept(self._grammar, token)
+        self.opened = len(opening or ())
 
     def _allows(self, token: int) -> bool:
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
-        single = llama_cpp.llama_token_data_array(self._one, 1, -1, False)
-        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(single))
-        return bool(np.isfinite(self._one[0].logit))
+        return _allows(self._grammar, self._one, token)
 
     def sample(self, ctx: Any, idx: int) -> int:
         token = llama_cpp.llama_sampler_sample(self._draw.ptr, ctx.ctx, idx)
@@ -102,16 +135,24 @@ class GrammarLastSampler:
 
 
 class GrammarLastLlama(llama_cpp.Llama):
-    """A `Llama` whose grammar-constrained replies use `GrammarLastSampler`."""
+    """A `Llama` whose grammar-constrained replies use `GrammarLastSampler`.
+
+    `reply_opening`: tokens at the end of the next grammar-constrained prompt that the reply
+    begins with (reply_opening.py); the next sampler moves its grammar past them, once."""
+
+    reply_opening: list[int] | None = None
 
     def _init_sampler(self, top_k: int = 40, top_p: float = 0.95, min_p: float = 0.05, typical_p: float = 1.0,
                       temp: float = 0.80, repeat_penalty: float = 1.0, frequency_penalty: float = 0.0,
                       presence_penalty: float = 0.0, mirostat_mode: int = 0, logits_processor: Any = None,
                       grammar: Any = None, **rest: Any) -> Any:
+        opening, self.reply_opening = self.reply_opening, None
         if (grammar is not None and mirostat_mode == 0 and logits_processor is None
                 and _neutral_penalties(repeat_penalty, frequency_penalty, presence_penalty)):
-            return GrammarLastSampler(self, grammar, top_k=top_k, top_p=top_p, min_p=min_p,
+            return GrammarLastSampler(self, grammar, opening=opening, top_k=top_k, top_p=top_p, min_p=min_p,
                                       typical_p=typical_p, temp=temp, seed=self._seed)
+        if opening:  # llama-cpp-python's own chain would start the grammar over, inside the reply
+            raise RuntimeError("a reply opening needs the grammar-last sampler")
         return super()._init_sampler(
             top_k=top_k, top_p=top_p, min_p=min_p, typical_p=typical_p, temp=temp, repeat_penalty=repeat_penalty,
             frequency_penalty=frequency_penalty, presence_penalty=presence_penalty, mirostat_mode=mirostat_mode,

@@ -23,6 +23,7 @@ from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
 from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_json
 from .llama_prefix import WarmPrefixes
+from .reply_opening import opened_completion
 
 # How llama.cpp's OpenMP workers wait between operations. By default they
 # busy-wait for a long time, and whenever another thread competes for the cores
@@ -136,24 +137,14 @@ class LlamaCppChat(ChatModel):
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
     ) -> str:
-        kwargs: dict[str, Any] = {}
-        if json_schema is not None:
-            # llama-cpp-python turns the schema into a GBNF grammar, so the
-            # sampler can only emit tokens that keep the JSON schema-valid.
-            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
         deadline = time.monotonic() + timeout_s if timeout_s else None
         pieces: list[str] = []
         finish_reason: str | None = None
         with self._lock:
-            self._restore_prefix(self._prompt_tokens(messages))
+            tokens = self._prompt_tokens(messages)
+            self._restore_prefix(tokens)
             try:
-                stream: Iterator[dict[str, Any]] = self._llm.create_chat_completion(
-                    messages=list(messages),
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    stream=True,
-                    **kwargs,
-                )
+                stream, opening = self._start(messages, tokens, json_schema, max_tokens=max_tokens, temperature=temperature)
             except ValueError as exc:
                 raise ModelError(f"llama.cpp refused the request: {exc}") from None
             chunks = _guarded(stream)
@@ -167,8 +158,10 @@ class LlamaCppChat(ChatModel):
                             "allow more time in Settings or use a smaller model",
                         )
                     choice = chunk["choices"][0]
-                    piece = choice.get("delta", {}).get("content")
+                    piece = choice["text"] if "text" in choice else choice.get("delta", {}).get("content")
                     if piece:
+                        if not pieces and opening:  # the opening streams with the first written token, so
+                            piece = opening + piece  # a caller timing the first token still times the reading
                         pieces.append(piece)
                         if on_token is not None:
                             on_token(piece)
@@ -177,10 +170,22 @@ class LlamaCppChat(ChatModel):
                 # Closing the generator stops generation now and leaves the
                 # Llama instance ready for the next call.
                 chunks.close()
-        text = "".join(pieces)
+                self._llm.reply_opening = None  # used by now, or never to be
+        text = "".join(pieces) or opening
         if json_schema is not None:
             require_json(text, finish_reason == "length", max_tokens)
         return text
+
+    def _start(self, messages: list[ChatMessage], tokens: list[int] | None, json_schema: dict[str, Any] | None,
+               **sampling: Any) -> tuple[Iterator[dict[str, Any]], str]:
+        """The reply's chunks, and the opening the prompt holds for it ("": written whole; reply_opening.py).
+        llama-cpp-python turns a schema into a GBNF grammar: the sampler emits only schema-valid JSON."""
+        if json_schema is not None and tokens is not None:
+            opened = opened_completion(self._llm, tokens, self._prefixes.stop, json_schema, **sampling)
+            if opened is not None:
+                return opened
+        schema = {} if json_schema is None else {"response_format": {"type": "json_object", "schema": json_schema}}
+        return self._llm.create_chat_completion(messages=list(messages), stream=True, **sampling, **schema), ""
 
     def choice_probabilities(self, messages: list[ChatMessage], choices: list[str], *,
                              cancelled: IsCancelled | None = None) -> dict[str, float] | None:
