@@ -54,6 +54,11 @@ class LibraryLayout:
             self.mirror.ensure_local(path.with_name(f"{paper_id}.ocr.json"))
         return self._fetched(path)
 
+    def local_text_path(self, paper_id: str) -> Path | None:
+        """The paper's text file if it is on this machine (never fetched: for work that can do without it)."""
+        path = self.root / "text" / f"{paper_id}.md"
+        return path if path.is_file() else None
+
     def summary_path(self, paper_id: str) -> Path:
         return self.root / "summaries" / f"{paper_id}.md"
 

@@ -296,6 +296,7 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
         yield PageText(page=pno + 1, label=labels[pno], markdown=md)
 
 
+LATE_START_STEP, LATE_START_MAX = 3, 45  # where else a quote's part on the page may start (words)
 _MD_MARKS = re.compile(r"(^|\n)#+ |```|\\(?=#)")
 _WORD_EDGE = re.compile(r"^\W+|\W+$")
 
@@ -318,6 +319,12 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
                 hits = page.search_for(snippet, flags=SEARCH_FLAGS)
                 if hits:
                     return hits
+        # A sentence a page break cut in two begins on the page before (research/page_breaks.py):
+        # its part on this page starts a few words in.
+        for start in range(LATE_START_STEP, min(len(words) - 3, LATE_START_MAX), LATE_START_STEP):
+            hits = page.search_for(" ".join(words[start : start + max_words // 2]), flags=SEARCH_FLAGS)
+            if hits:
+                return hits
         ocr_words = ocr.stored_words(page.parent.name, page.number + 1) if page.parent.name else []
     return _align_words(ocr_words, words) if ocr_words else []
 

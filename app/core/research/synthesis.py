@@ -29,6 +29,7 @@ from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult,
 from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
+from .page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_probabilities, key_sentences, unquoted
 from .first_turn_size import record_reading, split_first, tokens_read
 from .second_turn import more_claims
@@ -57,6 +58,7 @@ def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
     if not result.evidence or any(e.sentences for e in result.evidence):
         return
     started = time.monotonic()
+    result.evidence = mend_page_breaks(result.evidence, library_pages(funnel.library.local_text_path))
     if qvec is None:
         qvec = funnel.embedder.embed_one(result.query)
     budget = funnel.evidence_budget()
