@@ -100,7 +100,11 @@ class WarmPrefixes:
         size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
         buf = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buf, size, 0)
-        self._saved = self._saved[-(CAPACITY - 1):] + [_Saved(list(tokens), bytes(buf[:written]))]
+        # string_at copies the bytes at C speed. bytes(buf[:written]) went through a Python list of
+        # one int per byte: ~270 ms for 8 MB with the GIL held, which stalled the window's event
+        # loop (the UI stall test's "early-import gap", 120-230 ms on a slow day) and every answer.
+        state = ctypes.string_at(buf, written)
+        self._saved = self._saved[-(CAPACITY - 1):] + [_Saved(list(tokens), state)]
         log.debug("prefix cache: kept %d tokens (%d KB)", len(tokens), written // 1024)
         return len(tokens) - have
 
