@@ -40,18 +40,22 @@ def _allows(sampler: Any, one: Any, token: int) -> bool:
     return bool(np.isfinite(one[0].logit))
 
 
+def _advance(sampler: Any, one: Any, tokens: list[int]) -> bool:
+    """Move the grammar `sampler` past `tokens`, each in turn; False at the first it refuses."""
+    for token in tokens:
+        if not _allows(sampler, one, token):
+            return False
+        llama_cpp.llama_sampler_accept(sampler, token)
+    return True
+
+
 def accepts_opening(llm: Any, grammar: Any, tokens: list[int]) -> bool:
     """Whether `grammar` lets a reply begin with `tokens` (checked on a grammar of its own)."""
     sampler = _grammar_sampler(llm, grammar)
     if not sampler:
         return False
     try:
-        one = (llama_cpp.llama_token_data * 1)()
-        for token in tokens:
-            if not _allows(sampler, one, token):
-                return False
-            llama_cpp.llama_sampler_accept(sampler, token)
-        return True
+        return _advance(sampler, (llama_cpp.llama_token_data * 1)(), tokens)
     finally:
         llama_cpp.llama_sampler_free(sampler)
 
@@ -95,11 +99,9 @@ class GrammarLastSampler:
         self._ids = np.arange(self._n_vocab, dtype=np.int32)
         self.redrawn = 0  # tokens the grammar refused (for the benchmark and the tests)
         # A reply opening the prompt already holds (reply_opening.py): the grammar moves past it.
-        for token in opening or ():
-            if not _allows(self._grammar, self._one, token):
-                self.close()
-                raise RuntimeError("the grammar refuses the reply's opening")
-            llama_cpp.llama_sampler_accept(self._grammar, token)
+        if not _advance(self._grammar, self._one, opening or []):
+            self.close()
+            raise RuntimeError("the grammar refuses the reply's opening")
         self.opened = len(opening or ())
 
     def _allows(self, token: int) -> bool:

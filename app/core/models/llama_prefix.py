@@ -56,7 +56,6 @@ class WarmPrefixes:
         self._saved: list[_Saved] = []
         template = llm.metadata.get("tokenizer.chat_template")
         self._format = None
-        self.stop: list[str] = []  # the text that ends the assistant's turn
         if template:
             eos, bos = llm.token_eos(), llm.token_bos()
             # The same formatter llama-cpp-python builds from the GGUF for create_chat_completion,
@@ -67,7 +66,11 @@ class WarmPrefixes:
                 bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
                 stop_token_ids=[eos],
             )
-            self.stop = [self._format.eos_token] if self._format.eos_token else []
+
+    @property
+    def stop(self) -> list[str]:
+        """The text that ends the assistant's turn (none without a chat template)."""
+        return [self._format.eos_token] if self._format is not None and self._format.eos_token else []
 
     def tokens(self, messages: list[ChatMessage]) -> list[int] | None:
         """The prompt tokens create_chat_completion reads for `messages` (None: no chat template)."""

@@ -16,11 +16,14 @@ refuses (a schema the grammar orders differently) is not used: the reply is writ
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Iterator
 
 from llama_cpp.llama_grammar import LlamaGrammar
 
 from .grammar_sampling import GrammarLastLlama, accepts_opening
+
+log = logging.getLogger(__name__)
 
 # Keywords that make a string's first character the grammar's choice, not the model's free text.
 _SHAPED_STRING = ("enum", "const", "pattern", "format")
@@ -64,7 +67,8 @@ def opened_completion(llm: Any, prompt: list[int], stop: list[str], schema: dict
         return None
     try:
         grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-    except Exception:  # noqa: BLE001 - the converter's own errors: the whole-reply path falls back to plain JSON
+    except Exception as exc:  # noqa: BLE001 - the converter's own errors: the whole-reply path falls back to plain JSON
+        log.warning("no reply opening: llama-cpp-python could not turn the schema into a grammar (%s)", exc)
         return None
     tokens = llm.tokenize(opening.encode("utf-8"), add_bos=False, special=False)
     if not accepts_opening(llm, grammar, tokens):
