@@ -34,6 +34,21 @@ def test_a_passage_opening_mid_sentence_gets_its_beginning_from_the_page_before(
     assert own == PAGES[2]
 
 
+def test_with_both_halves_in_the_evidence_the_better_ranked_passage_holds_the_sentence_once():
+    whole = "In our survey about 50 to 100 nests were enough for reliable estimates of hatching success, as earlier studies found."
+    first, second = mend_page_breaks([passage(1), passage(2)], lambda paper: PAGES)
+    assert first.text.endswith(whole)
+    assert second.text == "Predation was the main cause of loss."
+    assert second.char_start == PAGES[2].index("Predation")  # still the slice of its page it names
+    second, first = mend_page_breaks([passage(2), passage(1)], lambda paper: PAGES)
+    assert second.text.startswith(whole)
+    assert first.text == "# Results\n\nNests were checked every third day."
+    assert sum(whole in e.text for e in (first, second)) == 1
+    only_half = passage(2, "reliable estimates of hatching success, as earlier studies found.")
+    _, kept = mend_page_breaks([passage(1), only_half], lambda paper: PAGES)
+    assert kept.text == only_half.text  # nothing else in it: left as it was
+
+
 def test_finished_sentences_blocks_and_mid_page_passages_are_left_alone():
     finished = {**PAGES, 1: PAGES[1] + " reliable results."}
     assert mend_page_breaks([passage(2)], lambda paper: finished)[0].text == PAGES[2]  # page 1 ends a sentence

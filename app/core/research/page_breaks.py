@@ -13,6 +13,8 @@ it from the next page, and one that opens mid-sentence gets the sentence's begin
 page before. The passage's span on its own page is unchanged (`char_start` moves back by what
 was put in front, so its sentences keep their places); the viewer finds a quote by its words.
 Only a page that opens in lower case continues one that stops without a full stop.
+Where both passages around a break are in the evidence, the better-ranked one holds the whole
+sentence and the other loses its half, so the model never reads the sentence twice.
 """
 
 from __future__ import annotations
@@ -48,8 +50,12 @@ def _continues(sentence: str) -> bool:
 
 
 def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Evidence]:
-    """The passages, those that share a sentence with a neighbouring page holding it whole (copies)."""
+    """The passages, those that share a sentence with a neighbouring page holding it whole (copies).
+
+    `evidence` is best first: a sentence cut by a break goes whole to the first passage holding
+    a half of it; a later passage holding the other half drops that half (where it has more)."""
     units: dict[tuple[str, int], list[str]] = {}
+    mended: set[tuple[str, int]] = set()  # (paper, page before the break) whose sentence a passage holds whole
 
     def page(paper_id: str, number: int) -> list[str]:
         if (paper_id, number) not in units:
@@ -64,15 +70,38 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
         if own and passage and passage[0] == own[0] and _continues(own[0]):
             before = page(e.paper_id, e.page - 1)
             if before and _unfinished(before[-1]):
-                blank = len(text) - len(text.lstrip())
-                text = before[-1] + _JOIN + text[blank:]
-                start += blank - len(before[-1]) - len(_JOIN)
+                if (e.paper_id, e.page - 1) in mended:
+                    text, start = _without_first_unit(text, start)
+                else:
+                    mended.add((e.paper_id, e.page - 1))
+                    blank = len(text) - len(text.lstrip())
+                    text = before[-1] + _JOIN + text[blank:]
+                    start += blank - len(before[-1]) - len(_JOIN)
         if own and passage and passage[-1] == own[-1] and _unfinished(own[-1]):
             after = page(e.paper_id, e.page + 1)
             if after and _continues(after[0]):
-                text = text.rstrip() + _JOIN + after[0]
+                if (e.paper_id, e.page) in mended:
+                    text = _without_last_unit(text)
+                else:
+                    mended.add((e.paper_id, e.page))
+                    text = text.rstrip() + _JOIN + after[0]
         out.append(e if text == e.text else replace(e, text=text, char_start=start))
     return out
+
+
+def _without_first_unit(text: str, start: int) -> tuple[str, int]:
+    """The passage without its opening sentence (its start moved past it); as it was if that is all it holds."""
+    spans = [(s, end) for s, end, kind in text_units(text) if kind != "heading"]
+    if len(spans) < 2 or spans[0][0] > len(text) - len(text.lstrip()):  # a heading first: leave it
+        return text, start
+    rest = spans[1][0]
+    return text[rest:], start + rest
+
+
+def _without_last_unit(text: str) -> str:
+    """The passage without its closing sentence; as it was if that is all it holds."""
+    spans = [(s, end) for s, end, kind in text_units(text) if kind != "heading"]
+    return text[: spans[-1][0]].rstrip() if len(spans) >= 2 else text
 
 
 def library_pages(text_file: Callable[[str], object]) -> PageTexts:
