@@ -123,8 +123,11 @@ class ResearchParams:
     # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
     # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it
     # was not tuned on, answers were right 12/30 against 9/30 by focus score alone, in 18.5 s against
-    # 11.3 s (docs/research.md). 0: focus score alone.
-    quote_candidates: int = 8
+    # 11.3 s (docs/research.md). Twelve, not eight: a gold fact sits at rank 8-13 by focus score
+    # for 8 of the 58 development questions; simulated on them (odd-numbered r-papers and mixed
+    # fields), the four quotes held 60 + 16 of 145 gold fact groups with 12 rated against 56 + 15
+    # with 8, and 16 rated added none (~0.6 s a sentence). 0: focus score alone.
+    quote_candidates: int = 12
     # After the check, a claim of the model that states a figure no passage states, and that no
     # passage supports, is withdrawn (named in the answer's notes) if a supported claim remains.
     withdraw_unstated: bool = True
