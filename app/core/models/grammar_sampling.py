@@ -144,6 +144,23 @@ class GrammarLastLlama(llama_cpp.Llama):
 
     reply_opening: list[int] | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # With a draft model (prompt_lookup.py) set for a reply, `generate` samples every drafted
+        # position of a batch, so those need logits; llama-cpp-python asks for them only with
+        # logits_all, which would also compute them for every prompt token and keep a
+        # context-sized copy (~2.5 GB for a 4,096-token context) for logprobs we never read.
+        set_batch = self._batch.set_batch
+
+        def set_batch_with_draft(batch: Any, n_past: int, logits_all: bool) -> None:
+            set_batch(batch, n_past, logits_all)
+            if self.draft_model is not None:
+                n = len(batch)
+                for i in range(max(0, n - 1 - self.draft_model.num_pred_tokens), n):
+                    self._batch.batch.logits[i] = True
+
+        self._batch.set_batch = set_batch_with_draft
+
     def _init_sampler(self, top_k: int = 40, top_p: float = 0.95, min_p: float = 0.05, typical_p: float = 1.0,
                       temp: float = 0.80, repeat_penalty: float = 1.0, frequency_penalty: float = 0.0,
                       presence_penalty: float = 0.0, mirostat_mode: int = 0, logits_processor: Any = None,

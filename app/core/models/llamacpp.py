@@ -23,6 +23,7 @@ from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
 from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_json
 from .llama_prefix import WarmPrefixes
+from .prompt_lookup import PromptLookup
 from .reply_opening import opened_completion
 
 # How llama.cpp's OpenMP workers wait between operations. By default they
@@ -120,6 +121,7 @@ class LlamaCppChat(ChatModel):
         self.context_length = self._llm.n_ctx()
         self._prefixes = WarmPrefixes(self._llm)
         self._choice_tokens: dict[str, set[int]] = {}
+        self.drafts: PromptLookup | None = PromptLookup()  # replies copy their prompt (None: a token a pass)
 
     def count_tokens(self, text: str) -> int:
         # No lock: tokenizing reads only the vocabulary, never the context,
@@ -147,6 +149,7 @@ class LlamaCppChat(ChatModel):
                 stream, opening = self._start(messages, tokens, json_schema, max_tokens=max_tokens, temperature=temperature)
             except ValueError as exc:
                 raise ModelError(f"llama.cpp refused the request: {exc}") from None
+            self._llm.draft_model = self.drafts  # read when the reply is generated, below
             chunks = _guarded(stream)
             try:
                 for chunk in chunks:
@@ -171,6 +174,7 @@ class LlamaCppChat(ChatModel):
                 # Llama instance ready for the next call.
                 chunks.close()
                 self._llm.reply_opening = None  # used by now, or never to be
+                self._llm.draft_model = None  # other reads (choice_probabilities) want the last logits only
         text = "".join(pieces) or opening
         if json_schema is not None:
             require_json(text, finish_reason == "length", max_tokens)
@@ -285,13 +289,11 @@ class LlamaCppEmbedding(EmbeddingModel):
     embedding never fails on length; the tail of such a text does not count
     towards its vector.
 
-    One text per llama_decode call. llama.cpp can put several texts in one
-    call (a sequence id each), but for BERT-style models it then attends
-    over the whole batch with a mask, so cost grows with the square of the
-    batch: measured on MiniLM, 2 threads, packing 200-word texts ran at
-    0.4-1.3 texts/s against 2.0 one by one, and 15-word texts at 5-15
-    against 35. CPU matrix kernels are already busy at ~20 tokens, so
-    packing has nothing to amortise.
+    One text per llama_decode call. llama.cpp can put several texts in one call (a sequence
+    id each), but for BERT-style models it then attends over the whole batch with a mask, so
+    cost grows with the square of the batch: on MiniLM, 2 threads, packing 200-word texts ran
+    at 0.4-1.3 texts/s against 2.0 one by one, and 15-word texts at 5-15 against 35. CPU matrix
+    kernels are already busy at ~20 tokens, so packing has nothing to amortise.
     """
 
     def __init__(self, cfg: ModelConfig) -> None:
