@@ -170,9 +170,7 @@ class LlamaCppChat(ChatModel):
                             on_token(piece)
                     finish_reason = choice.get("finish_reason") or finish_reason
             finally:
-                # Closing the generator stops generation now and leaves the
-                # Llama instance ready for the next call.
-                chunks.close()
+                chunks.close()  # stops generation now; the Llama instance is ready for the next call
                 self._llm.reply_opening = None  # used by now, or never to be
                 self._llm.draft_model = None  # other reads (choice_probabilities) want the last logits only
         text = "".join(pieces) or opening
