@@ -47,8 +47,11 @@ class LibraryLayout:
     def pdf_path(self, paper_id: str) -> Path:
         return self._fetched(self.root / "pdfs" / f"{paper_id}.pdf")
 
+    def _text_file(self, paper_id: str) -> Path:
+        return self.root / "text" / f"{paper_id}.md"
+
     def text_path(self, paper_id: str) -> Path:
-        path = self.root / "text" / f"{paper_id}.md"
+        path = self._text_file(paper_id)
         if self.mirror is not None and not path.exists():
             # The OCR words (ocr.layer_path) sit beside the text and are read with it.
             self.mirror.ensure_local(path.with_name(f"{paper_id}.ocr.json"))
@@ -56,7 +59,7 @@ class LibraryLayout:
 
     def local_text_path(self, paper_id: str) -> Path | None:
         """The paper's text file if it is on this machine (never fetched: for work that can do without it)."""
-        path = self.root / "text" / f"{paper_id}.md"
+        path = self._text_file(paper_id)
         return path if path.is_file() else None
 
     def summary_path(self, paper_id: str) -> Path:

@@ -42,10 +42,11 @@ class PromptLookup:
             tail = ids[n - size:]
             windows = np.lib.stride_tricks.sliding_window_view(ids[: n - 1], size)
             hits = np.flatnonzero((windows == tail).all(axis=1))
-            for at in hits[::-1]:  # the latest occurrence first: the one the reply is most likely copying
-                start = at + size
-                draft = ids[start : min(start + self.num_pred_tokens, n)]
-                if len(draft):
-                    self.offered += len(draft)
-                    return draft.astype(np.intc)
+            if hits.size:
+                # The latest occurrence: the one the reply is most likely copying. It ends before the
+                # context's last token, so something always follows it.
+                start = hits[-1] + size
+                draft = ids[start : start + self.num_pred_tokens]
+                self.offered += len(draft)
+                return draft.astype(np.intc)
         return np.empty(0, dtype=np.intc)
