@@ -1,12 +1,16 @@
 """How often the support check agrees with hand labels on (claim, cited passage) pairs.
 
 `bench/questions/support-pairs.jsonl` holds pairs labelled by hand — supported, partial,
-unsupported — a third of them misattributions that share the passage's topic (a number,
-organism, gene, method or direction changed). For each judge (the rules alone, the chat
-model alone, both as the product combines them) it prints agreement with the labels, the
-share of misattributions it passes as supported, and the share of supported pairs it
-accepts. The model sees each pair the way an answer's check shows it (the claim, and the quote
-within up to `JUDGE_CHARS` of its passage).
+unsupported — from two sources. Constructed pairs (no `"source"`): a passage and a claim written
+for it, a third of them misattributions that share the passage's topic (a number, organism, gene,
+method or direction changed). Answer pairs (`"source": "answers"`): the starter model's own claims
+and the passages they cite, from its answers to development questions (odd-numbered ids of both
+question sets), labelled before the check's verdicts were looked at; the question is the rules'
+context, as in an answer. For each judge (the rules alone, the chat model alone, both as the
+product combines them) it prints agreement with the labels, the share of misattributions it
+passes as supported, and the share of supported pairs it accepts; the product's figures also
+for each source alone. The model sees each pair the way an answer's check shows it (the claim,
+and the quote within up to `JUDGE_CHARS` of its passage).
 
 Two model judges: P(yes) to a yes/no question, cut at `support.SUPPORTED_AT` and
 `PARTIAL_AT` (what the product uses with llama.cpp), and the verdict in words (what it
@@ -123,7 +127,8 @@ def main() -> int:
         e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
         p = Pair(r["claim"], e)
         p.quote = quote_for(p.claim, e)
-        finding = check_specifics(p.claim, e.text, quote=p.quote)
+        # As in an answer, the question is the rules' context (a figure the user gave is not the claim's to prove).
+        finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
         p.rule, p.judged = finding.cap, finding.judged
         pairs.append(p)
     rules = [p.rule for p in pairs]
@@ -160,7 +165,11 @@ def main() -> int:
               [min(w, p.rule, key=ORDER.__getitem__) if p.for_model else p.rule for w, p in zip(words, pairs)])
     if p_yes:
         score(f"model, P(yes) cut at {SUPPORTED_AT}/{PARTIAL_AT}", rows, probs)
-        score("rules + P(yes) (product, llama.cpp)", rows, [product(p, v) for p, v in zip(pairs, p_asked)])
+        final = [product(p, v) for p, v in zip(pairs, p_asked)]
+        score("rules + P(yes) (product, llama.cpp)", rows, final)
+        for source in sorted({r.get("source", "constructed") for r in rows}):
+            idx = [i for i, r in enumerate(rows) if r.get("source", "constructed") == source]
+            score(f"product, {source} pairs only", [rows[i] for i in idx], [final[i] for i in idx])
         sweep(rows, pairs, p_asked)
     if word_seconds:
         print(f"\nword judge seconds per pair: p50 {statistics.median(word_seconds):.2f}, batch {args.batch}")
