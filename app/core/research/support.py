@@ -159,16 +159,19 @@ def model_verdicts(
 # The model reads one pair at a time and is asked a yes/no question; the verdict comes from
 # how likely its first word is "yes", not from the word it would write. A small model writes
 # "yes" for most claims on the passage's topic; held to a confidence it separates better.
-# Both cut-offs were set on bench/support.py's hand-labelled pairs. With the question that lets a
-# claim use other words but names what must match (numbers, names, organisms, methods, the
-# direction of an effect), the product agreed with the labels on 88 % of the 78 pairs at 0.50
-# (1 of 41 misattributions passed, 16 of 21 supported pairs accepted), against 86 % (2 of 41,
-# 15 of 21) for the earlier "only what the text says, nothing changed or added" at 0.55; cut-offs
-# chosen on either half scored 82 % and 90 % on the other half, as the earlier question's did.
-# Between the two cuts lies "partial"; the model's confidence does not tell partial support from
-# none (no band below the cut agreed with the labels better than none), so partial verdicts come
-# from the rules.
-SUPPORTED_AT = 0.50  # P(yes) at or above: supported
+# Both cut-offs are set on bench/support.py's hand-labelled pairs. On the 78 pairs constructed from
+# passages, 0.50 agreed with the labels on 88 % (1 of 41 misattributions passed). But on 53 pairs
+# of the starter model's own claims (answers to development questions, labelled blind to the check)
+# it agreed on 58 % and passed 6 of 11 misattributions: the model's wrong claims reuse the
+# passage's words ("the HC0 estimator is limited to the cross-section case" where the passage says
+# it of vcovHC) and get P(yes) 0.5-0.68. At 0.65 (bench/support.py, all 131 pairs): 1 of 11 passes
+# on those, 0 of 41 on the constructed ones, 18 of 26 of the model's supported claims are accepted
+# (7 of the 21 constructed paraphrases); agreement 73 % against 76 %, but a green mark on the
+# model's claims is right about 9 times in 10 instead of 6: a mark a researcher can trust at a
+# glance is worth a doubtful one more to open. Between 0.50 and 0.65 lies "partial" (7 of the 10
+# claims labelled partial). Chosen on either half of the pairs (at most one misattribution and one
+# unsupported claim in ten passed), the cuts came out 0.65/0.50 and 0.65/0.45.
+SUPPORTED_AT = 0.65  # P(yes) at or above: supported
 PARTIAL_AT = 0.50  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
 JUDGE_CHOICES = ["yes", "no"]
 
