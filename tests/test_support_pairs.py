@@ -1,0 +1,35 @@
+"""The hand-labelled (claim, passage) pairs that bench/support.py scores the support check on."""
+
+import json
+from collections import Counter
+from pathlib import Path
+
+PAIRS = Path(__file__).resolve().parents[1] / "bench" / "questions" / "support-pairs.jsonl"
+LABELS = {"supported", "partial", "unsupported"}
+MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
+
+
+def _rows() -> list[dict]:
+    return [json.loads(line) for line in PAIRS.read_text().splitlines() if line.strip()]
+
+
+def test_every_pair_is_labelled_with_a_reason():
+    rows = _rows()
+    assert len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["label"] in LABELS, r["id"]
+        assert r["claim"].strip() and r["passage"].strip() and r["why"].strip() and r["kind"], r["id"]
+        assert r["file"].endswith(".pdf") and int(r["page"]) >= 1, r["id"]
+
+
+def test_both_sources_are_there_as_the_issue_asks():
+    rows = _rows()
+    constructed = [r for r in rows if "source" not in r]
+    answers = [r for r in rows if r.get("source") == "answers"]
+    assert len(constructed) + len(answers) == len(rows)
+    # At least 50 labelled pairs, a third of them misattributions that share the topic.
+    assert len(constructed) >= 50
+    assert sum(r["kind"] in MISATTRIBUTIONS for r in constructed) >= len(constructed) / 3
+    # The model's own claims carry the question they answered: it is the rules' context.
+    assert len(answers) >= 50 and all(r["question"].rstrip().endswith("?") for r in answers)
+    assert set(Counter(r["label"] for r in answers)) == LABELS
