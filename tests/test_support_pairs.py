@@ -1,12 +1,21 @@
 """The hand-labelled (claim, passage) pairs that bench/support.py scores the support check on."""
 
+import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
 
-PAIRS = Path(__file__).resolve().parents[1] / "bench" / "questions" / "support-pairs.jsonl"
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+PAIRS = BENCH / "questions" / "support-pairs.jsonl"
 LABELS = {"supported", "partial", "unsupported"}
-MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
+
+
+def _misattribution_kinds() -> set[str]:
+    """The kinds the bench counts as misattributions (bench/support.py is a script, not a package)."""
+    spec = importlib.util.spec_from_file_location("support_bench", BENCH / "support.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MISATTRIBUTIONS
 
 
 def _rows() -> list[dict]:
@@ -29,7 +38,8 @@ def test_both_sources_are_there_as_the_issue_asks():
     assert len(constructed) + len(answers) == len(rows)
     # At least 50 labelled pairs, a third of them misattributions that share the topic.
     assert len(constructed) >= 50
-    assert sum(r["kind"] in MISATTRIBUTIONS for r in constructed) >= len(constructed) / 3
+    kinds = _misattribution_kinds()
+    assert sum(r["kind"] in kinds for r in constructed) >= len(constructed) / 3
     # The model's own claims carry the question they answered: it is the rules' context.
     assert len(answers) >= 50 and all(r["question"].rstrip().endswith("?") for r in answers)
     assert set(Counter(r["label"] for r in answers)) == LABELS
