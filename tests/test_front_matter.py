@@ -1,4 +1,4 @@
-"""A paper's contact lines, affiliations and copyright notices are never evidence (research/front_matter.py)."""
+"""A paper's contact lines, affiliations, keyword lines and copyright notices are never evidence (research/front_matter.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ from app.core.research.front_matter import is_front_matter
     "Ludwig-Maximilians-Universität München",
     "1 Agronomy Dept., University of Florida, Gainesville, FL, United States of America, 2 West Florida "
     "Research and Education Center, University of Florida, Jay, FL, United States of America",
+    "Keywords: irregular time series, daily data, weekly data, returns.",
+    "Key words. dropout, neural networks, regularization",
+    "JEL classification: C63; C68",
+    "Index Terms—Dense retrieval, open-domain question answering",
+    "MSC 2010: 62J05, 62F40",
 ])
 def test_front_matter_is_told(text):
     assert is_front_matter(text)
@@ -34,6 +39,8 @@ def test_front_matter_is_told(text):
     "Patients admitted to the hospital received enoxaparin within 24 hours.",
     "Relapse rates differed between RRMS, MS patients and controls in the second year",
     "Retrievable filters failed to be removed in 2.8% of trauma patients.",
+    "Keywords matter less than citations when ranking the papers of a library.",
+    "Keywords: " + "the list ran into the paragraph after it without a break, " * 5,
 ])
 def test_sentences_about_the_work_are_not_front_matter(text):
     assert not is_front_matter(text)
@@ -47,3 +54,12 @@ def test_focusing_keeps_the_abstract_and_drops_the_contact_line_beside_it():
     kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
     assert kept == ["The failed retrieval rate is calculated to be 2.8%.",
                     "Level one evidence supports low molecular weight heparins in trauma patients."]
+
+
+def test_focusing_drops_the_keyword_line_that_repeats_the_question():
+    """The keyword line holds the question's words ("daily data", "weekly data") and outscored the
+    sentence that answers; it is a list of topics, not a statement."""
+    text = ("Keywords: irregular time series, daily data, weekly data, returns.\n\n"
+            "Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday."]

@@ -9,6 +9,12 @@ cites. Kept: a licence statement with no copyright notice ("This open access art
 under a Creative Commons…"), and a data or code availability statement that names the
 corresponding author ("Data are available from the corresponding author on request"), which
 researchers do ask about.
+
+A keyword or classification line ("Keywords: irregular time series, daily data, weekly data",
+"JEL classification: C63; C68", "Index Terms—…") is a list of the paper's topics. It holds the
+question's own words, so it outscored the sentences that answer: it was in the focused evidence
+of 10 of 114 bench questions, in the first turn's window of 4, and quoted as a key sentence
+("“Keywords: irregular time series, daily data, weekly data, returns”").
 """
 
 from __future__ import annotations
@@ -28,12 +34,21 @@ _INSTITUTION = re.compile(
 # the degree is followed by a comma or an author mark, never by a word ("MS patients").
 _DEGREES = re.compile(r",\s*(?:MD|Ph\.?D|MPH|MBA|MBBS|MSc|MS|MSN|RN|DPhil|DrPH|FRCS|FACS)\s*(?:[,*†‡§¶✉]|$)")
 _AVAILABILITY = re.compile(r"\bavailab|\brequest|\bdata\b|\bcode\b|\bsoftware\b", re.I)
+# "Keywords:", "Key words.", "Index Terms—", "JEL codes:", "MSC 2010:", "Subject classification:";
+# the label is followed by a colon, a full stop or a dash, so "Keywords matter …" is a sentence.
+_KEYWORDS = re.compile(
+    r"^\W*(?:key\s*-?words?|index\s+terms|jel(?:\s+classifications?)?(?:\s+codes?)?|"
+    r"(?:msc|ams)(?:\s+(?:subject\s+)?classifications?)?(?:\s*\(?\d{4}\)?)?|subject\s+classifications?)\s*[:.—–-]",
+    re.I)
+_KEYWORD_LINE_WORDS = 40  # a keyword list; a longer unit has run into the text after it
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 
 
 def is_front_matter(text: str) -> bool:
-    """A contact line, a copyright notice, a byline with degrees or an affiliation (an institution
-    named in a short line that is not a sentence, or a list of two or more institutions)."""
+    """A contact line, a copyright notice, a byline with degrees, a keyword line or an affiliation
+    (an institution named in a short line that is not a sentence, or a list of two or more institutions)."""
+    if _KEYWORDS.match(text) and len(text.split()) <= _KEYWORD_LINE_WORDS:
+        return True
     if COPYRIGHT_NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
         return True
     sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
