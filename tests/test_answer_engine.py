@@ -594,6 +594,20 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
                                         "This delay was largest in years with a warm September and plenty of voles”"]
 
 
+def test_a_road_map_sentence_is_not_quoted_but_a_result_that_names_a_section_is():
+    """Sentences that name a part of the paper and announce it say where to read, not what is there."""
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [
+        _passage(1, ("Before describing how the model parses formulas (Section 2.3), we provide an informal explanation.", 0.9)),
+        _passage(2, ("Subsequently, in Section 2.2, the subclass for regular series with a frequency is discussed.", 0.85)),
+        _passage(3, ("See Appendix B for further technical details of the kestrel loggers.", 0.8)),
+        _passage(4, ("As shown in Section 4, young birds departed 9 days later than adults in every year.", 0.7)),
+    ]
+    quotes = key_sentences([Claim("Kestrels leave in September.", [1])], evidence, 3)
+    assert [q.sources for q in quotes] == [[4]]
+
+
 def test_the_model_rates_the_best_candidates_and_an_answering_sentence_outranks_a_framing_one():
     from app.core.research.key_sentences import key_sentences
 

@@ -10,7 +10,8 @@ A quote is chosen only if it
 - adds to what the claims already say (most of its key terms are new);
 - reads as prose, not a table row, an equation or a figure caption;
 - stands alone (a sentence that leans on the one before it is quoted with it);
-- states something: not a question, a road map, an announced list or an entry of the reference list.
+- states something: not a question, a road map (a part of the paper named and announced), an
+  announced list or an entry of the reference list.
 One quote per passage, best first.
 
 Best by focus score alone, quotes framed the question as often as they answered it ("The
@@ -148,6 +149,17 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
 # Sentences that point elsewhere instead of stating something: a list announced ("…one of the
 # following"), the paper's road map ("Section 5.2 replicates…"), an aside in brackets.
 _POINTER = re.compile(r"^(?:\(|(?:in\s+)?(?:section|sect\.|chapter|appendix)\s+\d)|(?:following|as follows|below)\W*$", re.I)
+# The road map also runs mid-sentence: a part of the paper named and announced, not stated
+# ("Before describing the details of how lme4 parses mixed-model formulas (Section 2.3), we provide
+# an informal explanation", "Subsequently, in Section 2.2, the subclass "zooreg" … is discussed").
+# Quoted under an answer they say where to read, not what is there. "As shown in Section 4, the
+# estimator is unbiased" states a result and is kept: showing is not announcing.
+_PART = re.compile(r"\b(?:section|sect\.|chapter|appendix)\s+(?:(?-i:[A-Z])?\d|(?-i:[A-Z])\b)", re.I)
+_ANNOUNCED = re.compile(r"\b(?:we\s+(?:will\s+|then\s+|now\s+|first\s+|briefly\s+)?(?:discuss|describe|present|introduce|provide|outline|review|explain|turn)"
+                        r"|(?:is|are|will\s+be)\s+(?:then\s+|briefly\s+)?(?:discussed|described|presented|introduced|provided|outlined|reviewed|explained|given)"
+                        r"|before\s+describing|will\s+be\s+\w+ed|(?:is|are)\s+(?:briefly\s+)?\w+ed\s+in\s+(?:sections?|chapter|appendix)\s"
+                        r"|^(?:\w+,\s+)?(?:sections?|chapter|appendix)\s+\S+\s+(?:presents|introduces|describes|discusses|extends|reviews|is\s+concerned|concludes|contains|provides)"
+                        r"|^see\s+(?:also\s+)?(?:sections?|chapter|appendix))\b", re.I)
 
 
 # An entry of a reference list (reference_lists.is_entry: volume and pages, a DOI, an author list),
@@ -164,6 +176,8 @@ def _prose(text: str) -> bool:
     if len(text) > MAX_CHARS or len(text.split()) < MIN_WORDS or "|" in text or FIGURE_CAPTION.match(text):
         return False
     if _POINTER.search(text.rstrip(".:")) or text.rstrip().endswith("?"):  # a question posed is not an answer
+        return False
+    if _PART.search(text) and _ANNOUNCED.search(text):
         return False
     if _reference_entry(text):
         return False
