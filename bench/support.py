@@ -12,8 +12,9 @@ passes as supported, and the share of supported pairs it accepts; the product's 
 for each source alone. The model sees each pair the way an answer's check shows it (the claim,
 and the quote within up to `JUDGE_CHARS` of its passage).
 
-Two model judges: P(yes) to a yes/no question, cut at `support.SUPPORTED_AT` and
-`PARTIAL_AT` (what the product uses with llama.cpp), and the verdict in words (what it
+Two model judges: P(yes) to a yes/no question, cut where the chat model's catalog entry says
+(`"judge"`; else `support.SUPPORTED_AT` and `PARTIAL_AT`: what the product uses with llama.cpp),
+and the verdict in words (what it
 uses with backends that give no probabilities). For P(yes) it also prints a sweep of
 cut-offs and a split-half check: cut-offs chosen on half of the pairs (the best agreement that
 passes at most one misattribution in ten), scored on the other.
@@ -36,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
+from app.core.models.catalog import JudgeCutoffs  # noqa: E402
 from app.core.records import Evidence, Support  # noqa: E402
 from app.core.research.support import (  # noqa: E402
     ORDER,
@@ -154,7 +156,8 @@ def main() -> int:
     # Where the rules left only part of a claim to the model, the product asks about that part.
     p_asked = [support_probability(chat, p.asked, judge_text(p)) if p.judged and p_yes else v
                for p, v in zip(pairs, p_yes)]
-    probs = [verdict_for(v) for v in p_yes]
+    cuts = chat.judge_cutoffs or JudgeCutoffs(SUPPORTED_AT, PARTIAL_AT)
+    probs = [verdict_for(v, cuts) for v in p_yes]
     print("\n| judge | agrees with hand label (3-way) | agrees on supported / not | misattributions passed as supported | supported pairs accepted |")
     print("|---|---|---|---|---|")
     score("rules only", rows, rules)
@@ -164,8 +167,8 @@ def main() -> int:
         score("rules + model in words (other backends)", rows,
               [min(w, p.rule, key=ORDER.__getitem__) if p.for_model else p.rule for w, p in zip(words, pairs)])
     if p_yes:
-        score(f"model, P(yes) cut at {SUPPORTED_AT}/{PARTIAL_AT}", rows, probs)
-        final = [product(p, v) for p, v in zip(pairs, p_asked)]
+        score(f"model, P(yes) cut at {cuts.supported}/{cuts.partial}", rows, probs)
+        final = [product(p, v, cuts.supported, cuts.partial) for p, v in zip(pairs, p_asked)]
         score("rules + P(yes) (product, llama.cpp)", rows, final)
         for source in sorted({r.get("source", "constructed") for r in rows}):
             idx = [i for i, r in enumerate(rows) if r.get("source", "constructed") == source]

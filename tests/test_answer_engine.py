@@ -255,7 +255,17 @@ def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(
         chat.close()
     assert cold is not None and 0.0 < cold < 1.0
     assert abs(cold - warm) < 0.02
-    assert pairs[0].confidence is not None and pairs[0].verdict == verdict_for(pairs[0].confidence)
+    assert pairs[0].confidence is not None and pairs[0].verdict == verdict_for(pairs[0].confidence, chat.judge_cutoffs)
+
+
+def test_the_verdict_is_cut_where_the_models_catalog_entry_says():
+    from app.core.models.catalog import JudgeCutoffs
+    from app.core.research.support import PARTIAL_AT, SUPPORTED_AT, verdict_for
+
+    between = (SUPPORTED_AT + PARTIAL_AT) / 2
+    assert verdict_for(between) == Support.PARTIAL.value  # no entry: the defaults
+    assert verdict_for(between, JudgeCutoffs(supported=between, partial=0.3)) == Support.SUPPORTED.value
+    assert verdict_for(between, JudgeCutoffs(supported=0.9, partial=0.8)) == Support.UNSUPPORTED.value
 
 
 # -- the whole engine on a real library with the real tiny model -------------------------

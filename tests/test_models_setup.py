@@ -9,6 +9,7 @@ import json
 import re
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -191,6 +192,27 @@ def test_catalog_exposes_cutoffs_by_id_and_file():
     assert catalog.cutoffs("not-a-model") is None
     with pytest.raises(ModelNotFound):
         catalog.get("not-a-model")
+
+
+def test_the_starter_chat_model_carries_its_judge_cutoffs_and_the_factory_sets_them(tiny_models):
+    """The support check's cut on P(yes) is calibrated per chat model (bench/support.py); the
+    factory gives a model its entry's cut-offs, and a model without an entry gets none (the defaults)."""
+    from app.core.models.factory import make_chat
+    from app.core.research.support import PARTIAL_AT, SUPPORTED_AT
+    from app.core.settings import ModelConfig
+
+    starter = next(e for e in catalog.by_role("chat") if e.starter)
+    assert starter.judge == catalog.JudgeCutoffs(SUPPORTED_AT, PARTIAL_AT)  # the defaults are the starter's
+    assert catalog.judge_cutoffs(Path("/models") / starter.file) == starter.judge
+    assert catalog.judge_cutoffs("not-a-model") is None and catalog.judge_cutoffs("") is None
+    tiny = ModelConfig(path=str(tiny_models["chat"]), context_length=512, threads=1)
+    for cfg, expected in ((tiny, catalog.judge_cutoffs(tiny_models["chat"])),
+                          (replace(tiny, catalog_id=starter.id), starter.judge)):
+        chat = make_chat(cfg)
+        try:
+            assert chat.judge_cutoffs == expected
+        finally:
+            chat.close()
 
 
 # ----------------------------------------------------------------------------- converted MiniLM

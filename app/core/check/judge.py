@@ -210,7 +210,7 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
         p_yes = support_probability(chat, claim, quote_text(window), cancelled=cancelled)
         if p_yes is not None:
-            return verdict_for(p_yes), ""
+            return verdict_for(p_yes, chat.judge_cutoffs), ""
         reply = chat.chat(judge_messages(claim, quote_text(window)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:

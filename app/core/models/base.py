@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
 import numpy as np
 
 from ..callbacks import IsCancelled, OnToken
 from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from .catalog import JudgeCutoffs
 
 
 class ChatMessage(TypedDict):
@@ -50,6 +53,9 @@ class ChatModel(ABC):
     # Prompt tokens a second read by the answers' first turns on this machine, latest last
     # (research/first_turn_size.py sizes the next answer's first turn by them).
     read_speeds: tuple[float, ...] = ()
+    # The support check's cut-offs on this model's P(yes), where the catalog has them calibrated
+    # (set by the factory); None: research/support.py's defaults.
+    judge_cutoffs: "JudgeCutoffs | None" = None
 
     @abstractmethod
     def chat(

@@ -53,6 +53,15 @@ class Cutoffs:
 
 
 @dataclass(frozen=True)
+class JudgeCutoffs:
+    """A chat model's cut-offs on P(yes) for the support check (research/support.py), set on
+    bench/support.py's hand-labelled pairs: how sure a model is depends on the model."""
+
+    supported: float  # P(yes) at or above: supported
+    partial: float  # at or above (below `supported`): partial; below: unsupported
+
+
+@dataclass(frozen=True)
 class CatalogEntry:
     id: str
     name: str
@@ -68,6 +77,7 @@ class CatalogEntry:
     dimension: int = 0  # embedding models: vector length
     pooling: str = ""  # embedding models: "mean" | "cls"
     cutoffs: Cutoffs | None = None  # embedding models only
+    judge: JudgeCutoffs | None = None  # chat models calibrated as the support check's judge
     notes: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
@@ -85,12 +95,14 @@ def _entry(raw: dict[str, Any]) -> CatalogEntry:
         assemble=src.get("assemble", "copy"),
         qtype=src.get("qtype", ""),
     )
-    known = {f for f in CatalogEntry.__dataclass_fields__} - {"source", "cutoffs", "extra"}
+    special = ("source", "cutoffs", "judge")
+    known = {f for f in CatalogEntry.__dataclass_fields__} - {*special, "extra"}
     entry = CatalogEntry(
         **{k: v for k, v in raw.items() if k in known},
         source=source,
         cutoffs=Cutoffs(**raw["cutoffs"]) if raw.get("cutoffs") else None,
-        extra={k: v for k, v in raw.items() if k not in known and k not in ("source", "cutoffs")},
+        judge=JudgeCutoffs(**raw["judge"]) if raw.get("judge") else None,
+        extra={k: v for k, v in raw.items() if k not in known and k not in special},
     )
     if entry.role not in ROLES:
         raise ModelError(f"Model catalog: {entry.id} has unknown role {entry.role!r}.")
@@ -143,7 +155,17 @@ def for_file(path_or_name: str | Path) -> CatalogEntry | None:
     return next((e for e in entries() if e.file == name), None)
 
 
+def _find(model: str | Path) -> CatalogEntry | None:
+    return next((e for e in entries() if e.id == str(model)), None) or for_file(model)
+
+
 def cutoffs(model: str | Path) -> Cutoffs | None:
     """Calibrated cutoffs for an embedding model given by catalog id or file path; None if unknown."""
-    entry = next((e for e in entries() if e.id == str(model)), None) or for_file(model)
+    entry = _find(model)
     return entry.cutoffs if entry else None
+
+
+def judge_cutoffs(model: str | Path) -> JudgeCutoffs | None:
+    """A chat model's calibrated support-check cut-offs, by catalog id or file path; None if unknown."""
+    entry = _find(model) if model else None
+    return entry.judge if entry else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..settings import ModelConfig
+from . import catalog
 from .base import ChatModel, EmbeddingModel, RemoteModel, require_json
 
 __all__ = ["BACKENDS", "RemoteModel", "list_models", "make_chat", "make_embedding", "require_json"]
@@ -24,6 +25,13 @@ def _unknown(cfg: ModelConfig) -> ModelError:
 
 
 def make_chat(cfg: ModelConfig) -> ChatModel:
+    """The chat model of `cfg`, with the support check's cut-offs calibrated for it, if the catalog has them."""
+    chat = _chat_backend(cfg)
+    chat.judge_cutoffs = catalog.judge_cutoffs(cfg.catalog_id or cfg.path)
+    return chat
+
+
+def _chat_backend(cfg: ModelConfig) -> ChatModel:
     if cfg.backend == "llamacpp":
         from .llamacpp import LlamaCppChat
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, c
 from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError
 from ..models.base import ChatMessage, ChatModel
+from ..models.catalog import JudgeCutoffs
 from ..models.structured import json_schema
 from ..paths import load_prompt
 from ..records import Evidence, Support
@@ -171,6 +172,8 @@ def model_verdicts(
 # glance is worth a doubtful one more to open. Between 0.50 and 0.65 lies "partial" (7 of the 10
 # claims labelled partial). Chosen on either half of the pairs (at most one misattribution and one
 # unsupported claim in ten passed), the cuts came out 0.65/0.50 and 0.65/0.45.
+# These are the starter model's cut-offs; the catalog holds them per chat model (`"judge"`, set on
+# the model by the factory as `ChatModel.judge_cutoffs`), and a model without them gets these.
 SUPPORTED_AT = 0.65  # P(yes) at or above: supported
 PARTIAL_AT = 0.50  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
 JUDGE_CHOICES = ["yes", "no"]
@@ -211,10 +214,12 @@ def judge_beginning() -> list[ChatMessage]:
             {"role": "user", "content": load_prompt("support_judge.md").split("{quote}", 1)[0].rstrip()}]
 
 
-def verdict_for(p_yes: float) -> str:
-    if p_yes >= SUPPORTED_AT:
+def verdict_for(p_yes: float, cutoffs: "JudgeCutoffs | None" = None) -> str:
+    """The verdict for the judge's P(yes), cut where the model's catalog entry says (else the defaults)."""
+    supported_at, partial_at = (cutoffs.supported, cutoffs.partial) if cutoffs else (SUPPORTED_AT, PARTIAL_AT)
+    if p_yes >= supported_at:
         return Support.SUPPORTED.value
-    return Support.PARTIAL.value if p_yes >= PARTIAL_AT else Support.UNSUPPORTED.value
+    return Support.PARTIAL.value if p_yes >= partial_at else Support.UNSUPPORTED.value
 
 
 def support_probability(chat: ChatModel, claim: str, text: str, *, cancelled: IsCancelled | None = None) -> float | None:
@@ -232,7 +237,7 @@ def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCan
         if p_yes is None:
             return None
         p.confidence = p_yes
-        out.append(verdict_for(p_yes))
+        out.append(verdict_for(p_yes, chat.judge_cutoffs))
     return out
 
 
