@@ -1,12 +1,14 @@
 """How often the support check agrees with hand labels on (claim, cited passage) pairs.
 
 `bench/questions/support-pairs.jsonl` holds pairs labelled by hand — supported, partial,
-unsupported — from two sources. Constructed pairs (no `"source"`): a passage and a claim written
+unsupported — from three sources. Constructed pairs (no `"source"`): a passage and a claim written
 for it, a third of them misattributions that share the passage's topic (a number, organism, gene,
 method or direction changed). Answer pairs (`"source": "answers"`): the starter model's own claims
 and the passages they cite, from its answers to development questions (odd-numbered ids of both
 question sets), labelled before the check's verdicts were looked at; the question is the rules'
-context, as in an answer. For each judge (the rules alone, the chat model alone, both as the
+context, as in an answer. The judge's cut-offs were chosen on those two. Held-out answer pairs
+(`"source": "held-out answers"`): the same, from answers to other questions (even-numbered ids),
+labelled after the cut-offs were chosen: the out-of-sample figure. For each judge (the rules alone, the chat model alone, both as the
 product combines them) it prints agreement with the labels, the share of misattributions it
 passes as supported, and the share of supported pairs it accepts; the product's figures also
 for each source alone. The model sees each pair the way an answer's check shows it (the claim,

@@ -35,11 +35,15 @@ def test_both_sources_are_there_as_the_issue_asks():
     rows = _rows()
     constructed = [r for r in rows if "source" not in r]
     answers = [r for r in rows if r.get("source") == "answers"]
-    assert len(constructed) + len(answers) == len(rows)
+    held_out = [r for r in rows if r.get("source") == "held-out answers"]
+    assert len(constructed) + len(answers) + len(held_out) == len(rows)
     # At least 50 labelled pairs, a third of them misattributions that share the topic.
     assert len(constructed) >= 50
     kinds = _misattribution_kinds()
     assert sum(r["kind"] in kinds for r in constructed) >= len(constructed) / 3
     # The model's own claims carry the question they answered: it is the rules' context.
-    assert len(answers) >= 50 and all(r["question"].rstrip().endswith("?") for r in answers)
+    assert len(answers) >= 50 and all(r["question"].rstrip().endswith("?") for r in answers + held_out)
     assert set(Counter(r["label"] for r in answers)) == LABELS
+    # Labelled after the cut-offs were chosen, from answers to other questions: the out-of-sample check.
+    assert held_out and set(Counter(r["label"] for r in held_out)) == LABELS
+    assert not {r["question"] for r in held_out} & {r["question"] for r in answers}
