@@ -130,8 +130,9 @@ def main() -> int:
     for r in rows:
         e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
         p = Pair(r["claim"], e)
-        p.quote = quote_for(p.claim, e)
-        # As in an answer, the question is the rules' context (a figure the user gave is not the claim's to prove).
+        # As in an answer, the question is the context of the quote and the rules (its words weigh
+        # less in choosing the quote; a figure the user gave is not the claim's to prove).
+        p.quote = quote_for(p.claim, e, r.get("question", ""))
         finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
         p.rule, p.judged = finding.cap, finding.judged
         pairs.append(p)

@@ -216,6 +216,21 @@ def test_quote_is_the_exact_sentence_the_claim_rests_on():
     assert quote_for("They carried 4 gram loggers.", e) == e.sentences[0].text
 
 
+def test_the_quote_is_the_sentence_with_the_claims_figure_not_the_one_framed_like_the_question():
+    """An answer repeats the question's words, and so does the sentence that frames the study: the
+    quote must be the sentence that states what the claim asserts (the judge reads around it)."""
+    text = ("We analyzed data from the first year of a survey for near-Earth objects that we carry out "
+            "with the Dark Energy Camera on the Blanco telescope. We implanted synthetic objects into the "
+            "data stream to derive our nightly detection efficiency. We find that there are 10^6.6 "
+            "near-Earth objects larger than 10 meters.")
+    e = Evidence(1, "trilling2017", 1, "1", "", text, 0.5)
+    question = "From the first year of the Dark Energy Camera near-Earth object survey, how many objects larger than 10 m are there?"
+    claim = "From the first year of the Dark Energy Camera near-Earth object survey, there are 10^6.6 near-Earth objects larger than about 10 meters."
+    assert quote_for(claim, e, question) == "We find that there are 10^6.6 near-Earth objects larger than 10 meters."
+    pairs = check_pairs([Pair(claim, e)], None, context=question)
+    assert pairs[0].quote == "We find that there are 10^6.6 near-Earth objects larger than 10 meters."
+
+
 def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_models):
     from app.core.models.llamacpp import LlamaCppChat
     from app.core.settings import ModelConfig

@@ -260,7 +260,7 @@ def check_pairs(
     """
     for p in pairs:
         if not p.quote:
-            p.quote = quote_for(p.claim, p.evidence)
+            p.quote = quote_for(p.claim, p.evidence, context)
         p.rule, p.rule_reason, p.missing, p.contradicts, p.judged = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
     failure = ""

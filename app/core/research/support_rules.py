@@ -22,25 +22,36 @@ from .focus import split_sentences
 
 # -- quotes ------------------------------------------------------------------------
 
-def quote_for(claim: str, e: Evidence) -> str:
+def quote_for(claim: str, e: Evidence, context: str = "") -> str:
     """The sentence(s) of the passage that share most with the claim (exact text of the passage).
 
     Candidates are the passage's focused sentences when it has them (what the model was
     shown), else all its sentences. A neighbouring second sentence is added when it
-    brings claim terms the first lacks.
+    brings claim terms or figures the first lacks.
+
+    The claim's figures count double and the words it shares with the question (`context`)
+    half: an answer repeats the question, and so does the sentence that frames the study.
+    "From the first year of the DECam near-Earth object survey, there are 10^6.6 NEOs larger than
+    about 10 meters" quoted "We analyzed data from the first year of a survey for Near Earth
+    Objects … (DECam)", and the judge, reading 600 characters around it, never saw the count.
     """
     units = [(s.text, s.char_start) for s in e.sentences] or [(c.text, c.start) for c in split_sentences(e)]
     if not units:
         return e.text.strip()
-    claim_terms = {stem(t) for t in key_terms(claim)} | set(specific_names(claim))
+
     def terms(text: str) -> set[str]:
         return {stem(t) for t in key_terms(text)} | set(specific_names(text))
+
+    claim_terms = terms(claim)
+    asked = terms(context) if context else set()
+    figures = numbers_in(claim) - (numbers_in(context) if context else set())
     bags = [terms(t) for t, _ in units]
-    scores = [len(claim_terms & b) for b in bags]
+    found = [figures & numbers_in(t) for t, _ in units]
+    scores = [sum(0.5 if t in asked else 1.0 for t in claim_terms & b) + 2 * len(f) for b, f in zip(bags, found)]
     best = max(range(len(units)), key=lambda i: (scores[i], -i))
     chosen = [best]
     for j in (best - 1, best + 1):
-        if 0 <= j < len(units) and (claim_terms & bags[j]) - bags[best]:
+        if 0 <= j < len(units) and ((claim_terms & bags[j]) - bags[best] or found[j] - found[best]):
             chosen.append(j)
             break
     return " ".join(units[i][0] for i in sorted(chosen))
