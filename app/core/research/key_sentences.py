@@ -155,11 +155,16 @@ _POINTER = re.compile(r"^(?:\(|(?:in\s+)?(?:section|sect\.|chapter|appendix)\s+\
 # Quoted under an answer they say where to read, not what is there. "As shown in Section 4, the
 # estimator is unbiased" states a result and is kept: showing is not announcing.
 _PART = re.compile(r"\b(?:section|sect\.|chapter|appendix)\s+(?:(?-i:[A-Z])?\d|(?-i:[A-Z])\b)", re.I)
-_ANNOUNCED = re.compile(r"\b(?:we\s+(?:will\s+|then\s+|now\s+|first\s+|briefly\s+)?(?:discuss|describe|present|introduce|provide|outline|review|explain|turn)"
-                        r"|(?:is|are|will\s+be)\s+(?:then\s+|briefly\s+)?(?:discussed|described|presented|introduced|provided|outlined|reviewed|explained|given)"
-                        r"|before\s+describing|will\s+be\s+\w+ed|(?:is|are)\s+(?:briefly\s+)?\w+ed\s+in\s+(?:sections?|chapter|appendix)\s"
-                        r"|^(?:\w+,\s+)?(?:sections?|chapter|appendix)\s+\S+\s+(?:presents|introduces|describes|discusses|extends|reviews|is\s+concerned|concludes|contains|provides)"
-                        r"|^see\s+(?:also\s+)?(?:sections?|chapter|appendix))\b", re.I)
+_PARTS = r"(?:sections?|chapter|appendix)"
+_ANNOUNCED = re.compile("|".join([
+    r"\bwe\s+(?:will\s+|then\s+|now\s+|first\s+|briefly\s+)?(?:discuss|describe|present|introduce|provide|outline|review|explain|turn)\b",
+    r"\b(?:is|are|will\s+be)\s+(?:then\s+|briefly\s+)?(?:discussed|described|presented|introduced|provided|outlined|reviewed|explained|given)\b",
+    r"\bbefore\s+describing\b",
+    r"\bwill\s+be\s+\w+ed\b",
+    rf"\b(?:is|are)\s+(?:briefly\s+)?\w+ed\s+in\s+{_PARTS}\s",
+    rf"^(?:\w+,\s+)?{_PARTS}\s+\S+\s+(?:presents|introduces|describes|discusses|extends|reviews|is\s+concerned|concludes|contains|provides)\b",
+    rf"^see\s+(?:also\s+)?{_PARTS}\b",
+]), re.I)
 
 
 # An entry of a reference list (reference_lists.is_entry: volume and pages, a DOI, an author list),
