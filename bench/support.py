@@ -8,16 +8,15 @@ and the passages they cite, from its answers to development questions (odd-numbe
 question sets), labelled before the check's verdicts were looked at; the question is the rules'
 context, as in an answer. The judge's cut-offs were chosen on those two. Held-out answer pairs
 (`"source": "held-out answers"`): the same, from answers to other questions (even-numbered ids),
-labelled after the cut-offs were chosen: the out-of-sample figure. For each judge (the rules alone, the chat model alone, both as the
-product combines them) it prints agreement with the labels, the share of misattributions it
-passes as supported, and the share of supported pairs it accepts; the product's figures also
-for each source alone. The model sees each pair the way an answer's check shows it (the claim,
+labelled after the cut-offs were chosen: the out-of-sample figure. For each judge (the rules
+alone, the chat model alone, both as the product combines them) it prints agreement with the
+labels, the share of misattributions it passes as supported, and the share of supported pairs it
+accepts; the product's figures also for each source alone. The model sees each pair the way an answer's check shows it (the claim,
 and the quote within up to `JUDGE_CHARS` of its passage).
 
 Two model judges: P(yes) to a yes/no question, cut where the chat model's catalog entry says
-(`"judge"`; else `support.SUPPORTED_AT` and `PARTIAL_AT`: what the product uses with llama.cpp),
-and the verdict in words (what it
-uses with backends that give no probabilities). For P(yes) it also prints a sweep of
+(`"judge"`; else `support.DEFAULT_JUDGE`: what the product uses with llama.cpp), and the verdict
+in words (what it uses with backends that give no probabilities). For P(yes) it also prints a sweep of
 cut-offs and a split-half check: cut-offs chosen on half of the pairs (the best agreement that
 passes at most one misattribution in ten), scored on the other.
 
@@ -42,9 +41,8 @@ from app.core.desk import Desk  # noqa: E402
 from app.core.models.catalog import JudgeCutoffs  # noqa: E402
 from app.core.records import Evidence, Support  # noqa: E402
 from app.core.research.support import (  # noqa: E402
+    DEFAULT_JUDGE,
     ORDER,
-    PARTIAL_AT,
-    SUPPORTED_AT,
     Pair,
     check_specifics,
     judge_beginning,
@@ -73,20 +71,19 @@ def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
           f"{passed}/{len(mis)} = {passed / max(1, len(mis)):.0%} | {accepted}/{len(sup)} = {accepted / max(1, len(sup)):.0%} |")
 
 
-def product(pair: Pair, p_yes: float, cut_s: float = SUPPORTED_AT, cut_p: float = PARTIAL_AT) -> str:
+def product(pair: Pair, p_yes: float, cuts: JudgeCutoffs) -> str:
     """The verdict as check_pairs combines them: the rules decide a pair they cap, unless they left
     part of the claim to the model (`Pair.judged`, P(yes) of that part); the stricter wins."""
     if not pair.for_model:
         return pair.rule
-    model = "supported" if p_yes >= cut_s else "partial" if p_yes >= cut_p else "unsupported"
-    return min(model, pair.rule, key=ORDER.__getitem__)
+    return min(verdict_for(p_yes, cuts), pair.rule, key=ORDER.__getitem__)
 
 
 def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
     """Agreement and misattributions passed for other cut-offs, and a split-half check that
     the chosen cut-off is not fitted to these pairs (chosen on one half, scored on the other)."""
     def combined(cut_s: float, cut_p: float, idx: list[int]) -> tuple[float, int, int, int, int]:
-        verdicts = [product(pairs[i], p_asked[i], cut_s, cut_p) for i in idx]
+        verdicts = [product(pairs[i], p_asked[i], JudgeCutoffs(cut_s, cut_p)) for i in idx]
         sub = [rows[i] for i in idx]
         agree = sum(v == r["label"] for r, v in zip(sub, verdicts)) / len(sub)
         mis = [v for r, v in zip(sub, verdicts) if r.get("kind") in MISATTRIBUTIONS]
@@ -159,7 +156,7 @@ def main() -> int:
     # Where the rules left only part of a claim to the model, the product asks about that part.
     p_asked = [support_probability(chat, p.asked, judge_text(p)) if p.judged and p_yes else v
                for p, v in zip(pairs, p_yes)]
-    cuts = chat.judge_cutoffs or JudgeCutoffs(SUPPORTED_AT, PARTIAL_AT)
+    cuts = chat.judge_cutoffs or DEFAULT_JUDGE
     probs = [verdict_for(v, cuts) for v in p_yes]
     print("\n| judge | agrees with hand label (3-way) | agrees on supported / not | misattributions passed as supported | supported pairs accepted |")
     print("|---|---|---|---|---|")
@@ -171,7 +168,7 @@ def main() -> int:
               [min(w, p.rule, key=ORDER.__getitem__) if p.for_model else p.rule for w, p in zip(words, pairs)])
     if p_yes:
         score(f"model, P(yes) cut at {cuts.supported}/{cuts.partial}", rows, probs)
-        final = [product(p, v, cuts.supported, cuts.partial) for p, v in zip(pairs, p_asked)]
+        final = [product(p, v, cuts) for p, v in zip(pairs, p_asked)]
         score("rules + P(yes) (product, llama.cpp)", rows, final)
         for source in sorted({r.get("source", "constructed") for r in rows}):
             idx = [i for i, r in enumerate(rows) if r.get("source", "constructed") == source]

@@ -176,6 +176,7 @@ def model_verdicts(
 # the model by the factory as `ChatModel.judge_cutoffs`), and a model without them gets these.
 SUPPORTED_AT = 0.65  # P(yes) at or above: supported
 PARTIAL_AT = 0.50  # P(yes) at or above (and below SUPPORTED_AT): partial; below: unsupported
+DEFAULT_JUDGE = JudgeCutoffs(supported=SUPPORTED_AT, partial=PARTIAL_AT)
 JUDGE_CHOICES = ["yes", "no"]
 
 
@@ -214,12 +215,12 @@ def judge_beginning() -> list[ChatMessage]:
             {"role": "user", "content": load_prompt("support_judge.md").split("{quote}", 1)[0].rstrip()}]
 
 
-def verdict_for(p_yes: float, cutoffs: "JudgeCutoffs | None" = None) -> str:
+def verdict_for(p_yes: float, cutoffs: JudgeCutoffs | None = None) -> str:
     """The verdict for the judge's P(yes), cut where the model's catalog entry says (else the defaults)."""
-    supported_at, partial_at = (cutoffs.supported, cutoffs.partial) if cutoffs else (SUPPORTED_AT, PARTIAL_AT)
-    if p_yes >= supported_at:
+    cuts = cutoffs or DEFAULT_JUDGE
+    if p_yes >= cuts.supported:
         return Support.SUPPORTED.value
-    return Support.PARTIAL.value if p_yes >= partial_at else Support.UNSUPPORTED.value
+    return Support.PARTIAL.value if p_yes >= cuts.partial else Support.UNSUPPORTED.value
 
 
 def support_probability(chat: ChatModel, claim: str, text: str, *, cancelled: IsCancelled | None = None) -> float | None:

@@ -43,8 +43,8 @@ def quote_for(claim: str, e: Evidence, context: str = "") -> str:
         return {stem(t) for t in key_terms(text)} | set(specific_names(text))
 
     claim_terms = terms(claim)
-    asked = terms(context) if context else set()
-    figures = numbers_in(claim) - (numbers_in(context) if context else set())
+    asked = terms(context)
+    figures = numbers_in(claim) - numbers_in(context)
     bags = [terms(t) for t, _ in units]
     found = [figures & numbers_in(t) for t, _ in units]
     scores = [sum(0.5 if t in asked else 1.0 for t in claim_terms & b) + 2 * len(f) for b, f in zip(bags, found)]
