@@ -682,7 +682,7 @@ def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([first, '{"verdicts": [{"pair": 1, "verdict": "supported"}]}'])
     result, events = answer_with(fact_library, chat, "How fast did the glacier front retreat, and how was it measured?",
-                                 {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
+                                 {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "part_turns": 0})
     answer, *checks = chat.calls
     assert answer["schema"]["properties"]["claims"]["maxItems"] == 3  # the parts prompt, then no second turn
     assert all("More passages" not in m["content"] for c in checks for m in c["messages"][len(answer["messages"]):])

@@ -111,6 +111,11 @@ class ResearchParams:
     # Claims the first turn may write: the direct answer, and a claim for each further part of
     # the question (synthesis_parts.md); 1: the direct answer alone (synthesis_first.md).
     first_turn_claims: int = 3
+    # Further parts of the question ("…, and how far did the error fall?") that the first turn's
+    # claims leave open, up to N, each get a turn of their own: the passages that bear on that
+    # part, up to part_tokens, and one claim (research/question_parts.py). 0: off.
+    part_turns: int = 2
+    part_tokens: int = 250
     # After the first turn, N > 0: the answer quotes up to N of the best evidence sentences
     # verbatim (research/key_sentences.py); 0: the model reads the other passages and adds claims
     # (synthesis_more.md). On the answer bench (20 questions, bench/answers.py) the quotes were

@@ -24,6 +24,8 @@ from .deep_budget import (
     JUDGE_TOKENS_PER_PAIR,
     MIN_ANSWER_TOKENS,
     MIN_EVIDENCE_TOKENS,
+    PART_OPEN_SHARE,
+    PART_PROMPT_TOKENS,
     PROBABILITY_CALL_S,
     PROBABILITY_JUDGE_TOKENS_PER_PAIR,
     PROMPT_OVERHEAD_TOKENS,
@@ -134,6 +136,10 @@ class PlanMixin:
                 if p.quote_candidates > 0 and (self._chat is None or self._chat.gives_probabilities):
                     read += JUDGE_PROMPT_TOKENS + QUOTE_RATING_TOKENS * p.quote_candidates
                     calls += 1
+                # A further part of the question the first turn left open: its passages and one claim.
+                parts = PART_OPEN_SHARE * min(self.further_parts, p.part_turns)
+                read += parts * (p.part_tokens + PART_PROMPT_TOKENS)
+                written, claims, calls = written + parts * CLAIM_TOKENS, claims + parts, calls + parts
             elif split:
                 read = evidence + PROMPT_OVERHEAD_TOKENS + SECOND_TURN_TOKENS
                 written, calls = first + min(MORE_CLAIMS * CLAIM_TOKENS, answer), 2

@@ -26,10 +26,12 @@ fields) the two quotes held a gold fact for 28 questions against 21 by focus sco
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..callbacks import IsCancelled
+from ..errors import ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
@@ -37,6 +39,11 @@ from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
 from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
+
+if TYPE_CHECKING:
+    from .funnel import Funnel
+
+log = logging.getLogger(__name__)
 
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
@@ -71,6 +78,21 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
         if len(out) >= limit:
             break
     return out
+
+
+def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
+    """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can."""
+    params = funnel.params
+
+    def rate(sentences: list[str]) -> list[float] | None:
+        funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
+        try:
+            return answer_probabilities(chat, query, sentences, cancelled=funnel.cancelled)
+        except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
+            log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
+            return None
+
+    return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates)
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,

@@ -30,8 +30,9 @@ from .citations import support as key_term_support
 from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
-from .key_sentences import answer_probabilities, key_sentences, unquoted
+from .key_sentences import answer_quotes, unquoted
 from .first_turn_size import record_reading, split_first, tokens_read
+from .question_parts import answer_open_parts
 from .second_turn import more_claims
 from .recite import doubt_contradicted, prune, recite, withdraw_unstated
 from .restate import needs_restating, restate_first
@@ -138,8 +139,11 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         if rest and writer.first_token_s:  # how fast it read: the next answer's first turn is sized by it
             record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields)), writer.first_token_s)
         conversation = [*messages, {"role": "assistant", "content": reply}]
+        if rest:  # a further part of the question the first turn left open gets a turn of its own
+            claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
+                                                {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
-            quotes = _quotes(funnel, chat, result.query, claims, evidence)
+            quotes = answer_quotes(funnel, chat, result.query, claims, evidence)
             for q in quotes:
                 writer.show(q)
             funnel.stage(3, f"Stage 3: {len(claims)} claim{'s' if len(claims) != 1 else ''} written, "
@@ -162,21 +166,6 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     result.claims = claims
     _finish(funnel, result, chat, conversation, started, checked=True)
     return True
-
-
-def _quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
-    """The answer's key sentences, the best candidates rated by the model where it can."""
-    params = funnel.params
-
-    def rate(sentences: list[str]) -> list[float] | None:
-        funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
-        try:
-            return answer_probabilities(chat, query, sentences, cancelled=funnel.cancelled)
-        except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
-            log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
-            return None
-
-    return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates)
 
 
 class _Writer:
