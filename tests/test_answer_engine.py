@@ -633,6 +633,22 @@ def test_a_road_map_sentence_is_not_quoted_but_a_result_that_names_a_section_is(
     assert [q.sources for q in quotes] == [[4]]
 
 
+def test_a_heading_run_into_its_sentence_is_not_quoted_with_it():
+    """Extraction glues a heading in capitals to the sentence after it; the quote starts at the sentence."""
+    from app.core.research.key_sentences import key_sentences, unquoted
+
+    evidence = [
+        _passage(1, ("CONSOLIDATION To investigate consolidation we compared the first trials of day 1 and day 3.", 0.9)),
+        _passage(2, ("3.1 RESULTS AND DISCUSSION We found that young kestrels departed 9 days later than adults.", 0.8)),
+        _passage(3, ("CRISPR screening identified three genes that delay the departure of kestrels.", 0.7)),
+    ]
+    quotes = key_sentences([Claim("Kestrels leave in September.", [1])], evidence, 3)
+    assert [q.text for q in quotes] == ["“To investigate consolidation we compared the first trials of day 1 and day 3”",
+                                        "“We found that young kestrels departed 9 days later than adults”",
+                                        "“CRISPR screening identified three genes that delay the departure of kestrels”"]
+    assert all(unquoted(q.text) in e.text for q, e in zip(quotes, evidence))  # still the page's own words, to highlight
+
+
 def test_the_model_rates_the_best_candidates_and_an_answering_sentence_outranks_a_framing_one():
     from app.core.research.key_sentences import key_sentences
 

@@ -77,7 +77,7 @@ def test_an_open_part_gets_its_own_turn_with_the_passages_for_it(fact_library):
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     part = _cite("Drone photogrammetry measures", "The retreat was measured by drone photogrammetry.")
     chat = ScriptedChat([first, part])
-    result, events = answer_with(fact_library, chat, question, {"first_claim_tokens": 1})
+    result, events = answer_with(fact_library, chat, question, {"first_claim_tokens": 1, "part_turns": 2})
     asked = chat.calls[1]["messages"]
     assert asked[: len(chat.calls[0]["messages"])] == chat.calls[0]["messages"]  # the same conversation, kept in cache
     new = asked[-1]["content"]
@@ -95,27 +95,27 @@ def test_a_part_no_passage_answers_is_named_not_claimed(fact_library):
     question = "How fast did the glacier front retreat, and how was the retreat measured?"
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     unanswered = json.dumps({"claims": [{"text": "The passages do not say how the retreat was measured.", "sources": []}]})
-    result, _ = answer_with(fact_library, ScriptedChat([first, unanswered]), question, {"first_claim_tokens": 1})
+    result, _ = answer_with(fact_library, ScriptedChat([first, unanswered]), question, {"first_claim_tokens": 1, "part_turns": 2})
     assert [c.text for c in result.claims if not c.quoted] == ["The glacier front retreated 38 metres per year."]
     assert any("how was the retreat measured" in m and "no passage" in m for m in result.messages), result.messages
 
 
-def test_parts_answered_in_the_first_turn_get_no_turn_and_turns_can_be_off(fact_library):
+def test_parts_answered_in_the_first_turn_get_no_turn_and_turns_are_off_by_default(fact_library):
     question = "How fast did the glacier front retreat, and how was the retreat measured?"
     both = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]},
                                   {"text": "The retreat was measured by drone photogrammetry.", "sources": [1]}]})
     chat = ScriptedChat([both])
-    answer_with(fact_library, chat, question, {"first_claim_tokens": 1})
+    answer_with(fact_library, chat, question, {"first_claim_tokens": 1, "part_turns": 2})
     assert all("Your claims so far" not in m["content"] for c in chat.calls for m in c["messages"])
     one = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([one])
-    answer_with(fact_library, chat, question, {"first_claim_tokens": 1, "part_turns": 0})
+    answer_with(fact_library, chat, question, {"first_claim_tokens": 1})  # off by default for the starter model
     assert all("Your claims so far" not in m["content"] for c in chat.calls for m in c["messages"])
 
 
 def test_an_open_part_with_the_real_model(fact_library):
     events: list = []
-    result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 1, "key_sentences": 2}).run(
+    result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 1, "key_sentences": 2, "part_turns": 2}).run(
         "When do kestrels depart from alpine valleys in autumn, and how were the birds tracked?")
     assert result.claims, result.messages
     numbers = {e.number for e in result.evidence}
@@ -133,6 +133,29 @@ def test_a_part_claim_that_restates_the_first_is_dropped(fact_library):
     question = "How fast did the glacier front retreat, and how was the retreat measured?"
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     again = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
-    result, _ = answer_with(fact_library, ScriptedChat([first, again]), question, {"first_claim_tokens": 1})
+    result, _ = answer_with(fact_library, ScriptedChat([first, again]), question, {"first_claim_tokens": 1, "part_turns": 2})
     assert [c.text for c in result.claims if not c.quoted] == ["The glacier front retreated 38 metres per year."]
     assert not any("no passage" in m for m in result.messages)  # it cited a passage: not a part nothing answers
+
+
+def test_a_deep_plan_prices_the_turns_of_the_questions_further_parts(fact_library):
+    from app.core.research.deep import DeepResearch
+    from app.core.research.deep_budget import CALL_OVERHEAD_S, CLAIM_TOKENS, PART_OPEN_SHARE, PART_PROMPT_TOKENS
+    from app.core.settings import DeepParams
+
+    def plan(question_parts: int, **overrides) -> DeepResearch:
+        funnel = fact_library.funnel(overrides={"check_support": False, **overrides})
+        chat = ScriptedChat([])
+        funnel.chat_model = lambda: chat
+        deep = DeepResearch(funnel, DeepParams(), deep=True, time_minutes=2.0)
+        deep._chat = chat
+        deep.meter.record(400, 4, 6.5)
+        deep.meter.record(40, 40, 2.0)
+        deep.further_parts = question_parts - 1
+        return deep
+
+    one, two, three = plan(1, part_turns=2), plan(2, part_turns=2), plan(3, part_turns=1)
+    turn = two.meter.predict_s(250 + PART_PROMPT_TOKENS, CLAIM_TOKENS) + CALL_OVERHEAD_S  # read, write, one call
+    assert two.answer_cost_s() - one.answer_cost_s() == pytest.approx(PART_OPEN_SHARE * turn, rel=0.05)
+    assert three.answer_cost_s() == pytest.approx(two.answer_cost_s(), rel=0.01)  # one turn at most
+    assert plan(2).answer_cost_s() == pytest.approx(one.answer_cost_s())  # off by default: nothing to price

@@ -113,8 +113,12 @@ class ResearchParams:
     first_turn_claims: int = 3
     # Further parts of the question ("…, and how far did the error fall?") that the first turn's
     # claims leave open, up to N, each get a turn of their own: the passages that bear on that
-    # part, up to part_tokens, and one claim (research/question_parts.py). 0: off.
-    part_turns: int = 2
+    # part, up to part_tokens, and one claim (research/question_parts.py). Off for the starter
+    # model: on 20 two-part development questions right 9/20 against 7/20, but on the 30 held-out
+    # questions 15/30 against 16/30 in the same run, its part claims supported less often (45 %
+    # of the model's citations against 49 %) and answers 2.4 s slower at p50, 16 s at p95
+    # (docs/research.md). Measure it with a larger model: bench/answers.py --variant "parts:part_turns=2".
+    part_turns: int = 0
     part_tokens: int = 250
     # After the first turn, N > 0: the answer quotes up to N of the best evidence sentences
     # verbatim (research/key_sentences.py); 0: the model reads the other passages and adds claims

@@ -155,9 +155,18 @@ def unquoted(text: str) -> str:
     return text.strip().strip("“”")
 
 
+# A section heading in capitals that text extraction ran into the sentence after it
+# ("CONSOLIDATION To investigate the influence of catch trials…", "2.3 RESULTS AND DISCUSSION
+# We found…"): quoted, the heading reads as part of the claim. Taken off only where the next
+# word opens a sentence, so "CRISPR screening identified…" or "DNA Replication…" keep their subject.
+_GLUED_HEADING = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:[A-Z][A-Z-]+\s+){1,5}(?=(?:The|To|We|In|This|These|Our|For|As|Here|After|"
+    r"Since|Although|Because|When|While|It|There|All|Each|Both|Using|On|At|With|From|During|A|An)\s)")
+
+
 def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
     """The sentence, with the one before it where it leans on it; None if that one was not kept."""
-    text = " ".join(sentences[k].text.split())
+    text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
     if not re.match(r"^[A-Z(]", text):  # starts mid-sentence: a fragment of the page
         return None
     if leans_back(text) and len(text.split()) >= MIN_WORDS:
