@@ -159,3 +159,38 @@ def test_a_deep_plan_prices_the_turns_of_the_questions_further_parts(fact_librar
     assert two.answer_cost_s() - one.answer_cost_s() == pytest.approx(PART_OPEN_SHARE * turn, rel=0.05)
     assert three.answer_cost_s() == pytest.approx(two.answer_cost_s(), rel=0.01)  # one turn at most
     assert plan(2).answer_cost_s() == pytest.approx(one.answer_cost_s())  # off by default: nothing to price
+
+
+def test_an_open_part_gets_the_first_quote_scored_by_that_part():
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [_passage(1, 3, "The glacier front retreated 38 metres per year between 2015 and 2021."),
+                _passage(2, 1, "Glacier fronts in the Alps retreated faster after 2015 than before."),
+                _passage(3, 2, "We flew a quadcopter at 120 metres altitude and processed images with structure from motion.")]
+    claims = [Claim("The glacier front retreated 38 metres per year.", [1])]
+    prior = lambda texts: [1.0 if "quadcopter" in t else 0.1 for t in texts]  # noqa: E731 - "how was the retreat measured"
+    assert [q.sources for q in key_sentences(claims, evidence, 1, prior=prior)] == [[3]]
+    assert [q.sources for q in key_sentences(claims, evidence, 2, skip=frozenset({3}))] == [[2]]
+
+
+def test_open_parts_are_quoted_first_in_an_answer(fact_library):
+    question = "How fast did the glacier front retreat, and how was the retreat measured?"
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    result, _ = answer_with(fact_library, ScriptedChat([first]), question, {"first_claim_tokens": 1, "part_quotes": 2})
+    quotes = [c for c in result.claims if c.quoted]
+    assert quotes and "Drone photogrammetry measures glacier retreat" in quotes[0].text
+    assert len({n for q in quotes for n in q.sources}) == len(quotes)  # one quote a passage, parts and the rest
+
+
+def test_part_quotes_with_the_real_model_rate_each_open_part(fact_library):
+    events: list = []
+    result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 1, "part_quotes": 2}).run(
+        "When do kestrels depart from alpine valleys in autumn, and how were the birds tracked?")
+    assert result.claims, result.messages
+    ratings = sum(isinstance(e, Stage) and "choosing the sentences" in e.detail for e in events)
+    first_turn = [e.claim for e in events if isinstance(e, ClaimWritten) and not e.claim.quoted]
+    # llama.cpp gives probabilities: one rating for each open part, one for the whole question
+    assert ratings == 1 + len(open_parts(result.query, first_turn)), (first_turn, ratings)
+    for c in result.citations:
+        if result.claims[c.claim].quoted:
+            assert c.support == "supported" and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)

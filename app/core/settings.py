@@ -120,6 +120,13 @@ class ResearchParams:
     # (docs/research.md). Measure it with a larger model: bench/answers.py --variant "parts:part_turns=2".
     part_turns: int = 0
     part_tokens: int = 250
+    # Further parts of the question that the claims leave open, up to N, each get a quote of their
+    # own, the first of the key sentences: the sentence that bears best on that part, among the
+    # six best by that part rated by the model against it (research/key_sentences.answer_quotes).
+    # Off: on the 30 held-out questions (one run, both ways) it changed the quotes of 4 answers,
+    # three only in their order, and no right answer; the four quotes already hold what the
+    # focused evidence says about the other parts. 2: on.
+    part_quotes: int = 0
     # After the first turn, N > 0: the answer quotes up to N of the best evidence sentences
     # verbatim (research/key_sentences.py); 0: the model reads the other passages and adds claims
     # (synthesis_more.md). On the answer bench (20 questions, bench/answers.py) the quotes were

@@ -45,9 +45,10 @@ EXPECTED_FIRST_TURN_CLAIMS = 1.5
 RESTATE_SHARE = 0.1
 RESTATE_READ_TOKENS = 220
 RESTATE_WRITE_TOKENS = 45
-# A further part of the question ("…, and when was the treatment started?") gets a turn when the
-# first turn's claims leave it open (question_parts.py): on 20 two-part bench questions, 12 did.
-# The turn reads the part's passages (part_tokens) and this prompt, and writes one claim.
+# A further part of the question ("…, and when was the treatment started?") gets a quote (and,
+# where part_turns is on, a turn) when the first turn's claims leave it open (question_parts.py):
+# they left it open for 20 of 33 two-part bench questions (bench/answers.py --show, 20 development
+# and 13 held-out). The turn reads the part's passages (part_tokens) and this prompt, writes one claim.
 PART_OPEN_SHARE = 0.6
 PART_PROMPT_TOKENS = 90
 SOURCES_PER_CLAIM = 1.3  # (claim, cited passage) pairs per claim: what the check reads

@@ -37,6 +37,7 @@ from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .focus import FIGURE_CAPTION, leans_back
+from .question_parts import open_parts, part_scores
 from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
 
@@ -48,20 +49,28 @@ log = logging.getLogger(__name__)
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
 NUMBER_BONUS = 0.05  # on the focus score (0-1)
-MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
+MAX_CHARS = 450
+PART_CANDIDATES = 6  # rated for an open part of the question: its best few by how they bear on the part  # a quote is read at a glance; longer sentences are usually run-together text
 
 # P(the sentence answers the question) for each sentence; None where the backend cannot tell.
 Rate = Callable[[list[str]], "list[float] | None"]
+Prior = Callable[[list[str]], list[float]]  # how well each sentence bears on what is asked
 
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
-                  rate: Rate | None = None, rated: int = 0) -> list[Claim]:
+                  rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
+                  skip: frozenset[int] = frozenset()) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage.
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
+    `prior` scores the candidates in place of the focus score (which is the whole question's);
+    passages in `skip` are quoted already.
     """
-    candidates = _candidates(claims, evidence)
+    candidates = [c for c in _candidates(claims, evidence) if c[1] not in skip]
+    if prior is not None and candidates:
+        candidates = sorted(((score, number, text) for score, (_, number, text)
+                             in zip(prior([text for _, _, text in candidates]), candidates)), key=lambda c: -c[0])
     if rate is not None and rated > 0 and candidates:
         top = candidates[:rated]
         probs = rate([text for _, _, text in top])
@@ -81,18 +90,30 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
 
 
 def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
-    """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can."""
+    """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can.
+
+    A further part of the question that the claims leave open ("…, and how far did the error
+    fall?") gets the first quotes, one each (`params.part_quotes`): the candidates that bear
+    best on that part, rated against it."""
     params = funnel.params
 
-    def rate(sentences: list[str]) -> list[float] | None:
-        funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
-        try:
-            return answer_probabilities(chat, query, sentences, cancelled=funnel.cancelled)
-        except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
-            log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
-            return None
+    def rater(question: str) -> Rate:
+        def rate(sentences: list[str]) -> list[float] | None:
+            funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
+            try:
+                return answer_probabilities(chat, question, sentences, cancelled=funnel.cancelled)
+            except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
+                log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
+                return None
+        return rate
 
-    return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates)
+    quotes: list[Claim] = []
+    for part in open_parts(query, claims)[: min(params.part_quotes, params.key_sentences)]:
+        quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
+                                rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
+                                skip=frozenset(n for q in quotes for n in q.sources))
+    return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query),
+                                  rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources))
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,

@@ -1,13 +1,18 @@
-"""A question's further parts, each answered in a turn of its own when the first turn leaves it open.
+"""A question's further parts, answered in a turn, or quoted, of their own when the first turn leaves them open.
 
 Researchers ask two things at once: "what retention probabilities were used, and how far did
 the error fall with dropout, ReLUs and max-norm?". Told to give each part its own claim
-(synthesis_parts.md), the starter model answers the first part and stops; the second part is
-then answered only if a quoted sentence happens to state it. So the question is split into its
-parts by its grammar, and a part that no claim of the first turn speaks to gets one more short
-turn: the passages that bear on that part (scored against the part, not the whole question),
-then the part itself, and one claim. The turn continues the answer's conversation, so the
-passages the model read for the first claim are still in its cache and only the new ones are read.
+(synthesis_parts.md), the starter model answers the first part and often stops; the second part
+is then answered only if a quoted sentence happens to state it. So the question is split into
+its parts by its grammar, and a part that no claim of the first turn speaks to can get
+- one more short turn (`part_turns`): the passages that bear on that part (scored against the
+  part, not the whole question), then the part itself, and one claim. The turn continues the
+  answer's conversation, so the passages read for the first claim are still in the model's cache;
+- a quote of its own (`part_quotes`, key_sentences.answer_quotes): the sentence that bears best
+  on the part, rated by the model against it.
+Both are off for the starter model: measured on the answer bench, neither made more answers
+right (the turn's claims were supported less often, the quotes were already there), see
+settings.py and docs/research.md. They are kept for models that follow the instruction better.
 
 The split is deliberately narrow: only where a new question clause begins, after "and" with a
 question word ("…, and when does the sandwich collapse…") or, after ", and", with an auxiliary
@@ -83,12 +88,8 @@ def part_evidence(part: str, evidence: list[Evidence], read: set[int], embedder:
     unread = [e for e in evidence if e.number not in read and e.sentences]
     if not unread:
         return []
-    terms = {stem(t) for t in key_terms(part)}
     sentences = [(e, s.text) for e in unread for s in e.sentences]
-    scores = np.array([len(terms & {stem(t) for t in key_terms(text)}) / max(1, len(terms)) for _, text in sentences])
-    if embedder is not None:
-        vecs = embedder.embed([part] + [text[:1200] for _, text in sentences])
-        scores = scores + vecs[1:] @ vecs[0]
+    scores = part_scores(part, [text for _, text in sentences], embedder)
     best: dict[int, float] = {}
     for (e, _), score in zip(sentences, scores):
         best[e.number] = max(best.get(e.number, -1.0), float(score))
@@ -99,6 +100,17 @@ def part_evidence(part: str, evidence: list[Evidence], read: set[int], embedder:
         chosen.append(e)
         spent += cost(e)
     return sorted(chosen, key=lambda e: e.number)
+
+
+def part_scores(part: str, texts: list[str], embedder: EmbeddingModel | None) -> list[float]:
+    """How well each text bears on `part`: the share of the part's key terms it holds, plus its
+    cosine to the part where an embedder is loaded (the focus score is the whole question's)."""
+    terms = {stem(t) for t in key_terms(part)}
+    scores = np.array([len(terms & {stem(t) for t in key_terms(text)}) / max(1, len(terms)) for text in texts])
+    if embedder is not None and texts:
+        vecs = embedder.embed([part] + [text[:1200] for text in texts])
+        scores = scores + vecs[1:] @ vecs[0]
+    return [float(x) for x in scores]
 
 
 def answer_part(ask: Ask, chat: ChatModel, conversation: list[ChatMessage], query: str, part: str,
