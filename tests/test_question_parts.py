@@ -171,6 +171,7 @@ def test_an_open_part_gets_the_first_quote_scored_by_that_part():
     prior = lambda texts: [1.0 if "quadcopter" in t else 0.1 for t in texts]  # noqa: E731 - "how was the retreat measured"
     assert [q.sources for q in key_sentences(claims, evidence, 1, prior=prior)] == [[3]]
     assert [q.sources for q in key_sentences(claims, evidence, 2, skip=frozenset({3}))] == [[2]]
+    assert key_sentences(claims, evidence, 0, prior=prior) == []  # every quote went to the parts
 
 
 def test_open_parts_are_quoted_first_in_an_answer(fact_library):

@@ -49,8 +49,8 @@ log = logging.getLogger(__name__)
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
 NUMBER_BONUS = 0.05  # on the focus score (0-1)
-MAX_CHARS = 450
-PART_CANDIDATES = 6  # rated for an open part of the question: its best few by how they bear on the part  # a quote is read at a glance; longer sentences are usually run-together text
+MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
+PART_CANDIDATES = 6  # rated for an open part of the question: its best few by how they bear on the part
 
 # P(the sentence answers the question) for each sentence; None where the backend cannot tell.
 Rate = Callable[[list[str]], "list[float] | None"]
@@ -67,6 +67,8 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     `prior` scores the candidates in place of the focus score (which is the whole question's);
     passages in `skip` are quoted already.
     """
+    if limit <= 0:
+        return []
     candidates = [c for c in _candidates(claims, evidence) if c[1] not in skip]
     if prior is not None and candidates:
         candidates = sorted(((score, number, text) for score, (_, number, text)

@@ -139,7 +139,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         if rest and writer.first_token_s:  # how fast it read: the next answer's first turn is sized by it
             record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields)), writer.first_token_s)
         conversation = [*messages, {"role": "assistant", "content": reply}]
-        if rest:  # a further part of the question the first turn left open gets a turn of its own
+        if rest:  # a further part of the question the first turn left open: a turn of its own (part_turns)
             claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
                                                 {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
