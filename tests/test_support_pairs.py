@@ -31,7 +31,7 @@ def test_every_pair_is_labelled_with_a_reason():
         assert r["file"].endswith(".pdf") and int(r["page"]) >= 1, r["id"]
 
 
-def test_both_sources_are_there_as_the_issue_asks():
+def test_constructed_pairs_and_the_models_own_claims_dev_and_held_out_are_there_as_the_issue_asks():
     rows = _rows()
     constructed = [r for r in rows if "source" not in r]
     answers = [r for r in rows if r.get("source") == "answers"]
