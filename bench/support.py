@@ -11,14 +11,14 @@ context, as in an answer. The judge's cut-offs were chosen on those two. Held-ou
 labelled after the cut-offs were chosen: the out-of-sample figure. For each judge (the rules
 alone, the chat model alone, both as the product combines them) it prints agreement with the
 labels, the share of misattributions it passes as supported, and the share of supported pairs it
-accepts; the product's figures also for each source alone. The model sees each pair the way an answer's check shows it (the claim,
-and the quote within up to `JUDGE_CHARS` of its passage).
+accepts; the product's figures also for each source alone. The model sees each pair the way an
+answer's check shows it (the claim, and the quote within up to `JUDGE_CHARS` of its passage).
 
 Two model judges: P(yes) to a yes/no question, cut where the chat model's catalog entry says
 (`"judge"`; else `support.DEFAULT_JUDGE`: what the product uses with llama.cpp), and the verdict
-in words (what it uses with backends that give no probabilities). For P(yes) it also prints a sweep of
-cut-offs and a split-half check: cut-offs chosen on half of the pairs (the best agreement that
-passes at most one misattribution in ten), scored on the other.
+in words (what it uses with backends that give no probabilities). For P(yes) it also prints a
+sweep of cut-offs and a split-half check: cut-offs chosen on half of the pairs (the best
+agreement that passes at most one misattribution in ten), scored on the other.
 
     .venv/bin/python bench/support.py [--limit N] [--batch 1] [--no-words] [--show]
 """

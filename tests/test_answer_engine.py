@@ -301,13 +301,9 @@ def test_structured_answer_end_to_end_with_the_real_model(fact_library, override
     claimed = [i for i, e in enumerate(events) if isinstance(e, ClaimWritten)]
     if claimed:
         assert focused[0] < claimed[0]
-    assert result.claims, result.messages
-    numbers = {e.number for e in result.evidence}
-    for claim in result.claims:
-        assert set(claim.sources) <= numbers
+    assert_cited_in_place(result)
     assert "".join(tokens).strip()
     for c in result.citations:
-        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
         assert c.support in {v.value for v in Support}
         assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
     assert {"evidence_s", "synthesis_s", "check_s", "total_s"} <= result.timings.keys()
@@ -383,6 +379,15 @@ class ScriptedChat(ChatModel):
 
             require_json(reply, False, max_tokens)
         return reply
+
+
+def assert_cited_in_place(result) -> None:
+    """Every claim cites only passages the prompt showed, and every citation's tag stands in the answer where it points."""
+    assert result.claims, result.messages
+    numbers = {e.number for e in result.evidence}
+    assert all(set(c.sources) <= numbers for c in result.claims)
+    for c in result.citations:
+        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
 
 
 def answer_with(desk, chat: ChatModel, question: str, overrides: dict | None = None):
@@ -716,11 +721,8 @@ def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_
 def test_key_sentences_with_the_real_model(fact_library):
     result = fact_library.funnel(overrides={"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}).run(
         "When do kestrels depart from alpine valleys in autumn?")
-    assert result.claims, result.messages
-    numbers = {e.number for e in result.evidence}
-    assert all(set(c.sources) <= numbers for c in result.claims)
+    assert_cited_in_place(result)
     for c in result.citations:
-        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
         assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
     assert all(c.support == "supported" for c in result.claims if c.quoted)
 

@@ -10,7 +10,7 @@ import pytest
 from app.core.events import ClaimWritten, Stage, Task
 from app.core.records import Claim, Evidence, Sentence
 from app.core.research.question_parts import open_parts, part_evidence, question_parts
-from tests.test_answer_engine import ScriptedChat, answer_with
+from tests.test_answer_engine import ScriptedChat, answer_with, assert_cited_in_place
 
 
 @pytest.mark.parametrize("question, parts", [
@@ -117,11 +117,7 @@ def test_an_open_part_with_the_real_model(fact_library):
     events: list = []
     result = fact_library.funnel(Task(sink=events.append), overrides={"first_claim_tokens": 1, "key_sentences": 2, "part_turns": 2}).run(
         "When do kestrels depart from alpine valleys in autumn, and how were the birds tracked?")
-    assert result.claims, result.messages
-    numbers = {e.number for e in result.evidence}
-    assert all(set(c.sources) <= numbers for c in result.claims)
-    for c in result.citations:
-        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
+    assert_cited_in_place(result)
     # The part gets a turn exactly when the claims written before it leave it open.
     tracked = "how were the birds tracked"
     at = next((i for i, e in enumerate(events) if isinstance(e, Stage) and tracked in e.detail), None)

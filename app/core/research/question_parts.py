@@ -92,7 +92,7 @@ def part_evidence(part: str, evidence: list[Evidence], read: set[int], embedder:
     scores = part_scores(part, [text for _, text in sentences], embedder)
     best: dict[int, float] = {}
     for (e, _), score in zip(sentences, scores):
-        best[e.number] = max(best.get(e.number, -1.0), float(score))
+        best[e.number] = max(best.get(e.number, -1.0), score)
     chosen, spent = [], 0
     for e in sorted(unread, key=lambda e: -best[e.number]):
         if chosen and spent + cost(e) > budget:
@@ -119,8 +119,8 @@ def answer_part(ask: Ask, chat: ChatModel, conversation: list[ChatMessage], quer
     passage answers the part); the turn joins `conversation` if a claim is kept.
 
     `passages`: the new passages as the prompt shows them ("" if the best were read already);
-    `numbers`: every passage the claim may cite; `claims`: the answer's claims so far (a first
-    claim that answered the part in other words is restated, not answered again)."""
+    `numbers`: every passage the claim may cite; `claims`: the answer's claims so far (a part
+    claim that only restates one of them is dropped)."""
     prompt = load_prompt("synthesis_part.md").format(
         query=query, part=part, evidence=f"More passages:\n\n{passages}\n\n" if passages else "")
     conversation.append({"role": "user", "content": prompt})
@@ -139,6 +139,8 @@ def answer_open_parts(funnel: "Funnel", ask: Ask, chat: ChatModel, conversation:
 
     `read`: the passages of the first turn; `show`: a passage as the prompt shows it."""
     params, out = funnel.params, []
+    if params.part_turns <= 0:
+        return out
     read = set(read)
     for part in open_parts(result.query, claims)[: params.part_turns]:
         funnel.stage(3, f"Stage 3: answering “{part}”…")
