@@ -190,6 +190,10 @@ def main() -> int:
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,…",
                     help='another claims pipeline, e.g. --variant "quotes3:key_sentences=3" (repeatable)')
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
+    ap.add_argument("--fixed-first-turn", action="store_true",
+                    help="every claims pipeline reads first_claim_tokens in its first turn, not what the model read in "
+                         "first_claim_read_s of recent answers: two pipelines then write the same first claims, and a "
+                         "comparison of what follows them is not blurred by first-turn sizing")
     args = ap.parse_args()
     if args.focus_tokens:
         for name, overrides in PIPELINES.items():
@@ -199,6 +203,10 @@ def main() -> int:
         for name in [n for n in PIPELINES if not n.startswith(tuple(args.only))]:
             del PIPELINES[name]
     PIPELINES.update(variant(v) for v in args.variant)
+    if args.fixed_first_turn:
+        for name, overrides in PIPELINES.items():
+            if overrides.get("structured_answers", True):
+                overrides.setdefault("first_claim_read_s", 0.0)
 
     stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
                                           "first_tokens", "reading")} for name in PIPELINES}

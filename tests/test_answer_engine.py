@@ -624,6 +624,46 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
                                         "This delay was largest in years with a warm September and plenty of voles”"]
 
 
+def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
+    """With `quotes_per_passage` 2 the answer page can give two quotes; a broad question still hears from another paper."""
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [
+        _passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.9),
+                 ("Ringing took place at two stations in the upper valley.", 0.3),
+                 ("Young birds departed 9 days later than adults in every year studied.", 0.85),
+                 ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.8)),
+        _passage(2, ("Departures came earlier after a cold August, by 5 days on average.", 0.5)),
+    ]
+    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3, per_passage=2)
+    assert [q.text for q in quotes] == ["“Adult kestrels left the valley on 14 September on average”",
+                                        "“Young birds departed 9 days later than adults in every year studied”",
+                                        "“Departures came earlier after a cold August, by 5 days on average”"]
+    assert [q.sources for q in quotes] == [[1], [1], [2]]
+    assert [q.sources for q in key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3)] == [[1], [2]]  # the default
+
+
+def test_neighbouring_key_sentences_are_one_quote_in_page_order():
+    from app.core.research.key_sentences import key_sentences, unquoted
+
+    evidence = [_passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.85),
+                         ("Young birds departed 9 days later than adults in every year studied.", 0.9))]
+    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 2, per_passage=2)
+    assert [q.text for q in quotes] == ["“Adult kestrels left the valley on 14 September on average. "
+                                        "Young birds departed 9 days later than adults in every year studied”"]
+    assert unquoted(quotes[0].text) in evidence[0].text  # the page's own words, to highlight
+
+
+def test_a_sentence_that_restates_an_earlier_quote_is_not_quoted():
+    from app.core.research.key_sentences import key_sentences
+
+    evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.9)),
+                _passage(2, ("In every year studied, young birds departed 9 days later than the adults.", 0.8)),
+                _passage(3, ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.6))]
+    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 2)
+    assert [q.sources for q in quotes] == [[1], [3]]
+
+
 def test_a_road_map_sentence_is_not_quoted_but_a_result_that_names_a_section_is():
     """Sentences that name a part of the paper and announce it say where to read, not what is there."""
     from app.core.research.key_sentences import key_sentences

@@ -135,6 +135,15 @@ class ResearchParams:
     # 5/30 with the first claim alone, 10, 11, 12, 13 with 1–4 quotes, in one run), and a quote
     # costs no model time (the candidates are rated either way).
     key_sentences: int = 4
+    # Sentences quoted from one passage at most; with 2, neighbours join into one quote. (Either
+    # way a quote must add key terms or a figure to what the claims and the quotes before it say.)
+    # The answer page often holds two sentences of the answer, but the first claim has usually
+    # said one of them: simulated on the rated candidates, the four quotes alone held every gold
+    # fact of 25 of 58 development questions with 2 against 20 with 1 (held out: 21/56 against
+    # 17/56), yet whole answers on the 30 held-out questions (bench/answers.py --fixed-first-turn
+    # --variant "onequote:quotes_per_passage=1", one run) were right 17/30 both ways, with 22 %
+    # more quoted text to read and fewer papers cited (1.37 against 1.50 an answer). So 1.
+    quotes_per_passage: int = 1
     # Key sentences the model rates before they are quoted: the best N by focus score are each
     # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
     # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it

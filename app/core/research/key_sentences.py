@@ -7,12 +7,12 @@ the question. Quoting the sentences that focusing scored best costs no writing (
 short rating below), and a quote cannot misstate its passage: the support check has nothing to doubt.
 
 A quote is chosen only if it
-- adds to what the claims already say (most of its key terms are new);
+- adds to what the claims and the quotes before it say (most of its key terms are new);
 - reads as prose, not a table row, an equation or a figure caption;
 - stands alone (a sentence that leans on the one before it is quoted with it);
 - states something: not a question, a road map (a part of the paper named and announced), an
   announced list or an entry of the reference list.
-One quote per passage, best first.
+One quote a passage (`quotes_per_passage`; with two, neighbours join into one), best first.
 
 Best by focus score alone, quotes framed the question as often as they answered it ("The
 objectives of this research were to…"). So where the backend gives the next token's
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..callbacks import IsCancelled
 from ..errors import ModelError
@@ -57,10 +57,19 @@ Rate = Callable[[list[str]], "list[float] | None"]
 Prior = Callable[[list[str]], list[float]]  # how well each sentence bears on what is asked
 
 
+class _Candidate(NamedTuple):
+    score: float
+    number: int  # the passage's number in the prompt
+    text: str
+    first: int  # the span of the passage's sentences it quotes
+    last: int
+
+
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
                   rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
-                  skip: frozenset[int] = frozenset()) -> list[Claim]:
-    """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage.
+                  skip: frozenset[int] = frozenset(), per_passage: int = 1) -> list[Claim]:
+    """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
+    (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
@@ -69,26 +78,38 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     """
     if limit <= 0:
         return []
-    candidates = [c for c in _candidates(claims, evidence) if c[1] not in skip]
+    candidates = [c for c in _candidates(claims, evidence) if c.number not in skip]
     if prior is not None and candidates:
-        candidates = sorted(((score, number, text) for score, (_, number, text)
-                             in zip(prior([text for _, _, text in candidates]), candidates)), key=lambda c: -c[0])
+        candidates = sorted((c._replace(score=score) for score, c in zip(prior([c.text for c in candidates]), candidates)),
+                            key=lambda c: -c.score)
     if rate is not None and rated > 0 and candidates:
         top = candidates[:rated]
-        probs = rate([text for _, _, text in top])
+        probs = rate([c.text for c in top])
         if probs is not None:  # P(yes) >= 0, so a rated candidate still ranks above the unrated
-            candidates = [(score + p, number, text) for (score, number, text), p in zip(top, probs)] + candidates[rated:]
-            candidates.sort(key=lambda c: -c[0])
-    out: list[Claim] = []
-    used: set[int] = set()
-    for _, number, text in candidates:
-        if number in used:  # one quote a passage
+            candidates = [c._replace(score=c.score + p) for c, p in zip(top, probs)] + candidates[rated:]
+            candidates.sort(key=lambda c: -c.score)
+    chosen: list[_Candidate] = []
+    taken: dict[int, int] = {}  # candidates quoted from each passage
+    said, figures = _said(claims)
+    for c in candidates:
+        # Not what the claims or the quotes before it say (two passages can state one result).
+        if taken.get(c.number, 0) >= per_passage or not _adds(c.text, said, figures):
             continue
-        used.add(number)
-        out.append(Claim(text=quoted(text), sources=[number], quoted=True))
-        if len(out) >= limit:
+        taken[c.number] = taken.get(c.number, 0) + 1
+        said |= {stem(t) for t in key_terms(c.text)}
+        figures |= numbers_in(c.text)
+        beside = next((k for k, q in enumerate(chosen)
+                       if q.number == c.number and c.first <= q.last + 1 and q.first <= c.last + 1), None)
+        if beside is not None:  # next to (or around) a quote of its passage: one quote, as on the page
+            q = chosen[beside]
+            first, last = min(q.first, c.first), max(q.last, c.last)
+            sentences = next(e.sentences for e in evidence if e.number == c.number)
+            chosen[beside] = q._replace(first=first, last=last, text=_span(sentences, first, last))
+            continue
+        chosen.append(c)
+        if len(chosen) >= limit:
             break
-    return out
+    return [Claim(text=quoted(c.text), sources=[c.number], quoted=True) for c in chosen]
 
 
 def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
@@ -113,9 +134,10 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     for part in open_parts(query, claims)[: min(params.part_quotes, params.key_sentences)]:
         quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
                                 rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
-                                skip=frozenset(n for q in quotes for n in q.sources))
+                                skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage)
     return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query),
-                                  rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources))
+                                  rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
+                                  per_passage=params.quotes_per_passage)
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
@@ -141,27 +163,45 @@ def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
     return out
 
 
-def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[tuple[float, int, str]]:
-    """(score, passage number, text) of every quotable sentence the claims do not already say, best first."""
-    said = {stem(t) for c in claims for t in key_terms(c.text)}
-    figures = set().union(*(numbers_in(c.text) for c in claims)) if claims else set()
-    candidates: list[tuple[float, int, str]] = []
+def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[_Candidate]:
+    """Every quotable sentence the claims do not already say, best first."""
+    said, figures = _said(claims)
+    candidates: list[_Candidate] = []
     for e in evidence:
         for k, s in enumerate(e.sentences):
-            text = _with_antecedent(e.sentences, k)
-            if text is None or not _prose(text):
+            found = _with_antecedent(e.sentences, k)
+            if found is None:
                 continue
-            terms = {stem(t) for t in key_terms(text)}
-            # A sentence in the claims' words that gives a figure they do not ("retreated 38 metres"
-            # under a claim of "retreated 512 metres") is the correction, not a repeat.
-            if (not terms or len(terms & said) >= SAID_SHARE * len(terms)) and not _new_figure(text, figures):
+            text, first = found
+            if not _prose(text) or not _adds(text, said, figures):
                 continue
             # A sentence that reports a figure is more often the answer than one that frames it.
-            candidates.append((s.score + (NUMBER_BONUS if re.search(r"\d", text) else 0.0), e.number, text))
-    best: dict[str, tuple[float, int, str]] = {}
-    for c in sorted(candidates, key=lambda c: -c[0]):
-        best.setdefault(c[2], c)  # a page repeated in two passages is one candidate
+            candidates.append(_Candidate(s.score + (NUMBER_BONUS if re.search(r"\d", text) else 0.0), e.number, text, first, k))
+    best: dict[str, _Candidate] = {}
+    for c in sorted(candidates, key=lambda c: -c.score):
+        best.setdefault(c.text, c)  # a page repeated in two passages is one candidate
     return list(best.values())
+
+
+def _said(claims: list[Claim]) -> tuple[set[str], set[str]]:
+    """The key-term stems and the figures the claims state."""
+    said = {stem(t) for c in claims for t in key_terms(c.text)}
+    figures = set().union(*(numbers_in(c.text) for c in claims)) if claims else set()
+    return said, figures
+
+
+def _adds(text: str, said: set[str], figures: set[str]) -> bool:
+    """Most of the sentence's key terms are new, or it states a figure that is.
+
+    A sentence in the claims' words that gives a figure they do not ("retreated 38 metres"
+    under a claim of "retreated 512 metres") is the correction, not a repeat."""
+    terms = {stem(t) for t in key_terms(text)}
+    return (bool(terms) and len(terms & said) < SAID_SHARE * len(terms)) or _new_figure(text, figures)
+
+
+def _span(sentences: list[Sentence], first: int, last: int) -> str:
+    """The passage's sentences first..last as one quote, as on the page (less a glued heading)."""
+    return _GLUED_HEADING.sub("", " ".join(" ".join(s.text.split()) for s in sentences[first:last + 1]))
 
 
 def _new_figure(text: str, figures: set[str]) -> bool:
@@ -187,8 +227,9 @@ _GLUED_HEADING = re.compile(
     r"Since|Although|Because|When|While|It|There|All|Each|Both|Using|On|At|With|From|During|A|An)\s)")
 
 
-def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
-    """The sentence, with the one before it where it leans on it; None if that one was not kept."""
+def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | None:
+    """The sentence, with the one before it where it leans on it, and the position of its first
+    sentence; None if the one it leans on was not kept."""
     text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
     if not re.match(r"^[A-Z(]", text):  # starts mid-sentence: a fragment of the page
         return None
@@ -196,8 +237,8 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> str | None:
         prev = sentences[k - 1] if k > 0 else None
         if prev is None or prev.char_end > sentences[k].char_start or sentences[k].char_start - prev.char_end > 3:
             return None
-        text = " ".join(prev.text.split()) + " " + text
-    return text
+        return " ".join(prev.text.split()) + " " + text, k - 1
+    return text, k
 
 
 # Sentences that point elsewhere instead of stating something: a list announced ("…one of the
