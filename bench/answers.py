@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 import unicodedata
+import zlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,7 +135,8 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
-def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int, progress=None) -> None:
+def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int, progress=None,
+        seeded: bool = False) -> None:
     for n, q in enumerate(questions):
         gold = gold_pages(q, by_file)
         order = list(PIPELINES.items())
@@ -146,6 +148,8 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             try:
                 funnel = desk.funnel(overrides=overrides)
                 s["first_tokens"].append(funnel.params.first_claim_tokens)
+                if seeded and hasattr(desk.chat(), "reseed"):  # llama.cpp: the same words for the same prompt
+                    desk.chat().reseed(zlib.crc32(q["id"].encode()))
                 result = funnel.run(q["question"])
                 s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
@@ -191,9 +195,9 @@ def main() -> int:
                     help='another claims pipeline, e.g. --variant "quotes3:key_sentences=3" (repeatable)')
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
     ap.add_argument("--fixed-first-turn", action="store_true",
-                    help="every claims pipeline reads first_claim_tokens in its first turn, not what the model read in "
-                         "first_claim_read_s of recent answers: two pipelines then write the same first claims, and a "
-                         "comparison of what follows them is not blurred by first-turn sizing")
+                    help="every claims pipeline reads first_claim_tokens in its first turn (not what the model read in "
+                         "first_claim_read_s of recent answers) and samples from the same seed for each question: two "
+                         "pipelines then write the same first claims, and a comparison of what follows is not blurred")
     args = ap.parse_args()
     if args.focus_tokens:
         for name, overrides in PIPELINES.items():
@@ -229,7 +233,7 @@ def main() -> int:
             done[0] += 1
             table(stats, done[0] + (count - len(questions)), read, write)
 
-        run(desk, questions, by_file, stats, args.show, flip, progress)
+        run(desk, questions, by_file, stats, args.show, flip, progress, seeded=args.fixed_first_turn)
         desk.close()
 
     table(stats, count, read, write)

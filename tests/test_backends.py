@@ -65,6 +65,18 @@ def test_chat_streams_tokens_and_returns_their_concatenation(chat):
     assert reply.strip()
 
 
+def test_a_reseeded_model_writes_the_same_sampled_reply_again(chat):
+    ask = [{"role": "user", "content": "Write one sentence about a river."}]
+    replies = []
+    for _ in range(2):
+        chat.reseed(7)
+        replies.append(chat.chat(ask, max_tokens=24, temperature=1.0))
+    chat.reseed(8)
+    others = {chat.chat(ask, max_tokens=24, temperature=1.0) for _ in range(3)}
+    assert replies[0] == replies[1]
+    assert others != {replies[0]}  # at this temperature another seed writes something else
+
+
 def test_chat_cancel_after_three_tokens_stops_early_and_model_stays_usable(chat):
     tokens: list[str] = []
     with pytest.raises(Cancelled):

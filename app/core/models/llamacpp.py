@@ -26,19 +26,16 @@ from .llama_prefix import WarmPrefixes
 from .prompt_lookup import PromptLookup
 from .reply_opening import opened_completion
 
-# How llama.cpp's OpenMP workers wait between operations. By default they
-# busy-wait for a long time, and whenever another thread competes for the cores
-# (PDF parsing while indexing, the UI, a second model) the spinning workers starve
-# each other: on a busy 2-core machine chat ran at 2.8 tokens/s spinning vs 20
-# passive. Fully passive workers, though, sleep after every one of the hundreds of
-# operations a token takes, and waking them costs more than the operation (under
-# a hypervisor especially): Qwen2.5-Coder-1.5B wrote 9.4 tokens/s passive against
-# 15.2 with a short spin on an idle 2-core machine. So workers spin briefly
-# (1,000 rounds, tens of microseconds) and then sleep; with more workers than
-# cores (libgomp's "throttled" case) PASSIVE keeps them from spinning at all.
-# With one busy loop beside it, passive wrote 10.2 tokens/s and the short spin 7.5:
-# the price of the idle gain. libgomp reads these once, when llama_cpp is first imported
-# (lazily, below); a policy the user set wins.
+# How llama.cpp's OpenMP workers wait between operations. By default they busy-wait for a long time, and
+# whenever another thread competes for the cores (PDF parsing while indexing, the UI, a second model) the
+# spinning workers starve each other: on a busy 2-core machine chat ran at 2.8 tokens/s spinning vs 20
+# passive. Fully passive workers, though, sleep after every one of the hundreds of operations a token takes,
+# and waking them costs more than the operation (under a hypervisor especially): Qwen2.5-Coder-1.5B wrote
+# 9.4 tokens/s passive against 15.2 with a short spin on an idle 2-core machine. So workers spin briefly
+# (1,000 rounds, tens of microseconds) and then sleep; with more workers than cores (libgomp's "throttled"
+# case) PASSIVE keeps them from spinning at all. With one busy loop beside it, passive wrote 10.2 tokens/s
+# and the short spin 7.5: the price of the idle gain. libgomp reads these once, when llama_cpp is first
+# imported (lazily, below); a policy the user set wins.
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     os.environ.setdefault("GOMP_SPINCOUNT", "1000")
@@ -47,14 +44,12 @@ log = logging.getLogger(__name__)
 
 SETUP_HINT = "run `research-desk models setup` or choose a GGUF file in Settings"
 
-# A text this short (a question) is embedded on one thread. Its graph is ~100 tiny
-# operations, each ending in a hand-over between the workers; with sleeping
-# workers (see above) that hand-over cost more than the work: MiniLM, 13-token
-# query, 2 cores: 1 thread 7-9 ms every time, 2 passive threads 5 ms at best and
-# 15-35 ms in most processes. One thread also leaves the other core to the
-# full-text searches the funnel runs while the query is embedded (bench/scale.py
-# prints the all-threads baseline). Longer texts (chunks at import) have enough
-# work per operation to gain from every thread.
+# A text this short (a question) is embedded on one thread. Its graph is ~100 tiny operations, each ending
+# in a hand-over between the workers; with sleeping workers (see above) that hand-over cost more than the
+# work: MiniLM, 13-token query, 2 cores: 1 thread 7-9 ms every time, 2 passive threads 5 ms at best and
+# 15-35 ms in most processes. One thread also leaves the other core to the full-text searches the funnel
+# runs while the query is embedded (bench/scale.py prints the all-threads baseline). Longer texts (chunks at
+# import) have enough work per operation to gain from every thread.
 SINGLE_THREAD_TOKENS = 32
 
 
@@ -256,6 +251,11 @@ class LlamaCppChat(ChatModel):
             return
         if saved:
             log.debug("prefix cache: %d prompt tokens restored instead of read", saved)
+
+    def reseed(self, seed: int) -> None:
+        """Sample the next replies from `seed`: the same calls then write the same words (benchmarks)."""
+        with self._lock:
+            self._llm.set_seed(seed)
 
     def close(self) -> None:
         llm, self._llm = getattr(self, "_llm", None), None
