@@ -625,7 +625,7 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
 
 
 def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
-    """With `quotes_per_passage` 2 the answer page can give two quotes; a broad question still hears from another paper."""
+    """The answer page can give two quotes (one with `quotes_per_passage` 1); a broad question still hears from another paper."""
     from app.core.research.key_sentences import key_sentences
 
     evidence = [
@@ -635,12 +635,12 @@ def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
                  ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.8)),
         _passage(2, ("Departures came earlier after a cold August, by 5 days on average.", 0.5)),
     ]
-    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3, per_passage=2)
+    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3)
     assert [q.text for q in quotes] == ["“Adult kestrels left the valley on 14 September on average”",
                                         "“Young birds departed 9 days later than adults in every year studied”",
                                         "“Departures came earlier after a cold August, by 5 days on average”"]
     assert [q.sources for q in quotes] == [[1], [1], [2]]
-    assert [q.sources for q in key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3)] == [[1], [2]]  # the default
+    assert [q.sources for q in key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3, per_passage=1)] == [[1], [2]]
 
 
 def test_neighbouring_key_sentences_are_one_quote_in_page_order():
@@ -648,7 +648,7 @@ def test_neighbouring_key_sentences_are_one_quote_in_page_order():
 
     evidence = [_passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.85),
                          ("Young birds departed 9 days later than adults in every year studied.", 0.9))]
-    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 2, per_passage=2)
+    quotes = key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 2)
     assert [q.text for q in quotes] == ["“Adult kestrels left the valley on 14 September on average. "
                                         "Young birds departed 9 days later than adults in every year studied”"]
     assert unquoted(quotes[0].text) in evidence[0].text  # the page's own words, to highlight

@@ -176,7 +176,7 @@ def test_open_parts_are_quoted_first_in_an_answer(fact_library):
     result, _ = answer_with(fact_library, ScriptedChat([first]), question, {"first_claim_tokens": 1, "part_quotes": 2})
     quotes = [c for c in result.claims if c.quoted]
     assert quotes and "Drone photogrammetry measures glacier retreat" in quotes[0].text
-    assert len({n for q in quotes for n in q.sources}) == len(quotes)  # one quote a passage, parts and the rest
+    assert len({n for q in quotes for n in q.sources}) == len(quotes)  # a passage quoted for a part is not quoted again
 
 
 def test_part_quotes_with_the_real_model_rate_each_open_part(fact_library):

@@ -137,13 +137,14 @@ class ResearchParams:
     key_sentences: int = 4
     # Sentences quoted from one passage at most; with 2, neighbours join into one quote. (Either
     # way a quote must add key terms or a figure to what the claims and the quotes before it say.)
-    # The answer page often holds two sentences of the answer, but the first claim has usually
-    # said one of them: simulated on the rated candidates, the four quotes alone held every gold
-    # fact of 25 of 58 development questions with 2 against 20 with 1 (held out: 21/56 against
-    # 17/56), yet whole answers on the 30 held-out questions (bench/answers.py --fixed-first-turn
-    # --variant "onequote:quotes_per_passage=1", one run) were right 17/30 both ways, with 22 %
-    # more quoted text to read and fewer papers cited (1.37 against 1.50 an answer). So 1.
-    quotes_per_passage: int = 1
+    # The answer page often holds the answer in two sentences (the figure, and the one naming what
+    # it measures; q10's "The multi0 argument is relevant only for…" and the next sentence, which
+    # says what it does), and with one quote a passage the second went to another paper. On the
+    # 30 held-out questions (bench/answers.py --fixed-first-turn, same first claims in both) right
+    # 18/30 against 16/30 (q10, q54 won, none lost), citations supported 88 % both, gold page
+    # cited 83 % against 87 %, answer p50 unchanged; the quotes hold ~20 % more text. Not more
+    # than two, so a broad question still hears from several papers. docs/research.md.
+    quotes_per_passage: int = 2
     # Key sentences the model rates before they are quoted: the best N by focus score are each
     # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
     # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it

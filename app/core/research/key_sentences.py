@@ -12,7 +12,7 @@ A quote is chosen only if it
 - stands alone (a sentence that leans on the one before it is quoted with it);
 - states something: not a question, a road map (a part of the paper named and announced), an
   announced list or an entry of the reference list.
-One quote a passage (`quotes_per_passage`; with two, neighbours join into one), best first.
+Two quotes a passage at most (`quotes_per_passage`), neighbours joined into one; best first.
 
 Best by focus score alone, quotes framed the question as often as they answered it ("The
 objectives of this research were to…"). So where the backend gives the next token's
@@ -67,7 +67,7 @@ class _Candidate(NamedTuple):
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
                   rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
-                  skip: frozenset[int] = frozenset(), per_passage: int = 1) -> list[Claim]:
+                  skip: frozenset[int] = frozenset(), per_passage: int = 2) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
     (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
