@@ -652,6 +652,14 @@ def test_neighbouring_key_sentences_are_one_quote_in_page_order():
     assert [q.text for q in quotes] == ["“Adult kestrels left the valley on 14 September on average. "
                                         "Young birds departed 9 days later than adults in every year studied”"]
     assert unquoted(quotes[0].text) in evidence[0].text  # the page's own words, to highlight
+    # A heading (left out of the focused sentences) between them: two quotes, not one run together.
+    parted = _passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.85),
+                      ("Young birds departed 9 days later than adults in every year studied.", 0.9))
+    parted.sentences[1] = Sentence(parted.sentences[1].text, parted.sentences[1].char_start + 12,
+                                   parted.sentences[1].char_end + 12, 0.9)
+    assert [q.text for q in key_sentences([Claim("Kestrels leave in autumn.", [1])], [parted], 2)] == [
+        "“Young birds departed 9 days later than adults in every year studied”",
+        "“Adult kestrels left the valley on 14 September on average”"]
 
 
 def test_a_sentence_that_restates_an_earlier_quote_is_not_quoted():

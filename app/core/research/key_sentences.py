@@ -98,12 +98,12 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
         taken[c.number] = taken.get(c.number, 0) + 1
         said |= {stem(t) for t in key_terms(c.text)}
         figures |= numbers_in(c.text)
-        beside = next((k for k, q in enumerate(chosen)
-                       if q.number == c.number and c.first <= q.last + 1 and q.first <= c.last + 1), None)
+        sentences = next(e.sentences for e in evidence if e.number == c.number)
+        beside = next((k for k, q in enumerate(chosen) if q.number == c.number and c.first <= q.last + 1
+                       and q.first <= c.last + 1 and _run_on(sentences, min(q.first, c.first), max(q.last, c.last))), None)
         if beside is not None:  # next to (or around) a quote of its passage: one quote, as on the page
             q = chosen[beside]
             first, last = min(q.first, c.first), max(q.last, c.last)
-            sentences = next(e.sentences for e in evidence if e.number == c.number)
             chosen[beside] = q._replace(first=first, last=last, text=_span(sentences, first, last))
             continue
         chosen.append(c)
@@ -197,6 +197,11 @@ def _adds(text: str, said: set[str], figures: set[str]) -> bool:
     under a claim of "retreated 512 metres") is the correction, not a repeat."""
     terms = {stem(t) for t in key_terms(text)}
     return (bool(terms) and len(terms & said) < SAID_SHARE * len(terms)) or _new_figure(text, figures)
+
+
+def _run_on(sentences: list[Sentence], first: int, last: int) -> bool:
+    """Sentences first..last follow one another on the page (no heading or dropped line between)."""
+    return all(0 <= b.char_start - a.char_end <= 3 for a, b in zip(sentences[first:last], sentences[first + 1:last + 1]))
 
 
 def _span(sentences: list[Sentence], first: int, last: int) -> str:
