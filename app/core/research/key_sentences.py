@@ -239,10 +239,9 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | Non
     if not re.match(r"^[A-Z(]", text):  # starts mid-sentence: a fragment of the page
         return None
     if leans_back(text) and len(text.split()) >= MIN_WORDS:
-        prev = sentences[k - 1] if k > 0 else None
-        if prev is None or prev.char_end > sentences[k].char_start or sentences[k].char_start - prev.char_end > 3:
+        if k == 0 or not _run_on(sentences, k - 1, k):
             return None
-        return " ".join(prev.text.split()) + " " + text, k - 1
+        return " ".join(sentences[k - 1].text.split()) + " " + text, k - 1
     return text, k
 
 
