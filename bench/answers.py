@@ -170,6 +170,7 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["first"].append(result.timings.get("first_claim_s", wall))
             s["words"].append(result.timings.get("first_words_s", result.timings.get("first_claim_s", wall)))
             s["total"].append(wall)
+            s["length"].append(len(re.sub(r"\[[^\]]*\]", " ", result.answer).split()))  # words, citations left out
             s["timings"].append({k: round(v, 1) for k, v in result.timings.items() if k.endswith("_s")})
             if show:
                 print(f"--- {q['id']} [{name}] right={answer_right(result.answer, q.get('facts') or [])} {wall:.0f}s\n"
@@ -213,7 +214,7 @@ def main() -> int:
                 overrides.setdefault("first_claim_read_s", 0.0)
 
     stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
-                                          "first_tokens", "reading")} for name in PIPELINES}
+                                          "first_tokens", "reading", "length")} for name in PIPELINES}
     sets = [(args.library, Path(args.questions), args.limit)]
     if args.mixed_library:
         sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
@@ -254,6 +255,10 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
               f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")
+    # A longer answer holds a gold fact more easily ("right" looks for its spellings): say how long.
+    for name, s in stats.items():
+        if s["length"]:
+            print(f"- {name}: answer {pct(s['length'], .5):.0f} words p50, {pct(s['length'], .95):.0f} p95 (citations left out)")
     # The first turn grows with the model's measured reading speed (research/first_turn_size.py).
     sized = [(name, s) for name, s in stats.items() if s["first_tokens"] and not name.startswith("today")]
     for name, s in sized:
