@@ -943,6 +943,62 @@ def test_a_first_claim_only_the_judge_doubts_is_not_written_again(fact_library):
     assert result.claims[0].text == claim
 
 
+@pytest.mark.parametrize("claim, question, echo", [
+    # The starter model's answers on the bench's held-out questions: the question said back.
+    ("An index class must support operations for it to be usable as the index of a zoo series.",
+     "Which operations must an index class support for it to be usable as the index of a zoo series?", True),
+    ("According to the DVT-prophylaxis review, insertion-related complications and failed retrievals occur "
+     "according to the DVT-prophylaxis review.", "If a trauma patient gets a retrievable inferior vena cava filter, how "
+     "often do insertion-related complications and failed retrievals occur according to the DVT-prophylaxis review?", True),
+    ("The surgeon-scrub and surgeon-circulator teaming scores were measured in this work.",
+     "How familiar were operating-room teams at the academic medical center, as measured by the surgeon-scrub and "
+     "surgeon-circulator teaming scores?", True),
+    # An answer: a term or a figure the question lacks, or a side taken.
+    ("Teams were unfamiliar: the median surgeon-scrub score was 0.08.",
+     "How familiar were operating-room teams, as measured by the surgeon-scrub teaming score?", False),
+    ("An index class must support c(), length() and ORDER().",
+     "Which operations must an index class support to be usable as the index of a zoo series?", False),
+    ("Functions exported with Rcpp attributes do not need an explicit RNGScope.",
+     "Do functions exported with Rcpp attributes need an explicit RNGScope?", False),
+    # Yes-or-no questions: their answer may repeat the question's words.
+    ("Catch trials led to consolidation of force field A.",
+     "In the force-field adaptation study, did catch trials lead to consolidation of force field A?", False),
+    ("The glacier front retreated.", "Did the glacier front retreat?", False),
+])
+def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo):
+    from app.core.research.question_echo import echoes_question
+
+    assert echoes_question(claim, question) is echo
+
+
+def test_a_first_claim_that_only_repeats_the_question_is_written_again_or_gives_way(fact_library):
+    """Real library, focusing, quotes and check rules; a scripted model whose first claim says
+    the question back. Written again from the quotes and supported, it is replaced; if the new
+    claim is not supported, the echo goes and the quotes lead; a yes-or-no question's answer
+    in its own words is left alone."""
+    echo = "The glacier front retreated fast."
+    right = "The glacier front retreated 38 metres per year."
+    first = json.dumps({"claims": [{"text": echo, "sources": [1]}]})
+    question = "How fast did the glacier front retreat?"
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
+                            question, options)
+    assert result.claims[0].text == right and result.claims[0].support == "supported"
+    assert any("only repeated the question" in m and "written again" in m and echo.rstrip(".") in m for m in result.messages)
+
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8),
+                            question, options)
+    assert result.claims and all(c.quoted for c in result.claims), [c.text for c in result.claims]
+    assert echo not in result.answer and any("only repeated the question" in m and "left out" in m for m in result.messages)
+    assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
+
+    chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
+    result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", options)
+    assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
+    assert result.claims[0].text == echo
+
+
 def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new
@@ -960,13 +1016,16 @@ def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library,
     checked = {(0, 1): first}
     chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
     try:
-        old = restate_first(claims, [e], checked, chat, "How much later than adults did young kestrels leave?")
+        restated = restate_first(claims, [e], checked, chat, "How much later than adults did young kestrels leave?")
     finally:
         chat.close()
-    if old is None:
+    if restated is None:
         assert claims[0].text == "Young birds left 19 days after the adults." and checked == {(0, 1): first}
+    elif restated.removed:  # the model copied the quote: it leads
+        assert [c.quoted for c in claims] == [True] and not restated.echo
     else:
-        assert old == "Young birds left 19 days after the adults." and claims[0].text != old and not claims[0].quoted
+        assert restated.old == "Young birds left 19 days after the adults." and claims[0].text != restated.old
+        assert not claims[0].quoted and not restated.echo
         assert checked[(0, 1)].verdict == "supported" and checked[(0, 1)].claim == claims[0].text
 
 

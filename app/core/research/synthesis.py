@@ -330,7 +330,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
         restated, unrestated = None, frozenset[int]()
-        if funnel.params.restate_first and chat is not None and needs_restating(result.claims, by_claim):
+        if funnel.params.restate_first and chat is not None and needs_restating(result.claims, by_claim, result.query):
             funnel.stage(4, "Stage 4: writing the first claim again from the quoted sentences…")
             restated = restate_first(result.claims, result.evidence, by_claim, chat, result.query,
                                      context=context, cancelled=funnel.cancelled)
@@ -347,8 +347,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
             result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
                                    f"state {them}; the citation now points to the passage that does.")
         if restated:
-            result.messages.append(f"Support check: no passage supported the first claim “{restated.rstrip('. ')}”; it was "
-                                   "written again from the quoted sentences, which state the answer.")
+            result.messages.append(restated.message())
         for text, figures in withdrawn:
             result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states {', '.join(figures)}.")
         if dropped:

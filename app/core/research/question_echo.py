@@ -1,0 +1,41 @@
+"""A claim that only says the question back.
+
+Asked "Which operations must an index class support for it to be usable as the index of a zoo
+series?", the starter model may answer "An index class must support operations for it to be
+usable as the index of a zoo series." Asked how often complications occur "according to the
+DVT-prophylaxis review", it may answer that they "occur according to the DVT-prophylaxis
+review". Such a claim names no thing and no figure the question did not, so it cannot be
+wrong, and the support check often passes it; but it answers nothing, and as the answer's
+first sentence it looks like an answer. restate.py writes it again from the quoted sentences.
+
+An answer to a yes-or-no question may repeat the question's words and still answer it ("X does
+Y" to "Does X do Y?"), so such questions are left alone, as is a claim that says yes, no, not
+or only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .citations import stem, word_stems
+from .support_rules import numbers_in
+
+# Words a claim may add to the question and still say nothing: where something was said, not what.
+_SAYS_WHERE = {stem(w) for w in """according work review article research report reported reports found finds
+    state states stated mention mentioned discuss discussed discusses present presented presents measure measured
+    describe text sentence passage question answer answers""".split()}
+# A verdict: the claim takes a side on the question, in the question's own words.
+_POLAR = re.compile(r"\b(?:yes|no|not|never|none|neither|nor|cannot|without|only|unlike|instead)\b|n[’']t\b", re.I)
+# A yes-or-no question: it opens with an auxiliary verb, or has one after a leading phrase
+# ("In the force-field study with an unsupported arm, did catch trials…"), or asks whether.
+_YES_NO = re.compile(r"(?:^|[,;:]\s*)(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had|may|"
+                     r"might|must)\b|\bwhether\b", re.I)
+
+
+def echoes_question(claim: str, query: str) -> bool:
+    """True if `claim` names no term or figure that `query` lacks (but where it was said), takes
+    no side (yes, no, not, only…), and `query` is not a yes-or-no question."""
+    if not claim.strip() or _POLAR.search(claim) or _YES_NO.search(query.strip()):
+        return False
+    added = word_stems(claim) - word_stems(query) - _SAYS_WHERE
+    return not added and not numbers_in(claim) - numbers_in(query)
