@@ -133,7 +133,9 @@ class ResearchParams:
     # right 4/20 against 2/20, supported 81 % against 67 %, in 10 s against 31 s. Four, not two:
     # on the 30 held-out questions each further quote held a gold fact the others lacked (right
     # 5/30 with the first claim alone, 10, 11, 12, 13 with 1–4 quotes, in one run), and a quote
-    # costs no model time (the candidates are rated either way).
+    # costs no model time (the candidates are rated either way). Not five or six: with two quotes
+    # a passage and the same first claims (bench/answers.py --fixed-first-turn), right 18/30 all
+    # three, while the answer grew from 175 to 192 and 199 words p50.
     key_sentences: int = 4
     # Sentences quoted from one passage at most; with 2, neighbours join into one quote. (Either
     # way a quote must add key terms or a figure to what the claims and the quotes before it say.)
