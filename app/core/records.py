@@ -227,6 +227,8 @@ class ResearchResult:
     references: list[Reference] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/unmentioned.py)
+    caution: str = ""  # shown above the answer: the library may not hold it
     mode: str = "standard"
     feedback: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # deep mode: loop decisions, etc.
@@ -280,6 +282,8 @@ class ResearchResult:
             references=[Reference(**r) for r in d.get("references", [])],
             timings=dict(d.get("timings", {})),
             messages=list(d.get("messages", [])),
+            unmentioned=list(d.get("unmentioned", [])),
+            caution=d.get("caution", ""),
             mode=d.get("mode", "standard"),
             feedback=list(d.get("feedback", [])),
             extra={**dict(d.get("extra", {})), **extra},

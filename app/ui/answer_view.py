@@ -238,6 +238,8 @@ class AnswerView(QWidget):
         self.question_label.setText(result.query)
         self.question_label.show()
         body = deep_summary_html(result) + render_answer(result)
+        if result.caution and result.answer:  # the library may not hold the answer: say so first
+            body = f'<p class="caution">{html.escape(result.caution)}</p>' + body
         if result.feedback:
             body = f'<p class="muted">Revised with feedback: “{html.escape(result.feedback[-1])}”</p>' + body
         if result.messages:

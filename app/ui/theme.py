@@ -173,6 +173,7 @@ def answer_css() -> str:
     span.meta {{ color: {c['muted']}; font-size: 9.5pt; }}
     p.cursor {{ color: {c['accent']}; }}
     p.muted {{ color: {c['muted']}; }}
+    p.caution {{ color: {c['warn']}; font-weight: 600; }}
     table {{ border-collapse: collapse; }}
     th, td {{ border: 1px solid {c['border']}; padding: 3px 6px; }}
     """

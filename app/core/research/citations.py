@@ -41,6 +41,7 @@ _STOP = set(
     paper papers study studies author authors show shows shown result results method methods approach page source evidence
     based given provide provides provided describe described however therefore thus while whereas e.g i.e et al""".split()
 )
+STOP_WORDS = frozenset(_STOP)  # for modules that read words as key_terms does
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import table_reader
 from ..callbacks import check_cancelled
 from ..events import CancelToken, EvidenceFound, Shortlisted, Task
 from ..errors import (
@@ -32,6 +33,7 @@ from . import retrieval
 from .mmr import mmr, scale01
 from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
+from .unmentioned import caution, unmentioned
 
 # The funnel's stages, as Stage events name them (index = position + 1).
 STAGES = ("scope", "evidence", "synthesis", "check")
@@ -95,6 +97,7 @@ class Funnel:
         qvec, shortlist, notes = self.embed_and_scope(query)
         result.papers = shortlist
         result.messages += notes
+        result.unmentioned = self.unmentioned_words(query)
         result.timings["stage1_s"] = time.monotonic() - t
         check_cancelled(self.cancelled)
 
@@ -102,6 +105,10 @@ class Funnel:
         evidence, notes = self.gather(query, qvec, shortlist)
         result.evidence = evidence
         result.messages += notes
+        result.caution = caution(result.unmentioned, max((e.score for e in evidence), default=0.0), self.cutoffs.evidence)
+        if result.caution:  # on screen with the evidence, before any model time
+            self._stage(2, f"Stage 2: {plural(len(evidence), 'passage')}, none close to the question; no paper mentions "
+                           + ", ".join(f"“{w}”" for w in result.unmentioned))
         result.timings["stage2_s"] = time.monotonic() - t
         if evidence_only:
             result.timings["total_s"] = time.monotonic() - started
@@ -120,6 +127,18 @@ class Funnel:
         return result
 
     # -- stage 1 ------------------------------------------------------------------
+    def unmentioned_words(self, query: str) -> list[str]:
+        """The question's words that no paper of the library contains (research/unmentioned.py)."""
+        reader = table_reader.snapshot(self.library.chunks_table(CONTENT_CHUNKS))
+
+        def mentioned(word: str) -> bool:
+            try:
+                return reader.full_text(word, 1).num_rows > 0
+            except Exception:  # noqa: BLE001 - no full-text index yet (or a word it cannot parse): claim nothing
+                return True
+
+        return unmentioned(query, mentioned)
+
     def scope(self, query: str, qvec: np.ndarray) -> tuple[list[str], list[str]]:
         """The shortlist of papers for the query (and notes on what the cutoff removed)."""
         complete, searches = self._start_scoping(query)
@@ -332,4 +351,5 @@ class Funnel:
 
 def answer_with_references(result: ResearchResult) -> str:
     refs = references_markdown(result.references)
-    return result.answer.rstrip() + ("\n\n" + refs if refs else "\n")
+    warning = f"> {result.caution}\n\n" if result.caution and result.answer else ""
+    return warning + result.answer.rstrip() + ("\n\n" + refs if refs else "\n")
