@@ -155,6 +155,7 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         # the answer is drawn from at least this, so it is never worse than a standard one.
         self.standard_evidence, notes = f.gather(query, qvec, shortlist)
         result.messages += notes
+        f.mark_unmentioned(result, query, self.standard_evidence)
         self._chat_model()  # loads and measures the model: the plan needs its speed
         self.further_parts = len(question_parts(query)) - 1
         self.plan = {"answer_s": round(self.answer_cost_s(), 1), "round_s": round(self.round_cost_s(), 1)}

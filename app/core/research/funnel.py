@@ -97,7 +97,6 @@ class Funnel:
         qvec, shortlist, notes = self.embed_and_scope(query)
         result.papers = shortlist
         result.messages += notes
-        result.unmentioned = self.unmentioned_words(query)
         result.timings["stage1_s"] = time.monotonic() - t
         check_cancelled(self.cancelled)
 
@@ -105,10 +104,7 @@ class Funnel:
         evidence, notes = self.gather(query, qvec, shortlist)
         result.evidence = evidence
         result.messages += notes
-        result.caution = caution(result.unmentioned, max((e.score for e in evidence), default=0.0), self.cutoffs.evidence)
-        if result.caution:  # on screen with the evidence, before any model time
-            self._stage(2, f"Stage 2: {plural(len(evidence), 'passage')}, none close to the question; no paper mentions "
-                           + ", ".join(f"“{w}”" for w in result.unmentioned))
+        self.mark_unmentioned(result, query, evidence)
         result.timings["stage2_s"] = time.monotonic() - t
         if evidence_only:
             result.timings["total_s"] = time.monotonic() - started
@@ -127,6 +123,14 @@ class Funnel:
         return result
 
     # -- stage 1 ------------------------------------------------------------------
+    def mark_unmentioned(self, result: ResearchResult, query: str, evidence: list[Evidence]) -> None:
+        """The question's words no paper contains, and the caution where no passage comes close."""
+        result.unmentioned = self.unmentioned_words(query)
+        result.caution = caution(result.unmentioned, max((e.score for e in evidence), default=0.0), self.cutoffs.evidence)
+        if result.caution:  # on screen with the evidence, before any model time
+            self._stage(2, f"Stage 2: {plural(len(evidence), 'passage')}, none close to the question; no paper mentions "
+                           + ", ".join(f"“{w}”" for w in result.unmentioned))
+
     def unmentioned_words(self, query: str) -> list[str]:
         """The question's words that no paper of the library contains (research/unmentioned.py)."""
         reader = table_reader.snapshot(self.library.chunks_table(CONTENT_CHUNKS))
