@@ -49,5 +49,6 @@ def test_the_answer_view_shows_the_caution_above_the_answer(qtbot, qapp):
     view.show_result(ResearchResult(query="q", answer="An answer.", caution="No paper in the library mentions “zoo”."))
     text = view.browser.toPlainText()
     assert text.index("No paper in the library mentions “zoo”.") < text.index("An answer.")
+    assert "may not hold the answer" in view.status.text()
     view.show_result(ResearchResult(query="q", answer="An answer."))
-    assert "No paper in the library" not in view.browser.toPlainText()
+    assert "No paper in the library" not in view.browser.toPlainText() and "may not" not in view.status.text()

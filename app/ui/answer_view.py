@@ -250,7 +250,8 @@ class AnswerView(QWidget):
         # A re-render of the same answer (theme change) keeps the reading position.
         self.browser.verticalScrollBar().setValue(scroll if same else 0)
         timing = result.timings.get("total_s")
-        self.status.setText(citation_summary(result) + (f" · {timing:.0f} s" if timing else ""))
+        caution = " · the library may not hold the answer" if result.caution else ""
+        self.status.setText(citation_summary(result) + caution + (f" · {timing:.0f} s" if timing else ""))
         self._set_actions_enabled(bool(result.answer))
 
     def show_stopped(self, message: str) -> None:
