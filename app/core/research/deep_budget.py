@@ -40,9 +40,10 @@ CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, 
 # the budget's end after its next complete claim (deep.py), so the overrun is one claim.
 EXPECTED_FIRST_TURN_CLAIMS = 1.5
 # The first claim written again from the quotes (restate.py): the share of answers that try it
-# (3 of 30 held-out answers: a first claim with a figure no passage states), what that call reads
-# (the system prompt, the question and two quoted sentences) and writes (one sentence in its JSON).
-RESTATE_SHARE = 0.1
+# (3 of 30 held-out answers: a first claim with a figure no passage states; 3 more: one that only
+# says the question back, question_echo.py), what that call reads (the system prompt, the
+# question and two quoted sentences) and writes (one sentence in its JSON).
+RESTATE_SHARE = 0.2
 RESTATE_READ_TOKENS = 220
 RESTATE_WRITE_TOKENS = 45
 # A further part of the question ("…, and when was the treatment started?") gets a quote (and,

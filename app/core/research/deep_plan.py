@@ -155,7 +155,7 @@ class PlanMixin:
         cost = self.meter.predict_s(read, written, CONSERVATIVE_RATE) + CALL_OVERHEAD_S * calls
         if p.check_support:
             cost += self.check_cost_s(max(1, math.ceil(claims * SOURCES_PER_CLAIM)))
-            if p.restate_first and p.key_sentences > 0:  # one answer in ten: one short call, two pairs checked
+            if p.restate_first and p.key_sentences > 0:  # one answer in five: one short call, two pairs checked
                 restate = (CALL_OVERHEAD_S + self.meter.predict_s(RESTATE_READ_TOKENS, RESTATE_WRITE_TOKENS, CONSERVATIVE_RATE)
                            + self.check_cost_s(2))
                 cost += RESTATE_SHARE * restate
