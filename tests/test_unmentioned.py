@@ -9,6 +9,8 @@ from app.core.research.unmentioned import caution, question_words
 def test_question_words_leave_out_what_every_question_says():
     words = question_words("Why doesn't lmer report p-values for my own model, and what does HC4 change in 2019?")
     assert words == ["lmer", "report", "values", "model", "HC4", "change"]
+    # A word with an accent stays whole (the index folds it); a hyphen splits as the index does.
+    assert question_words("Which métabolites rose in the DVT-prophylaxis review?") == ["métabolites", "rose", "DVT", "prophylaxis", "review"]
 
 
 def test_a_caution_only_where_a_word_is_missing_and_no_passage_comes_close():

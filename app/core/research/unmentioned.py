@@ -38,7 +38,7 @@ _QUESTION_WORDS = set("""
     both each few more most other some nor only own same so than too very just now don doesn didn shouldn isn aren
     wasn weren couldn wouldn won haven hasn hadn""".split())
 WEAK_EVIDENCE = 1.5  # the best passage's cosine below this many times the evidence cutoff: none is close
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: the index folds "é" to "e" itself
 MIN_LETTERS = 3
 
 
