@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from app.core.records import ResearchResult
 from app.core.research.unmentioned import caution, question_words
 
@@ -54,3 +56,29 @@ def test_the_answer_view_shows_the_caution_above_the_answer(qtbot, qapp):
     assert "may not hold the answer" in view.status.text()
     view.show_result(ResearchResult(query="q", answer="An answer."))
     assert "No paper in the library" not in view.browser.toPlainText() and "may not" not in view.status.text()
+
+
+def test_under_the_caution_the_models_claims_are_partial_at_most(fact_library):
+    """Real library, focusing, quotes and check rules; a scripted model whose judge passes its
+    claim. The passages are not about the question (no paper mentions quokkas), so the model's
+    citation is marked partial with that reason; the quotes stay quoted, and the notes say why."""
+    from tests.test_answer_engine import ScriptedChat, _judge_and_restate, answer_with
+
+    claim = "Quokka burrows are measured at centimetre accuracy."
+    first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(None, believed=claim)] * 8),
+                            "How accurate is photogrammetry of quokka burrows?", options)
+    assert result.caution and result.claims[0].text == claim
+    own = [c for c in result.citations if c.claim == 0]
+    assert own and all(c.support == "partial" and "quokka" in c.note for c in own), [(c.support, c.note) for c in own]
+    quoted = [c for c in result.citations if result.claims[c.claim].quoted]
+    assert quoted and all(c.support == "supported" for c in quoted)
+    assert any("not about the question" in m for m in result.messages)
+
+    # The same claim where the library holds the answer's subject: supported, no caution.
+    kept, _ = answer_with(fact_library, ScriptedChat([json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.",
+                                                                              "sources": [1]}]})]
+                                                     + [_judge_and_restate(None, believed="The glacier front retreated 38 metres per year.")] * 8),
+                          "How fast did the glacier front retreat?", options)
+    assert not kept.caution and kept.claims[0].support == "supported"

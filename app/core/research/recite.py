@@ -109,6 +109,24 @@ def doubt_contradicted(claims: list[Claim], checked: dict[tuple[int, int], Pair]
     return doubted
 
 
+def doubt_off_topic(claims: list[Claim], checked: dict[tuple[int, int], Pair], words: list[str]) -> int:
+    """Where the answer carries the caution (unmentioned.py: no paper contains `words`, and no
+    passage comes close to the question), a claim of the model answers a question its passages
+    are not about. The judge reads claim and passage and passes it ("An index class must support
+    indexing, querying and retrieving passages", asked about zoo's index classes, from a
+    retrieval paper's FAISS index); as an answer to the question it is partial at best, as a
+    claim of the wrong organism is. Its supported citations become partial, with that reason;
+    quotes keep theirs (they say only what the page says). The number of citations doubted."""
+    named = ", ".join(f"“{w}”" for w in words)
+    doubted = 0
+    for (i, _), p in checked.items():
+        if i < len(claims) and not claims[i].quoted and p.verdict == Support.SUPPORTED.value:
+            p.verdict = Support.PARTIAL.value
+            p.reason = f"the passage is not about the question: no paper in the library mentions {named}"
+            doubted += 1
+    return doubted
+
+
 def prune(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> int:
     """Drop the unsupported citations of claims that have a supported one; the number dropped."""
     dropped = 0

@@ -34,7 +34,7 @@ from .key_sentences import answer_quotes, unquoted
 from .first_turn_size import record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
-from .recite import doubt_contradicted, prune, recite, withdraw_unstated
+from .recite import doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated
 from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
@@ -336,6 +336,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                                      context=context, cancelled=funnel.cancelled)
             unrestated = frozenset() if restated else frozenset({0})
         doubt_contradicted(result.claims, by_claim)
+        off_topic = doubt_off_topic(result.claims, by_claim, result.unmentioned) if result.caution else 0
         dropped = prune(result.claims, by_claim)
         withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
                      if funnel.params.withdraw_unstated else [])
@@ -350,6 +351,9 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
             result.messages.append(restated.message())
         for text, figures in withdrawn:
             result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states {', '.join(figures)}.")
+        if off_topic:
+            result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
+                                   "marked partial at most: the passages are not about the question (see the caution above).")
         if dropped:
             result.messages.append(f"Support check: {dropped} citation{'s' if dropped != 1 else ''} that did not support "
                                    "their claim removed; each of those claims keeps a passage that supports it.")
