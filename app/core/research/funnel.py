@@ -33,7 +33,7 @@ from . import retrieval
 from .mmr import mmr, scale01
 from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
-from .unmentioned import caution, unmentioned
+from .unmentioned import caution, named, unmentioned
 
 # The funnel's stages, as Stage events name them (index = position + 1).
 STAGES = ("scope", "evidence", "synthesis", "check")
@@ -123,26 +123,6 @@ class Funnel:
         return result
 
     # -- stage 1 ------------------------------------------------------------------
-    def mark_unmentioned(self, result: ResearchResult, query: str, evidence: list[Evidence]) -> None:
-        """The question's words no paper contains, and the caution where no passage comes close."""
-        result.unmentioned = self.unmentioned_words(query)
-        result.caution = caution(result.unmentioned, max((e.score for e in evidence), default=0.0), self.cutoffs.evidence)
-        if result.caution:  # on screen with the evidence, before any model time
-            self._stage(2, f"Stage 2: {plural(len(evidence), 'passage')}, none close to the question; no paper mentions "
-                           + ", ".join(f"“{w}”" for w in result.unmentioned))
-
-    def unmentioned_words(self, query: str) -> list[str]:
-        """The question's words that no paper of the library contains (research/unmentioned.py)."""
-        reader = table_reader.snapshot(self.library.chunks_table(CONTENT_CHUNKS))
-
-        def mentioned(word: str) -> bool:
-            try:
-                return reader.full_text(word, 1).num_rows > 0
-            except Exception:  # noqa: BLE001 - no full-text index yet (or a word it cannot parse): claim nothing
-                return True
-
-        return unmentioned(query, mentioned)
-
     def scope(self, query: str, qvec: np.ndarray) -> tuple[list[str], list[str]]:
         """The shortlist of papers for the query (and notes on what the cutoff removed)."""
         complete, searches = self._start_scoping(query)
@@ -263,6 +243,26 @@ class Funnel:
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}… {plural(len(evidence), 'passage')}")
         self.emit(EvidenceFound(evidence))
         return evidence, notes
+
+    def mark_unmentioned(self, result: ResearchResult, query: str, evidence: list[Evidence]) -> None:
+        """The question's words no paper contains, and the caution where no passage comes close."""
+        result.unmentioned = self.unmentioned_words(query)
+        result.caution = caution(result.unmentioned, max((e.score for e in evidence), default=0.0), self.cutoffs.evidence)
+        if result.caution:  # on screen with the evidence, before any model time
+            self._stage(2, f"Stage 2: {plural(len(evidence), 'passage')}, none close to the question; "
+                           f"no paper mentions {named(result.unmentioned)}")
+
+    def unmentioned_words(self, query: str) -> list[str]:
+        """The question's words that no paper of the library contains (research/unmentioned.py)."""
+        reader = table_reader.snapshot(self.library.chunks_table(CONTENT_CHUNKS))
+
+        def mentioned(word: str) -> bool:
+            try:
+                return reader.full_text(word, 1).num_rows > 0
+            except Exception:  # noqa: BLE001 - no full-text index yet (or a word it cannot parse): claim nothing
+                return True
+
+        return unmentioned(query, mentioned)
 
     # -- stage 3 + 4 -------------------------------------------------------------------
     def synthesize_into(self, result: ResearchResult, *, template: str = "synthesis.md", extra: dict[str, str] | None = None) -> None:

@@ -29,6 +29,7 @@ from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
 from .support import Pair, check_pairs
 from .support_rules import numbers_in, numbers_stated, two_digits_or_more
+from .unmentioned import named
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +118,11 @@ def doubt_off_topic(claims: list[Claim], checked: dict[tuple[int, int], Pair], w
     retrieval paper's FAISS index); as an answer to the question it is partial at best, as a
     claim of the wrong organism is. Its supported citations become partial, with that reason;
     quotes keep theirs (they say only what the page says). The number of citations doubted."""
-    named = ", ".join(f"“{w}”" for w in words)
     doubted = 0
     for (i, _), p in checked.items():
         if i < len(claims) and not claims[i].quoted and p.verdict == Support.SUPPORTED.value:
             p.verdict = Support.PARTIAL.value
-            p.reason = f"the passage is not about the question: no paper in the library mentions {named}"
+            p.reason = f"the passage is not about the question: no paper in the library mentions {named(words)}"
             doubted += 1
     return doubted
 

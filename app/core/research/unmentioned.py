@@ -25,18 +25,14 @@ from collections.abc import Callable
 
 from .citations import STOP_WORDS
 
-# Words a question is made of and papers need not contain, beyond the key-term stop list; and
-# the English stop words the full-text index leaves out (a lookup of one finds nothing).
+# Beyond the key-term stop list (STOP_WORDS): words a question is made of and papers need not
+# contain, and the English stop words the full-text index leaves out (a lookup of one finds nothing).
 _QUESTION_WORDS = set("""
-    a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to
-    was will with why what which who whom whose when where how does did do can could would should may might must
-    tell explain give list name find compare describe summarise summarize according paper papers study studies
-    get got use used using way ways kind kinds type types thing things much many often mean means meant
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself
-    its itself them theirs themselves am been being have has had having doing because until while about against
-    between through during before after above below from up down out off over under again further once here all any
-    both each few more most other some nor only own same so than too very just now don doesn didn shouldn isn aren
-    wasn weren couldn wouldn won haven hasn hadn""".split())
+    tell explain give list name find compare summarise summarize according get got way ways kind kinds type
+    types thing things much many often mean means meant myself our ours ourselves you your yours yourself
+    yourselves him his himself she her hers herself itself theirs themselves doing because until against
+    before after above below down out off again further once here few own too just now don doesn didn shouldn
+    isn aren wasn weren couldn wouldn won haven hasn hadn""".split())
 WEAK_EVIDENCE = 1.5  # the best passage's cosine below this many times the evidence cutoff: none is close
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: the index folds "é" to "e" itself
 MIN_LETTERS = 3
@@ -59,11 +55,14 @@ def unmentioned(query: str, mentioned: Callable[[str], bool]) -> list[str]:
     return [w for w in question_words(query) if not mentioned(w)]
 
 
+def named(words: list[str]) -> str:
+    """The words as the answer's notes name them: “zoo”, “quokka”."""
+    return ", ".join(f"“{w}”" for w in words)
+
 
 def caution(words: list[str], best_cosine: float, evidence_cutoff: float) -> str:
     """The sentence above the answer where the library may not hold it ("" where it does)."""
     if not words or best_cosine >= WEAK_EVIDENCE * evidence_cutoff:
         return ""
-    named = ", ".join(f"“{w}”" for w in words)
-    return (f"No paper in the library mentions {named}, and no passage comes close to the question: "
+    return (f"No paper in the library mentions {named(words)}, and no passage comes close to the question: "
             "the answer draws on the nearest passages, which may not answer it.")
