@@ -9,6 +9,7 @@ the evidence and builds the references.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -34,6 +35,8 @@ from .mmr import mmr, scale01
 from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
 from .unmentioned import caution, named, unmentioned
+
+log = logging.getLogger(__name__)
 
 # The funnel's stages, as Stage events name them (index = position + 1).
 STAGES = ("scope", "evidence", "synthesis", "check")
@@ -259,7 +262,8 @@ class Funnel:
         def mentioned(word: str) -> bool:
             try:
                 return reader.full_text(word, 1).num_rows > 0
-            except Exception:  # noqa: BLE001 - no full-text index yet (or a word it cannot parse): claim nothing
+            except Exception as exc:  # noqa: BLE001 - no full-text index yet (or a word it cannot parse): claim nothing
+                log.debug("full-text lookup of %r unavailable (%s); not named as unmentioned", word, exc)
                 return True
 
         return unmentioned(query, mentioned)
