@@ -790,7 +790,7 @@ def test_a_claim_whose_figure_no_passage_states_is_withdrawn_and_the_quote_corre
     assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)  # renumbered with the claims
 
     kept, _ = answer_with(fact_library, ScriptedChat([first]), "How fast did the glacier front retreat?",
-                          {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unstated": False})
+                          {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unstated": False, "withdraw_unsupported": False})
     assert kept.claims[0].text.startswith("The glacier front retreated 512") and kept.claims[0].support == "unsupported"
 
 
@@ -809,6 +809,52 @@ def test_withdrawing_keeps_claims_when_nothing_in_the_answer_is_supported():
     checked[(1, 1)] = quote
     assert withdraw_unstated(claims, [e], checked) == [("Young birds departed 19 days later than adults.", ["19"])]
     assert [c.quoted for c in claims] == [True] and checked == {(0, 1): quote}
+
+
+def test_withdrawing_unsupported_claims_keeps_partial_ones_and_quotes():
+    from app.core.research.recite import withdraw_unsupported
+
+    e = _evidence()
+    def pair(verdict: str) -> Pair:
+        p = Pair("x", e)
+        p.verdict = verdict
+        return p
+    claims = [Claim("Young birds left because food ran short.", [1])]
+    checked = {(0, 1): pair("unsupported")}
+    assert withdraw_unsupported(claims, checked) == [] and len(claims) == 1  # nothing better to show
+    claims += [Claim("Young birds departed later than adults.", [1]), Claim("Adults departed in August.", [1]),
+               Claim("“Young birds departed 9 days later than adults”", [1], quoted=True)]
+    checked.update({(1, 1): pair("supported"), (2, 1): pair("partial"), (3, 1): pair("supported")})
+    assert withdraw_unsupported(claims, checked) == ["Young birds left because food ran short."]
+    assert [c.text[:12] for c in claims] == ["Young birds ", "Adults depar", "“Young birds"]
+    assert [checked[(i, 1)].verdict for i in range(3)] == ["supported", "partial", "supported"] and len(checked) == 3
+
+
+def test_a_claim_the_check_finds_unsupported_is_withdrawn_where_the_setting_asks(fact_library):
+    """Through the whole answer (real library, focusing, quotes, rules; the verdicts scripted): the
+    claim the judge finds unsupported leaves the answer and is named in its notes; the supported
+    one and the quotes stay. With the setting off it stays, marked unsupported."""
+    first = json.dumps({"claims": [
+        {"text": "The glacier front retreated 38 metres per year between 2015 and 2021.", "sources": [1]},
+        {"text": "The retreat was caused by warmer winters in the valley.", "sources": [1]}]})
+
+    def judge(messages):  # the word judge's call: unsupported for the made-up cause, else supported
+        prompt = messages[-1]["content"]
+        if "Cited text:" not in prompt:
+            return '{"verdicts": []}'
+        claims = re.findall(r"^(\d+)\. Claim: (.*)$", prompt, re.M)
+        return json.dumps({"verdicts": [{"pair": int(n), "verdict": "unsupported" if "warmer" in text else "supported"}
+                                        for n, text in claims]})
+    question = "How fast did the glacier front retreat, and why?"
+    opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, opts)
+    assert "warmer" not in result.answer and all("warmer" not in c.text for c in result.claims)
+    assert any("withdrew" in m and "warmer winters" in m for m in result.messages), result.messages
+    assert any(not c.quoted and "38 metres" in c.text and c.support == "supported" for c in result.claims)
+    assert_cited_in_place(result)
+
+    kept, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, {**opts, "withdraw_unsupported": False})
+    assert [c.support for c in kept.claims if "warmer" in c.text] == ["unsupported"]
 
 
 class _RatingFails(ScriptedChat):
@@ -897,7 +943,7 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
     for chat, opts in ((ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8), options),
                        (ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
                         {**options, "restate_first": False})):
-        kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False})
+        kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False, "withdraw_unsupported": False})
         assert kept.claims[0].text == wrong and kept.claims[0].support != "supported"
         assert not any("written again" in m for m in kept.messages)
 
@@ -933,14 +979,19 @@ def test_a_restated_claim_that_only_copies_a_quote_gives_way_to_the_quote(fact_l
 
 def test_a_first_claim_only_the_judge_doubts_is_not_written_again(fact_library):
     """No figure or name of the claim is missing from its passage: the judge alone doubts it,
-    and a right claim it doubted came back worse, so it stays as written (marked)."""
+    and a right claim it doubted came back worse, so it is not written again: it stays as written
+    (marked) where withdrawing unsupported claims is off, and is withdrawn, named, where it is on."""
     claim = "Adult kestrels were tracked with loggers."
     first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
-    chat = ScriptedChat([first] + [_judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
-    result, _ = answer_with(fact_library, chat, "How were the kestrels tracked?",
-                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
-    assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
-    assert result.claims[0].text == claim
+    opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    for withdraw in (False, True):
+        chat = ScriptedChat([first] + [_judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
+        result, _ = answer_with(fact_library, chat, "How were the kestrels tracked?", {**opts, "withdraw_unsupported": withdraw})
+        assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
+        if withdraw:
+            assert claim not in [c.text for c in result.claims] and any("withdrew" in m and claim[:-1] in m for m in result.messages)
+        else:
+            assert result.claims[0].text == claim
 
 
 @pytest.mark.parametrize("claim, question, echo", [
@@ -993,8 +1044,9 @@ def test_a_first_claim_that_only_repeats_the_question_is_written_again_or_gives_
     assert echo not in result.answer and any("only repeated the question" in m and "left out" in m for m in result.messages)
     assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
 
+    # Not written again (the judge doubts it: withdrawing, where on, removes it; here it is off).
     chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
-    result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", options)
+    result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", {**options, "withdraw_unsupported": False})
     assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
     assert result.claims[0].text == echo
 

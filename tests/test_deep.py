@@ -290,8 +290,9 @@ def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_libr
 def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_answer(wide_library):
     clock = FakeClock()
     # A slow machine (reads 50, writes 5 tokens/s): reading the library takes longer than the budget.
-    # The model sees no gaps at once and judges one citation unsupported: the search widens
-    # instead of stopping, and the unsupported citation is marked and said to be.
+    # The model sees no gaps at once and judges citations unsupported: the search widens instead
+    # of stopping, and the claims no passage supports are withdrawn and said to be (with
+    # withdrawing off, test below, they stay marked).
     chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported", "unsupported"))
     run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0)
     result = run.run(QUESTION)
@@ -308,9 +309,19 @@ def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_ans
     assert len(fresh.evidence) > len(run.standard_evidence), "and what research added after them"
     assert result.claims and all(c.sources for c in result.claims)
     assert result.citations and all(c.support for c in result.citations), "every citation was checked"
-    assert any(c.status == "unsupported" for c in result.citations)
-    assert "not supported by the passage they cite" in result.answer
+    assert result.withdrawn and all(text not in result.answer.split("## Methodology")[0] for text in result.withdrawn)
+    assert "withdrawn, no cited passage supporting" in result.answer
     assert "## Methodology" in result.answer and "the search widened" in result.answer
+
+
+def test_unsupported_citations_stay_marked_in_the_report_where_withdrawing_is_off(wide_library):
+    clock = FakeClock()
+    chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported", "unsupported"))
+    run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0,
+                   withdraw_unsupported=False)
+    result = run.run(QUESTION)
+    assert not result.withdrawn and any(c.status == "unsupported" for c in result.citations)
+    assert "not supported by the passage they cite" in result.answer
 
 
 def test_answer_cut_at_the_deadline_keeps_its_complete_claims_and_checks_them(wide_library):

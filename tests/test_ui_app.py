@@ -193,10 +193,24 @@ def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_libr
     assert yellow > 50, "no highlight painted"
 
 
+def test_a_claim_no_passage_supports_leaves_the_answer_and_is_named_in_its_notes(make_window, qtbot, seed_library):
+    window = make_window(seed=seed_library)
+    use_chat(qtbot, window, ScriptedChat(verdicts=["supported", "partial", "unsupported"]))
+    kind, result, _tokens, _stages = _run(qtbot, window)
+    assert kind == "finished", result
+    assert result.withdrawn and {c.status for c in result.citations} == {"verified", "partial"}
+    text = window.answer_view.browser.toPlainText()
+    answer, _, rest = text.partition("References")
+    withdrawn = result.withdrawn[0].rstrip(". ")
+    assert withdrawn not in answer and f"withdrew the claim “{withdrawn}”" in rest.partition("Notes from this run")[2]
+    assert "\u2717" not in text and "unsupported" not in window.answer_view.status.text()
+
+
 def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, seed_library):
     """Claims checked as supported / partly supported / unsupported each show their own mark;
-    clicking a citation highlights the quote the claim rests on, not the whole passage."""
-    window = make_window(seed=seed_library)
+    clicking a citation highlights the quote the claim rests on, not the whole passage. (With
+    withdrawing off: by default an unsupported claim leaves the answer, test below.)"""
+    window = make_window(seed=seed_library, research__withdraw_unsupported=False)
     use_chat(qtbot, window, ScriptedChat(verdicts=["supported", "partial", "unsupported"]))
     kind, result, _tokens, _stages = _run(qtbot, window)
     assert kind == "finished", result

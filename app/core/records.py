@@ -229,6 +229,7 @@ class ResearchResult:
     messages: list[str] = field(default_factory=list)
     unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/unmentioned.py)
     caution: str = ""  # shown above the answer: the library may not hold it
+    withdrawn: list[str] = field(default_factory=list)  # the model's claims the support check took out (named in the notes)
     mode: str = "standard"
     feedback: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # deep mode: loop decisions, etc.
@@ -284,6 +285,7 @@ class ResearchResult:
             messages=list(d.get("messages", [])),
             unmentioned=list(d.get("unmentioned", [])),
             caution=d.get("caution", ""),
+            withdrawn=list(d.get("withdrawn", [])),
             mode=d.get("mode", "standard"),
             feedback=list(d.get("feedback", [])),
             extra={**dict(d.get("extra", {})), **extra},

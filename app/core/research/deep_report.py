@@ -137,5 +137,9 @@ def _support_line(result: ResearchResult | None) -> list[str]:
         line += f", {partial} partly"
     if unsupported:
         line += f", {unsupported} not supported by the passage they cite (marked in the answer; do not rely on them)"
+    if result.withdrawn:
+        n = len(result.withdrawn)
+        line += (f"; {n} claim{'s' if n != 1 else ''} withdrawn, no cited passage supporting "
+                 f"{'them' if n != 1 else 'it'} (named in the notes)")
     return [line + "."]
 

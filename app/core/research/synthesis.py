@@ -34,7 +34,7 @@ from .key_sentences import answer_quotes, unquoted
 from .first_turn_size import record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
-from .recite import doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated
+from .recite import doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated, withdraw_unsupported
 from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
@@ -340,6 +340,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         dropped = prune(result.claims, by_claim)
         withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
                      if funnel.params.withdraw_unstated else [])
+        withdrawn += [(text, []) for text in withdraw_unsupported(result.claims, by_claim)] if funnel.params.withdraw_unsupported else []
         if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
@@ -349,8 +350,10 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                                    f"state {them}; the citation now points to the passage that does.")
         if restated:
             result.messages.append(restated.message())
+        result.withdrawn += [text for text, _ in withdrawn]
         for text, figures in withdrawn:
-            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states {', '.join(figures)}.")
+            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states "
+                                   + (", ".join(figures) if figures else "it") + ".")
         if off_topic:
             result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
                                    "marked partial at most: the passages are not about the question (see the caution above).")
