@@ -203,7 +203,7 @@ def test_a_claim_no_passage_supports_leaves_the_answer_and_is_named_in_its_notes
     answer, _, rest = text.partition("References")
     withdrawn = result.withdrawn[0].rstrip(". ")
     assert withdrawn not in answer and f"withdrew the claim “{withdrawn}”" in rest.partition("Notes from this run")[2]
-    assert "\u2717" not in text and "unsupported" not in window.answer_view.status.text()
+    assert "\u2717" not in text and "1 unsupported claim withdrawn (see notes)" in window.answer_view.status.text()
 
 
 def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, seed_library):

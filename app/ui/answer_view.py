@@ -251,7 +251,9 @@ class AnswerView(QWidget):
         self.browser.verticalScrollBar().setValue(scroll if same else 0)
         timing = result.timings.get("total_s")
         caution = " · the library may not hold the answer" if result.caution else ""
-        self.status.setText(citation_summary(result) + caution + (f" · {timing:.0f} s" if timing else ""))
+        n = len(result.withdrawn)  # out of the answer: say so at a glance, the notes name them
+        withdrawn = f" · {n} unsupported claim{'s' if n != 1 else ''} withdrawn (see notes)" if n else ""
+        self.status.setText(citation_summary(result) + withdrawn + caution + (f" · {timing:.0f} s" if timing else ""))
         self._set_actions_enabled(bool(result.answer))
 
     def show_stopped(self, message: str) -> None:
