@@ -352,8 +352,8 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
             result.messages.append(restated.message())
         result.withdrawn += [text for text, _ in withdrawn]
         for text, figures in withdrawn:
-            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: no passage it cites states "
-                                   + (", ".join(figures) if figures else "it") + ".")
+            why = f"no passage it cites states {', '.join(figures)}" if figures else "no cited passage supports it"
+            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: {why}.")
         if off_topic:
             result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
                                    "marked partial at most: the passages are not about the question (see the caution above).")
