@@ -152,10 +152,7 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
     figure its passages lack, and that could not be written again from the quotes (a quoted
     passage states otherwise, or no restatement was supported), is wrong for certain even if
     another passage of the answer happens to hold the same number ("100" in a method)."""
-    def supported(i: int) -> bool:
-        return any(checked[(i, n)].verdict == Support.SUPPORTED.value for n in claims[i].sources if (i, n) in checked)
-
-    if not any(supported(i) for i in range(len(claims))):
+    if not _any_supported(claims, checked):
         return []
     stated = numbers_stated(context)
     for e in evidence:
@@ -168,7 +165,7 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
             cited = [checked[(i, n)].evidence.text for n in claim.sources if (i, n) in checked]
             have = numbers_stated(" \n".join([context, *cited]))
         unstated = sorted(n for n in numbers_in(claim.text) - have if two_digits_or_more(n))
-        if not claim.quoted and unstated and not supported(i):
+        if not claim.quoted and unstated and Support.SUPPORTED.value not in _verdicts(claims, checked, i):
             out.append((claim.text, unstated))
         else:
             keep.append(i)
@@ -182,21 +179,28 @@ def withdraw_unsupported(claims: list[Claim], checked: dict[tuple[int, int], Pai
     unsupported, or none), if a supported claim remains; the text of each one removed.
     `checked` is re-keyed to match. A partial citation keeps its claim, marked: the passage says
     some of it. Quotes are the passages' own sentences and always stay."""
-    def verdicts(i: int) -> set[str]:
-        return {checked[(i, n)].verdict for n in claims[i].sources if (i, n) in checked}
-
-    if not any(Support.SUPPORTED.value in verdicts(i) for i in range(len(claims))):
+    if not _any_supported(claims, checked):
         return []  # nothing better to show: the claims stay, marked
     out: list[str] = []
     keep: list[int] = []
     for i, claim in enumerate(claims):
-        if not claim.quoted and not verdicts(i) & {Support.SUPPORTED.value, Support.PARTIAL.value}:
+        if not claim.quoted and not _verdicts(claims, checked, i) & {Support.SUPPORTED.value, Support.PARTIAL.value}:
             out.append(claim.text)
         else:
             keep.append(i)
     if out:
         keep_claims(claims, checked, keep)
     return out
+
+
+def _verdicts(claims: list[Claim], checked: dict[tuple[int, int], Pair], i: int) -> set[str]:
+    """The check's verdicts on claim `i`'s citations."""
+    return {checked[(i, n)].verdict for n in claims[i].sources if (i, n) in checked}
+
+
+def _any_supported(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> bool:
+    """Some claim has a supported citation: the answer has one to stand on if others are withdrawn."""
+    return any(Support.SUPPORTED.value in _verdicts(claims, checked, i) for i in range(len(claims)))
 
 
 def keep_claims(claims: list[Claim], checked: dict[tuple[int, int], Pair], keep: list[int]) -> None:
