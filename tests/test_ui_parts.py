@@ -446,3 +446,26 @@ def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_o
     assert [r.foreground(0).color().name() == muted for r in rows] == [False, False, True]
     assert [r.toolTip(1).count("Searched:") for r in rows] == [0, 0, 1]
     assert rows[1].toolTip(0).startswith("Near-Earth Objects\nA. Author")
+
+
+def test_a_run_stopped_before_writing_brings_back_the_previous_answer_and_says_so(qtbot, qapp):
+    from app.ui.answer_view import AnswerView
+
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_result(ResearchResult(query="What is the median?", answer="The median is 4.2 days."))
+    view.begin_stream("A second question")
+    assert view.question_label.text() == "A second question" and not view.save_button.isEnabled()
+    view.show_stopped("The run stopped: No embedding model is configured.")
+    # The old answer is back under its own question, labelled as the previous one, and can still be saved.
+    assert view.question_label.text() == "What is the median?"
+    assert "4.2 days" in view.browser.toPlainText()
+    assert view.status.text().endswith("The previous answer is shown.") and view.save_button.isEnabled()
+
+    view.begin_stream("A third question")
+    view.append_tokens("The mean is")
+    view.show_stopped("Cancelled.")
+    # What was written stays, said to be incomplete, and is not offered for saving.
+    assert view.question_label.text() == "A third question"
+    assert "The mean is" in view.browser.toPlainText() and "The answer above is incomplete." in view.browser.toPlainText()
+    assert view.status.text() == "Cancelled. The answer above is incomplete." and not view.save_button.isEnabled()

@@ -257,15 +257,21 @@ class AnswerView(QWidget):
         self._set_actions_enabled(bool(result.answer))
 
     def show_stopped(self, message: str) -> None:
-        """Cancelled or failed mid-run: keep what was written, say it is incomplete."""
+        """Cancelled or failed mid-run: keep what was written and say it is incomplete.
+
+        Stopped before anything was written, the previous answer comes back under its own
+        question and the status line says it is the previous one: a second question that fails
+        (no model, a cancel) never costs the user the answer they had, nor passes it off as new."""
         self.end_stream()
         if self._buffer:
+            message = f"{message} The answer above is incomplete."
             self.browser.setHtml(render_streaming(self._buffer).replace('<p class="cursor">\u258d</p>', "") + f'<p class="muted"><i>{html.escape(message)}</i></p>')
         elif self._preview and self.preview_html():
+            message = f"{message} Nothing was written; the best evidence sentences are below."
             self.browser.setHtml(f'<p class="muted"><i>{html.escape(message)}</i></p>' + self.preview_html())
         elif self.result is not None:
             self.show_result(self.result)
-            self.status.setText(message)
+            self.status.setText(f"{message} The previous answer is shown.")
             return
         else:
             self.browser.setHtml(f'<p class="muted">{html.escape(message)}</p>')

@@ -227,7 +227,7 @@ class ResearchController(QObject):
                 ["synthesize-partial:Synthesize from it"],
             )
         else:
-            self.answer.show_stopped("Cancelled — the answer above is incomplete.")
+            self.answer.show_stopped("Cancelled.")
         self.message.emit("Research cancelled")
 
     def synthesize_partial(self) -> JobHandle | None:
