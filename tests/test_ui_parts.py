@@ -469,3 +469,5 @@ def test_a_run_stopped_before_writing_brings_back_the_previous_answer_and_says_s
     assert view.question_label.text() == "A third question"
     assert "The mean is" in view.browser.toPlainText() and "The answer above is incomplete." in view.browser.toPlainText()
     assert view.status.text() == "Cancelled. The answer above is incomplete." and not view.save_button.isEnabled()
+    view.apply_theme()  # a theme switch redraws the partial text, not the answer before it
+    assert "The mean is" in view.browser.toPlainText() and "4.2 days" not in view.browser.toPlainText()

@@ -85,6 +85,7 @@ class AnswerView(QWidget):
         self._buffer = ""
         self._preview: list = []  # focused evidence shown before (and below) the streaming answer
         self._dirty = False
+        self._stopped = ""  # the note under a run's partial text, shown until the next run or answer
         self.render_count = 0  # how many times the streaming answer was re-rendered (tests)
 
         layout = QVBoxLayout(self)
@@ -162,7 +163,9 @@ class AnswerView(QWidget):
     # -- states ------------------------------------------------------------------------
     def apply_theme(self) -> None:
         self.browser.document().setDefaultStyleSheet(theme.answer_css())
-        if self.result is not None and not self.streaming:
+        if self._stopped and not self.streaming:  # a stopped run's partial text, not the answer before it
+            self._show_partial(self._stopped)
+        elif self.result is not None and not self.streaming:
             self.show_result(self.result)
         elif not self.streaming:
             self.show_welcome()
@@ -182,6 +185,7 @@ class AnswerView(QWidget):
         self._buffer = ""
         self._preview = []
         self._dirty = False
+        self._stopped = ""
         self.banner.hide()
         self.improve_bar.hide()
         self.question_label.setText(question)
@@ -233,6 +237,7 @@ class AnswerView(QWidget):
 
     def show_result(self, result: ResearchResult) -> None:
         self.end_stream()
+        self._stopped = ""
         same = result is self.result
         self.result = result
         self.question_label.setText(result.query)
@@ -265,18 +270,26 @@ class AnswerView(QWidget):
         self.end_stream()
         if self._buffer:
             message = f"{message} The answer above is incomplete."
-            self.browser.setHtml(render_streaming(self._buffer).replace('<p class="cursor">\u258d</p>', "") + f'<p class="muted"><i>{html.escape(message)}</i></p>')
         elif self._preview and self.preview_html():
             message = f"{message} Nothing was written; the best evidence sentences are below."
-            self.browser.setHtml(f'<p class="muted"><i>{html.escape(message)}</i></p>' + self.preview_html())
         elif self.result is not None:
             self.show_result(self.result)
             self.status.setText(f"{message} The previous answer is shown.")
             return
-        else:
-            self.browser.setHtml(f'<p class="muted">{html.escape(message)}</p>')
+        self._stopped = message
+        self._show_partial(message)
         self.status.setText(message)
         self._set_actions_enabled(False)
+
+    def _show_partial(self, message: str) -> None:
+        """A stopped run's text (or its evidence sentences), with the note that says why it ends there."""
+        note = f'<p class="muted"><i>{html.escape(message)}</i></p>'
+        if self._buffer:
+            self.browser.setHtml(render_streaming(self._buffer).replace('<p class="cursor">\u258d</p>', "") + note)
+        elif self._preview and self.preview_html():
+            self.browser.setHtml(note + self.preview_html())
+        else:
+            self.browser.setHtml(f'<p class="muted">{html.escape(message)}</p>')
 
     # -- actions ----------------------------------------------------------------------------
     def _toggle_improve(self) -> None:
