@@ -30,15 +30,15 @@ sys.path.insert(0, str(REPO))
 def first_turn(funnel, question: str):
     """The answer's first-turn messages and schema for `question`, as synthesis builds them."""
     from app.core.research.claims import claims_schema
-    from app.core.research.first_turn_size import split_first
-    from app.core.research.synthesis import _fit, claims_prompt, focus_into, format_passage
+    from app.core.research.first_turn_size import fit_within, split_first
+    from app.core.research.synthesis import claims_prompt, focus_into, prompt_cost
     from app.core.research.synthesis import first_turn as turn_template
 
     result = funnel.run(question, evidence_only=True)
     chat = funnel.load_chat()
     focus_into(funnel, result)
-    evidence = _fit(chat, result.evidence, funnel.evidence_budget(chat))
-    first, _ = split_first(evidence, funnel.params.first_claim_tokens, lambda e: chat.count_tokens(format_passage(e)) + 2)
+    evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
+    first, _ = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
     template, fields = turn_template(funnel.params)
     numbers = [e.number for e in first]
     return chat, claims_prompt(question, first, template=template, **fields), claims_schema(numbers, max_items=funnel.params.first_turn_claims)

@@ -71,3 +71,15 @@ def test_an_answer_times_its_reading_and_the_next_answer_reads_more_with_the_rea
         assert desk.funnel(overrides={"first_claim_tokens": 1}).params.first_claim_tokens == 1
     finally:
         desk.settings.research, chat.read_speeds = saved
+
+
+def test_passages_fit_the_budget_in_order_passing_over_one_too_big():
+    from app.core.records import Evidence
+    from app.core.research.first_turn_size import fit_within
+
+    passages = [Evidence(number=n, paper_id="p", page=n, page_label=str(n), section="", text="x", score=0.5) for n in range(1, 5)]
+    cost = {1: 50, 2: 80, 3: 30, 4: 40}
+    fitted = fit_within(passages, 100, lambda e: cost[e.number])
+    assert [e.number for e in fitted] == [1, 3]  # 2 would overflow; 3 still fits after it, 4 does not
+    assert fit_within(passages[1:2], 60, lambda e: cost[e.number]) == []
+    assert [e.number for e in fit_within(passages[1:2], 60, lambda e: cost[e.number], at_least_one=True)] == [2]

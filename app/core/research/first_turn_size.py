@@ -73,3 +73,16 @@ def split_first(evidence: list[Evidence], budget: int, cost: Callable[[Evidence]
         first.append(e)
         spent += cost(e)
     return first, evidence[len(first):]
+
+
+def fit_within(evidence: list[Evidence], budget: int, cost: Callable[[Evidence], int], *,
+               at_least_one: bool = False) -> list[Evidence]:
+    """The passages, in their order, that fit `budget` tokens: one that would overflow is passed
+    over and a smaller one after it may still fit (`at_least_one`: the first is kept whatever it costs)."""
+    out, spent = [], 0
+    for e in evidence:
+        if spent + cost(e) > budget and (out or not at_least_one):
+            continue
+        out.append(e)
+        spent += cost(e)
+    return out

@@ -32,6 +32,7 @@ from ..models.base import ChatMessage, ChatModel, EmbeddingModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, ResearchResult
 from .citations import key_terms, stem
+from .first_turn_size import fit_within
 from .second_turn import repeats
 
 if TYPE_CHECKING:
@@ -93,12 +94,7 @@ def part_evidence(part: str, evidence: list[Evidence], read: set[int], embedder:
     best: dict[int, float] = {}
     for (e, _), score in zip(sentences, scores):
         best[e.number] = max(best.get(e.number, -1.0), score)
-    chosen, spent = [], 0
-    for e in sorted(unread, key=lambda e: -best[e.number]):
-        if chosen and spent + cost(e) > budget:
-            continue
-        chosen.append(e)
-        spent += cost(e)
+    chosen = fit_within(sorted(unread, key=lambda e: -best[e.number]), budget, cost, at_least_one=True)
     return sorted(chosen, key=lambda e: e.number)
 
 

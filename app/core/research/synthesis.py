@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
 from ..events import ClaimWritten, Notice, Token
@@ -31,7 +31,7 @@ from .claims import MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_se
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes, unquoted
-from .first_turn_size import record_reading, split_first, tokens_read
+from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
 from .recite import doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated, withdraw_unsupported
@@ -121,11 +121,11 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     started = time.monotonic()
     chat = funnel.load_chat()
     focus_into(funnel, result)
-    evidence = _fit(chat, result.evidence, funnel.evidence_budget(chat))
+    evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
     if len(evidence) < len(result.evidence):
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
-    first, rest = split_first(evidence, funnel.params.first_claim_tokens, lambda e: chat.count_tokens(format_passage(e)) + 2)
+    first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
     funnel.stage(3, "Stage 3: synthesizing…")
 
@@ -259,15 +259,9 @@ class _Writer:
         return "", None
 
 
-def _fit(chat: ChatModel, evidence: list[Evidence], budget: int) -> list[Evidence]:
-    out, spent = [], 0
-    for e in evidence:
-        cost = chat.count_tokens(format_passage(e)) + 2
-        if spent + cost > budget:
-            continue
-        out.append(e)
-        spent += cost
-    return out
+def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
+    """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
+    return lambda e: chat.count_tokens(format_passage(e)) + 2
 
 
 def render(result: ResearchResult) -> None:
