@@ -125,6 +125,37 @@ def test_page_markdown_headings_paragraphs_and_hyphens(tmp_path):
     assert "\n" not in para
 
 
+def test_a_word_broken_at_a_lines_end_is_spelled_as_the_document_spells_it(tmp_path):
+    # "velocity-dependent" and "GROBID" stand whole elsewhere in the paper: the break keeps the
+    # compound's hyphen and drops the name's; "compu-tation", spelled nowhere else, is joined by case.
+    text = (
+        "Subjects adapted to a velocity-\ndependent force field, and the PDFs were parsed with GRO-\nBID "
+        "before the compu-\ntation of the scores began.\n\n"
+        + "A velocity-dependent field was used on every day, and GROBID parsed each paper again. " * 4
+    )
+    doc = px.open_pdf(pf.make_paper(tmp_path / "p.pdf", title="Line Breaks", pages=[text]))
+    md = next(px.iter_pages(doc)).markdown
+    first = [p for p in md.split("\n\n") if p.startswith("Subjects")][0]
+    assert "a velocity-dependent force field" in first and "parsed with GROBID before" in first
+    assert "computation of the scores" in first
+    # The compound is found on the page for highlighting, though MuPDF reads it as one word.
+    assert px.locate_text(doc[0], first)
+
+
+def test_the_documents_spelling_decides_and_case_where_it_is_silent():
+    from collections import Counter
+
+    from app.core.line_breaks import document_words, join_hyphenated
+
+    words = document_words(["a well-known result", "Page-\nRank ranks pages; PageRank again", "the trust-\nrank"])
+    assert words["well-known"] == 1 and words["pagerank"] == 1 and "page-rank" not in words
+    assert "trust-rank" not in words and "trustrank" not in words  # a broken word votes for neither spelling
+    assert join_hyphenated("a well-", "known result", words) == "a well-known result"
+    assert join_hyphenated("ranked by Page-", "Rank", words) == "ranked by PageRank"
+    assert join_hyphenated("the compu-", "tation", Counter()) == "the computation"
+    assert join_hyphenated("the Newton-", "Raphson step", None) == "the Newton-Raphson step"
+
+
 def test_code_blocks_are_fenced_and_keep_lines(tmp_path):
     code = "```\nR> fit <- lm(y ~ x)\nR> summary(fit)\n```"
     doc = px.open_pdf(pf.make_paper(tmp_path / "c.pdf", pages=[f"Some prose first.\n\n{code}\n\nProse after."]))

@@ -13,6 +13,7 @@ import logging
 import re
 import statistics
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -21,6 +22,7 @@ import pymupdf
 
 from . import ocr, pdf_bombs
 from .errors import ImportFailure
+from .line_breaks import document_words
 from .mupdf_guard import MUPDF
 from .ocr import readable_fraction as _readable_fraction
 from . import pdf_layout
@@ -263,13 +265,24 @@ def require_text_layer(doc: pymupdf.Document, filename: str) -> None:
 # --------------------------------------------------------------------------- pages
 
 
-def page_markdown(page: pymupdf.Page, body_size: float) -> str:
-    """Markdown for one page (pdf_layout), with author lines under a title kept out of headings."""
-    return pdf_layout.page_markdown(page, body_size, _name_parts)
+def page_markdown(page: pymupdf.Page, body_size: float, words: Counter | None = None) -> str:
+    """Markdown for one page (pdf_layout), with author lines under a title kept out of headings;
+    `words`: the document's spellings, for words broken at a line's end (line_breaks.py)."""
+    return pdf_layout.page_markdown(page, body_size, _name_parts, words)
 
 
 def _classified_blocks(page: pymupdf.Page, body_size: float) -> list[pdf_layout._Block]:
     return pdf_layout._classified_blocks(page, body_size, _name_parts)
+
+
+def _plain_pages(doc: pymupdf.Document, skipped: set[int]) -> Iterator[str]:
+    """Each readable page's plain text (a page MuPDF cannot read is left to `iter_pages` to report)."""
+    for pno in range(doc.page_count):
+        if pno + 1 not in skipped:
+            try:
+                yield doc.load_page(pno).get_text(flags=TEXT_FLAGS)
+            except Exception:  # noqa: BLE001 - its spellings are not needed to read the others
+                continue
 
 
 def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
@@ -283,6 +296,7 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
     with MUPDF:  # page by page, so that another thread's MuPDF work can run between pages
         body = _body_size(doc)
         labels = page_labels(doc)
+        words = document_words(_plain_pages(doc, skipped))  # ~2 ms a page
     for pno in range(doc.page_count):
         md = ""
         if pno + 1 not in skipped:
@@ -290,7 +304,7 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
                 if before is not None:
                     before(pno)
                 try:
-                    md = page_markdown(doc.load_page(pno), body)
+                    md = page_markdown(doc.load_page(pno), body, words)
                 except Exception as exc:  # noqa: BLE001 - one damaged page must not lose the paper
                     log.warning("page %d could not be read: %s", pno + 1, exc)
         yield PageText(page=pno + 1, label=labels[pno], markdown=md)
@@ -298,6 +312,7 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
 
 LATE_START_STEP, LATE_START_MAX = 3, 45  # where else a quote's part on the page may start (words)
 _MD_MARKS = re.compile(r"(^|\n)#+ |```|\\(?=#)")
+_COMPOUND = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
 _WORD_EDGE = re.compile(r"^\W+|\W+$")
 
 
@@ -317,6 +332,10 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
             snippet = " ".join(words[:n])
             if snippet:
                 hits = page.search_for(snippet, flags=SEARCH_FLAGS)
+                if not hits and _COMPOUND.search(snippet):
+                    # MuPDF's search reads a compound broken at a line's end ("velocity-\ndependent")
+                    # as one word; the stored text keeps its hyphen (line_breaks.py).
+                    hits = page.search_for(_COMPOUND.sub("", snippet), flags=SEARCH_FLAGS)
                 if hits:
                     return hits
         # A sentence a page break cut in two begins on the page before (research/page_breaks.py):

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import pymupdf
 
+from .line_breaks import join_hyphenated
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
 
 # Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
@@ -290,8 +291,9 @@ def _code_lines(rows: list[_Row]) -> str:
 _BULLETS = tuple("•◦▪▫●○■□‣⁃")
 
 
-def _join_prose(rows: list[_Row]) -> str:
-    """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation").
+def _join_prose(rows: list[_Row], words: Counter | None = None) -> str:
+    """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation") but not
+    a compound's ("velocity-dependent"), as the document's `words` spell them (line_breaks.py).
 
     List items ("• ...") each keep a line of their own.
     """
@@ -300,11 +302,10 @@ def _join_prose(rows: list[_Row]) -> str:
         nxt = r.text
         if nxt.startswith(_BULLETS):
             out = f"{out}\n{nxt}"
-        elif out.endswith(("-", "\u00ad")) and len(out) >= 2 and out[-2].isalpha():
-            if out[-2].islower() and nxt[:1].islower():
-                out = out[:-1] + nxt  # hyphenation: drop the hyphen
-            else:
-                out = out.rstrip("\u00ad") + nxt  # a real compound ("Newton-Raphson")
+        elif out.endswith("\u00ad") and len(out) >= 2 and out[-2].isalpha():  # a soft hyphen is the typesetter's, never the word's
+            out = out[:-1] + nxt
+        elif out.endswith("-") and len(out) >= 2 and out[-2].isalpha():
+            out = join_hyphenated(out, nxt, words)
         else:
             out = f"{out} {nxt}"
     return out.replace("\u00ad", "")
@@ -315,7 +316,7 @@ def _escape(text: str) -> str:
     return re.sub(r"(?m)^#", r"\\#", text)
 
 
-def _render(blocks: list[_Block]) -> str:
+def _render(blocks: list[_Block], words: Counter | None = None) -> str:
     parts: list[str] = []
     prev: _Block | None = None
     code_rows: list[_Row] = []
@@ -340,7 +341,7 @@ def _render(blocks: list[_Block]) -> str:
         elif b.kind == "lines":
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
-            parts.append(_escape(_join_prose(b.rows)))
+            parts.append(_escape(_join_prose(b.rows, words)))
         prev = b
     return "\n\n".join(p for p in parts if p.strip())
 
@@ -365,6 +366,8 @@ def _classified_blocks(page: pymupdf.Page, body_size: float,
     return blocks
 
 
-def page_markdown(page: pymupdf.Page, body_size: float, name_line: Callable[[str], object] | None = None) -> str:
-    """Markdown for one page (see the module docstring for its conventions)."""
-    return _render(_classified_blocks(page, body_size, name_line))
+def page_markdown(page: pymupdf.Page, body_size: float, name_line: Callable[[str], object] | None = None,
+                  words: Counter | None = None) -> str:
+    """Markdown for one page (see the module docstring for its conventions); `words`: the document's
+    spellings (line_breaks.document_words), which decide a word broken at a line's end."""
+    return _render(_classified_blocks(page, body_size, name_line), words)
