@@ -156,6 +156,32 @@ def test_the_documents_spelling_decides_and_case_where_it_is_silent():
     assert join_hyphenated("the Newton-", "Raphson step", None) == "the Newton-Raphson step"
 
 
+def test_a_sentence_that_runs_on_into_the_next_column_is_one_paragraph(tmp_path):
+    """A column that ends mid-sentence left two paragraphs, two half sentences to focusing and
+    quoting; pieces of a formula set as blocks of their own stay apart."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    left = ["The median surgeon-scrub teaming score was low across", "the whole study period, and the",
+            "median surgeon-circulator score was lower"]
+    right = ["still, at 0.06 with an interquartile range", "of 0.03 to 0.13 in all specialties.", "",
+             "sum over j=1", "", "where the weights are fixed in advance of the fit."]
+    for column, lines in ((72, left), (330, right)):
+        y = 600 if column == 72 else 100
+        for line in lines:
+            if line:
+                page.insert_text((column, y), line, fontsize=10, fontname="helv")
+            y += 12 if line else 40
+    doc.save(tmp_path / "c.pdf")
+    doc = px.open_pdf(tmp_path / "c.pdf")
+    paragraphs = next(px.iter_pages(doc)).markdown.split("\n\n")
+    whole = ("The median surgeon-scrub teaming score was low across the whole study period, and the median "
+             "surgeon-circulator score was lower still, at 0.06 with an interquartile range of 0.03 to 0.13 in all "
+             "specialties.")
+    assert whole in paragraphs
+    assert "sum over j=1" in paragraphs  # a formula's piece: not run on into the next block
+    assert px.locate_text(doc[0], whole)
+
+
 def test_code_blocks_are_fenced_and_keep_lines(tmp_path):
     code = "```\nR> fit <- lm(y ~ x)\nR> summary(fit)\n```"
     doc = px.open_pdf(pf.make_paper(tmp_path / "c.pdf", pages=[f"Some prose first.\n\n{code}\n\nProse after."]))
