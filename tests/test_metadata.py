@@ -16,8 +16,9 @@ import pymupdf
 import pytest
 
 from app.core import corrections, pdf_extract
-from app.core.metadata import extract_meta
+from app.core.metadata import abstract, extract_meta
 from app.core.metadata.authors import names_in
+from app.core.metadata.layout import Line
 from app.core.metadata.text import fix_accents
 from app.core.records import PaperMeta
 
@@ -503,3 +504,15 @@ def test_a_numbered_session_heading_above_the_title_is_not_the_title(tmp_path):
     meta = read(save(doc, tmp_path / "session.pdf"))
     assert meta.title == "Hydrogen Incorporation in Amorphous Silicon"
     assert meta.authors == ["Rolf Severens", "Frank van de Pas"]
+
+
+def test_an_abstracts_word_broken_at_a_lines_end_is_spelled_as_its_page_spells_it():
+    """As in the page text (line_breaks.py): "GRO-" + "BID" was "GRO- BID" in the stored abstract,
+    "velocity-" + "dependent" was "velocitydependent"."""
+    texts = ["Abstract", "The papers were parsed with GRO-", "BID before the velocity-",
+             "dependent field was fitted and the compu-", "tation ended.", "Keywords: parsing",
+             "1 Introduction", "GROBID reads each paper; a velocity-dependent field perturbs the arm."]
+    lines = [Line(t, t, 9.0, False, False, (40, 100 + 12 * i, 500, 110 + 12 * i), i, 0) for i, t in enumerate(texts)]
+    text, _, labelled = abstract.find(lines, body=9.0, after_y=90)
+    assert labelled
+    assert text == "The papers were parsed with GROBID before the velocity-dependent field was fitted and the computation ended."

@@ -7,7 +7,9 @@ after the author block -- never one after the body's first heading ("1 Introduct
 from __future__ import annotations
 
 import re
+from collections import Counter
 
+from ..line_breaks import document_words, join_hyphenated
 from .layout import Line
 
 _LABEL = re.compile(
@@ -29,18 +31,20 @@ _BOILERPLATE = re.compile(
     r"\buniversity\b.*\buniversity\b|permission to|all rights reserved|this article is|citation:|funding", re.I)
 
 
-def _join(lines: list[Line]) -> str:
+def _join(lines: list[Line], words: Counter | None = None) -> str:
+    """The lines as one paragraph; a word broken at a line's end spelled as the page spells it
+    elsewhere (`words`), as the page text is (line_breaks.py)."""
     out = ""
     for ln in lines:
-        t = ln.text
-        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and t[:1].islower():
-            out = out[:-1] + t
+        t = ln.text.strip()
+        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and t:
+            out = join_hyphenated(out, t, words)
         else:
             out = f"{out} {t}" if out else t
     return " ".join(out.split())
 
 
-def _collect(lines: list[Line], start: int, first_text: str, body: float) -> str:
+def _collect(lines: list[Line], start: int, first_text: str, body: float, words: Counter) -> str:
     """Lines from `start` while they continue the abstract's block of text."""
     taken: list[Line] = []
     size = None
@@ -68,24 +72,25 @@ def _collect(lines: list[Line], start: int, first_text: str, body: float) -> str
         prev = ln
         if sum(len(x.text) for x in taken) > 5000:
             break
-    text = _join(taken)
+    text = _join(taken, words)
     return f"{first_text} {text}".strip() if first_text else text
 
 
 def find(lines: list[Line], body: float, after_y: float) -> tuple[str, float, bool]:
     """(abstract, y where it starts, labelled). `after_y`: the bottom of the author block."""
     ordered = lines  # PyMuPDF's reading order keeps a two-column page's text in order
+    words = document_words(ln.text for ln in lines)
     for i, ln in enumerate(ordered):
         m = _LABEL.match(ln.text)
         if m and (len(ln.text) < 25 or m.group(1)[:1].isupper() or ln.bold):
-            text = _collect(ordered, i + 1, m.group(1).strip(), body)
+            text = _collect(ordered, i + 1, m.group(1).strip(), body, words)
             if len(text) >= 20:
                 return text, ln.y0, True
     # A run-in "Background." after the body's first heading is a paragraph of the paper.
     body_at = next((i for i, ln in enumerate(ordered) if _BODY_HEADING.match(ln.text)), len(ordered))
     for i, ln in enumerate(ordered[:body_at]):
         if _STRUCTURED.match(ln.text) and ln.y0 >= after_y - 1:
-            text = _collect(ordered, i, "", body)
+            text = _collect(ordered, i, "", body, words)
             if len(text) >= 200:
                 return text, ln.y0, True
     # No label: a paragraph that a keyword line follows, else the first long paragraph after
@@ -97,11 +102,11 @@ def find(lines: list[Line], body: float, after_y: float) -> tuple[str, float, bo
             break
         paragraphs.append(group)
     for group, nxt in zip(paragraphs, paragraphs[1:]):
-        text = _join(group)
+        text = _join(group, words)
         if _KEYWORD_LINE.match(nxt[0].text) and len(text) >= 80 and not _KEYWORD_LINE.match(group[0].text):
             return text, group[0].y0, True
     for group in paragraphs:
-        text = _join(group)
+        text = _join(group, words)
         if len(text) >= 250 and len(group) >= 3 and not _BOILERPLATE.search(text[:300]):
             return text, group[0].y0, False
     return "", 0.0, False
