@@ -23,7 +23,8 @@ from app.core import pdf_extract as px  # noqa: E402
 from app.core.chunking import approx_tokens, chunk_pages  # noqa: E402
 
 KNOWN = [  # file, title (None: not checked), first author, other fields
-    ("lmer.pdf", "Fitting Linear Mixed-Effects Models using lme4", "Douglas Bates",
+    # As printed on the first page and in JSS 67(1); the file's own metadata says "using".
+    ("lmer.pdf", "Fitting Linear Mixed-Effects Models Using lme4", "Douglas Bates",
      {"doi": "10.18637/jss.v067.i01", "published": "2015"}),
     ("sandwich.pdf", None, "Achim Zeileis", {"published": "2004"}),
     ("strucchange-intro.pdf", "strucchange: An R Package for Testing for Structural Change in Linear Regression Models",

@@ -313,6 +313,25 @@ def test_a_running_head_is_dropped_from_every_page_but_the_first(tmp_path):
         assert "PLOS ONE" not in md
 
 
+def test_a_running_head_under_a_wide_top_margin_is_dropped_and_numbered_headings_stay(tmp_path):
+    """JCAP sets its head 12.7 % down the page, below the band where a page number is looked for;
+    joined to the sentence the page opens with, it read "Apparent and average accelerations of
+    the Universe averaged quantities with observations." Headings "Example 1", "Example 2", … at
+    the same height repeat too, numbers aside: they stay."""
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page()  # 612 x 792
+        if n:
+            page.insert_text((200, 101), "Apparent and average accelerations of the Universe", fontsize=8)
+        page.insert_text((72, 122), f"Example {n + 1}", fontsize=12)
+        page.insert_text((72, 160), f"averaged quantities of region {n} were compared with observations.", fontsize=10)
+    doc.save(tmp_path / "j.pdf")
+    pages = [p.markdown for p in px.iter_pages(px.open_pdf(tmp_path / "j.pdf"))]
+    for n, md in enumerate(pages):
+        assert "Apparent and average" not in md, md
+        assert f"Example {n + 1}" in md and f"averaged quantities of region {n} were" in md
+
+
 # --------------------------------------------------------------------------- metadata
 
 

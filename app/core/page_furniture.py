@@ -19,6 +19,11 @@ from typing import Any, TypeVar
 import pymupdf
 
 MARGIN = 0.12  # the top and bottom bands of a page, as a share of its height
+# A running head may sit lower: JCAP sets its head 12.7 % down the page, under a wide top margin.
+# Repeating word for word on many pages is what makes a line a head, so a line without a number
+# may be one in a wider band. (With numbers set aside, "Example 1", "Example 2", … at the tops of a
+# vignette's pages repeat too: headings, and they stay.)
+HEAD_MARGIN = 0.16
 RUNNING_SAMPLE_PAGES = 12  # pages read to find running heads (evenly spread)
 RUNNING_MIN_PAGES = 3  # a running head is on at least this many sampled pages…
 RUNNING_MIN_SHARE = 0.3  # …and at least this share of them
@@ -54,12 +59,17 @@ def per_document(compute: Callable[..., T]) -> Callable[..., T]:
     return cached
 
 
-def in_margin(block: Any, page_rect: pymupdf.Rect) -> bool:
-    """A single line in the top or bottom band of the page; code lines are never furniture."""
+def in_margin(block: Any, page_rect: pymupdf.Rect, share: float = MARGIN) -> bool:
+    """A single line in the top or bottom band (`share` of the height) of the page; code lines are
+    never furniture."""
     if len(block.rows) != 1 or block.share("mono") >= 0.5:
         return False
-    band = page_rect.height * MARGIN
+    band = page_rect.height * share
     return block.bbox[3] <= page_rect.y0 + band or block.bbox[1] >= page_rect.y1 - band
+
+
+def _may_be_head(block: Any, page_rect: pymupdf.Rect) -> bool:
+    return in_margin(block, page_rect) or (in_margin(block, page_rect, HEAD_MARGIN) and not re.search(r"\d", block.text))
 
 
 def running_key(text: str) -> str:
@@ -73,11 +83,11 @@ def is_furniture(block: Any, page_rect: pymupdf.Rect, body: float, running: froz
     Only plain-styled lines count as numbered furniture: a section heading at the top of a page
     is larger or bold. A running head may be set in any style, since it repeats word for word.
     """
+    if running and _may_be_head(block, page_rect) and running_key(block.text) in running:
+        return True
     if not in_margin(block, page_rect):
         return False
     text = block.text
-    if running and running_key(text) in running:
-        return True
     if block.size > body * 1.05 or block.share("bold") >= 0.5:
         return False
     return bool(_PAGE_NUMBER.fullmatch(text) or _NUMBERED_LINE.fullmatch(text) and len(text) < 110)
@@ -92,7 +102,7 @@ def running_heads(doc: pymupdf.Document, blocks_of: Callable[[pymupdf.Page], Ite
     pages_with: Counter[str] = Counter()
     for pno in picks:
         page = doc.load_page(pno)
-        pages_with.update({running_key(b.text) for b in blocks_of(page) if in_margin(b, page.rect)})
+        pages_with.update({running_key(b.text) for b in blocks_of(page) if _may_be_head(b, page.rect)})
     need = max(RUNNING_MIN_PAGES, RUNNING_MIN_SHARE * len(picks))
     # A line of numbers alone is a page number, which the plain-line rule already drops.
     return frozenset(t for t, c in pages_with.items() if c >= need and re.search(r"[^\W\d_]{2}", t))
