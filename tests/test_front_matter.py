@@ -26,6 +26,13 @@ from app.core.research.front_matter import is_front_matter
     "JEL classification: C63; C68",
     "Index Terms—Dense retrieval, open-domain question answering",
     "MSC 2010: 62J05, 62F40",
+    "RESEARCH ARTICLE Comparative physiological and metabolomics analysis of wheat (Triticum aestivum L.) "
+    "following post-anthesis heat stress",
+    "ORIGINAL RESEARCH ARTICLE",
+    "OPEN ACCESS",
+    "How to cite this article Webb et al. (2017), VESPA: Very large-scale Evolutionary and Selective Pressure Analyses.",
+    "doi:10.1186/1752-2897-4-1 Cite this article as: Datta et al.: Complications related to deep venous thrombosis "
+    "prophylaxis in trauma: a systematic review of the literature.",
 ])
 def test_front_matter_is_told(text):
     assert is_front_matter(text)
@@ -41,6 +48,9 @@ def test_front_matter_is_told(text):
     "Retrievable filters failed to be removed in 2.8% of trauma patients.",
     "Keywords matter less than citations when ranking the papers of a library.",
     "Keywords: " + "the list ran into the paragraph after it without a break, " * 5,
+    "Research on heat stress in wheat has focused on yield and its components.",
+    "Open access to the data made the replication possible.",
+    "We cite this article as the source of the protocol.",
 ])
 def test_sentences_about_the_work_are_not_front_matter(text):
     assert not is_front_matter(text)

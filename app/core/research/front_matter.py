@@ -40,6 +40,15 @@ _KEYWORDS = re.compile(
     r"^\W*(?:key\s*-?words?|index\s+terms|jel(?:\s+classifications?)?(?:\s+codes?)?|"
     r"(?:msc|ams)(?:\s+(?:subject\s+)?classifications?)?(?:\s*\(?\d{4}\)?)?|subject\s+classifications?)\s*[:.—–-]",
     re.I)
+# Where the paper says how to cite it ("How to cite this article Webb et al. (2017), VESPA: …",
+# "Cite this article as: Datta et al.: Complications related to …"), and the article-type label
+# a journal sets before the title ("RESEARCH ARTICLE Comparative physiological and metabolomics
+# analysis of wheat …", "REVIEW Open Access"): the title's words, outscoring the sentences that
+# answer; a PLOS title line was quoted as the support of a claim about the study's limitations.
+_CITE_AS = re.compile(r"\bhow to cite this (?:article|paper)\b|\bcite this (?:article|paper) as\s*:|\bto cite this (?:article|version)\s*:", re.I)
+_ARTICLE_TYPE = re.compile(
+    r"^(?:(?:RESEARCH|ORIGINAL|REVIEW|BRIEF|SHORT|CASE|SYSTEMATIC REVIEW)(?: (?:ARTICLE|RESEARCH|PAPER|REPORT|COMMUNICATION))?"
+    r"|OPEN ACCESS|Open Access)(?: Open Access)?(?=\s|$)")
 _KEYWORD_LINE_WORDS = 40  # a keyword list; a longer unit has run into the text after it
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 
@@ -51,7 +60,11 @@ def is_front_matter(text: str) -> bool:
         return True
     if COPYRIGHT_NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
         return True
+    if _CITE_AS.search(text):
+        return True
     sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
+    if _ARTICLE_TYPE.match(text) and not sentence:
+        return True
     if _DEGREES.search(text) and not sentence:
         return True
     institutions = len(_INSTITUTION.findall(text))
