@@ -286,6 +286,21 @@ def test_a_short_paragraph_set_larger_than_a_small_type_body_is_not_a_heading(tm
     assert "Emergency cases had greater median teaming scores than elective cases (Table 2)." in md
 
 
+def test_a_sentence_cut_by_a_page_break_or_begun_before_is_not_a_heading(tmp_path):
+    """The same medical template: a 9.8 pt paragraph that a page break cut before its full stop,
+    and the lower-case rest of a sentence, were "## In a subgroup analysis of 4117 elective cases …"
+    and "## incorporating surgical team dynamics …": never evidence, and the section of what followed."""
+    lines = ([(90, "Statistical Analysis", 10)]
+             + [(110 + 9 * i, "Teaming scores were compared before and after March 2020 with Wilcoxon tests.", 7.5)
+                for i in range(8)]
+             + [(200, "incorporating surgical team dynamics by considering these distinct relationships", 9.8),
+                (240, "In a subgroup analysis of 4117 elective cases from January 1 to July 15, 2021, junior "
+                 "surgeons (n = 70) performed 46.8%", 9.8)])
+    md, headings = _second_page(tmp_path / "c.pdf", lines, title_size=7.5)
+    assert headings == ["## Statistical Analysis"]
+    assert "junior surgeons (n = 70) performed 46.8%" in md and "incorporating surgical team dynamics" in md
+
+
 def _paper_with_running_head(path: Path, pages: int = 5) -> Path:
     doc = pymupdf.open()
     for n in range(pages):

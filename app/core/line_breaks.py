@@ -1,4 +1,4 @@
-"""Words broken at a line's end: joined, or kept hyphenated, as the document itself spells them.
+"""Words broken at a line's end, and sentences at a block's end: joined as the document reads.
 
 A paragraph's lines are joined into one (pdf_layout), and a line that ends in a hyphen leaves a
 choice: "compu-" + "tation" is one word cut by the typesetter, "velocity-" + "dependent" a
@@ -41,3 +41,31 @@ def join_hyphenated(line: str, nxt: str, words: Counter | None = None) -> str:
     if line[-2].islower() and nxt[:1].islower():
         return line[:-1] + nxt  # typesetting: drop the hyphen
     return line + nxt  # a compound or a name ("Newton-Raphson")
+
+
+def join_lines(line: str, nxt: str, words: Counter | None = None) -> str:
+    """Two lines of one paragraph as one: a break after a letter's hyphen by `join_hyphenated`, else a space."""
+    if line.endswith("-") and len(line) >= 2 and line[-2].isalpha():
+        return join_hyphenated(line, nxt, words)
+    return f"{line} {nxt}"
+
+
+# -- sentences cut at a block's end ------------------------------------------------------
+
+_FINISHED = re.compile(r"[.!?:;][\"”’')\]]*$")  # how a paragraph ends where its sentence does
+_WORDLIKE = re.compile(r"[(\[“\"]?[^\W\d_]{2,}[)\]”\",;]*")
+
+
+def runs_on(paragraph: str, text: str) -> bool:
+    """Whether `text` goes on with the sentence `paragraph` left unfinished: a column's or a text
+    block's end that fell mid-sentence ("… which can" | "be answered from …"). Kept apart, the two
+    halves were two sentences to focusing, quoting and search (about 16 a paper in the bench
+    corpora). Both sides must read as words, not as pieces of a formula or a figure's labels
+    ("j=1" | "prj(1 −p)"), which MuPDF also sets as blocks of their own."""
+    last = paragraph.rsplit("\n", 1)[-1]
+    return bool(text[:1].islower() and not _FINISHED.search(last)
+                and _words(last.split()[-4:]) >= 3 and _words(text.split()[:4]) >= 3)
+
+
+def _words(tokens: list[str]) -> int:
+    return sum(1 for t in tokens if _WORDLIKE.fullmatch(t))

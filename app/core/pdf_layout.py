@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import pymupdf
 
-from .line_breaks import join_hyphenated
+from .line_breaks import join_lines, runs_on
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
 
 # Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
@@ -229,14 +229,26 @@ _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 # and 0.059 to 0.714, respectively, … (Table 2).") were headings: never evidence, and the name of
 # every passage after them. Over both corpora this turns 5 of 841 headings into prose, all of
 # them sentences; "Appendix. Model specification" and "7.5 Monte-Carlo … vs. Weight Scaling" stay.
+# Set between 1.15 and 1.5 times the body size (a title is larger, and may open with a package's
+# name: "zoo: An S3 Class and Methods for …"), a paragraph is not a heading either when it opens in
+# lower case, the rest of a sentence begun before ("incorporating surgical team dynamics by
+# considering …", "i where nij is the total number of joint cases …"), or runs to 20 words or more,
+# a sentence a page break cut before its full stop ("In a subgroup analysis of 4117 elective cases
+# from January 1 to July 15, 2021, junior surgeons (n = 70) performed 46.8%").
 _SENTENCE_END = re.compile(r"[a-z]{2,}\.\s+[A-Z][a-z]")
 _HEADING_WORDS = 8
+_SUBHEADING_MAX_WORDS = 20
 
 
 def _reads_as_sentence(text: str) -> bool:
     if len(text.split()) < _HEADING_WORDS:
         return False
     return text.rstrip().endswith(".") or _SENTENCE_END.search(text) is not None
+
+
+def _sentence_part(text: str, words: int) -> bool:
+    """A paragraph set a little larger than the body that is part of a sentence (see above)."""
+    return words >= _SUBHEADING_MAX_WORDS or (words >= _HEADING_WORDS and text[:1].islower())
 
 
 def _classify(block: _Block, body: float) -> None:
@@ -249,7 +261,7 @@ def _classify(block: _Block, body: float) -> None:
              and re.search(r"[^\W\d_]{3}", text) is not None
              and sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
              and block.share("math") < 0.2 and block.share("mono") < 0.5)
-    if short and size >= body * 1.15:
+    if short and size >= body * 1.15 and (size >= body * 1.5 or not _sentence_part(text, words)):
         block.kind = "heading"
         block.level = 1 if size >= body * 1.5 else 2
         return
@@ -305,7 +317,7 @@ def _join_prose(rows: list[_Row], words: Counter | None = None) -> str:
         elif out.endswith("\u00ad") and len(out) >= 2 and out[-2].isalpha():  # a soft hyphen is the typesetter's, never the word's
             out = out[:-1] + nxt
         else:
-            out = _join_lines(out, nxt, words)
+            out = join_lines(out, nxt, words)
     return out.replace("\u00ad", "")
 
 
@@ -340,39 +352,13 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
             text = _escape(_join_prose(b.rows, words))
-            if prev is not None and prev.kind == "prose" and parts and _runs_on(parts[-1], text):
-                parts[-1] = _join_lines(parts[-1], text, words)
+            if (prev is not None and prev.kind == "prose" and parts and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS)
+                    and runs_on(parts[-1], text)):  # a list item is never continued
+                parts[-1] = join_lines(parts[-1], text, words)
             else:
                 parts.append(text)
         prev = b
     return "\n\n".join(p for p in parts if p.strip())
-
-
-_FINISHED = re.compile(r"[.!?:;][\"”’')\]]*$")  # how a paragraph ends where its sentence does
-
-
-def _runs_on(paragraph: str, text: str) -> bool:
-    """Whether prose `text` goes on with the sentence `paragraph` left unfinished: a column's or a
-    text block's end that fell mid-sentence ("… which can" | "be answered from …"). Kept apart,
-    the two halves were two sentences to focusing, quoting and search (about 23 a paper in the
-    bench corpora). Both sides must read as words, not as pieces of a formula or a figure's
-    labels ("j=1" | "prj(1 −p)"), which MuPDF also sets as blocks; a list item is never continued."""
-    last = paragraph.rsplit("\n", 1)[-1]
-    return bool(text[:1].islower() and not last.startswith(_BULLETS) and not _FINISHED.search(last)
-                and _words(last.split()[-4:]) >= 3 and _words(text.split()[:4]) >= 3)
-
-
-_WORDLIKE = re.compile(r"[(\[“\"]?[^\W\d_]{2,}[)\]”\",;]*")
-
-
-def _words(tokens: list[str]) -> int:
-    return sum(1 for t in tokens if _WORDLIKE.fullmatch(t))
-
-
-def _join_lines(line: str, nxt: str, words: Counter | None) -> str:
-    if line.endswith("-") and len(line) >= 2 and line[-2].isalpha():
-        return join_hyphenated(line, nxt, words)
-    return f"{line} {nxt}"
 
 
 def _classified_blocks(page: pymupdf.Page, body_size: float,
