@@ -301,6 +301,22 @@ def test_a_sentence_cut_by_a_page_break_or_begun_before_is_not_a_heading(tmp_pat
     assert "junior surgeons (n = 70) performed 46.8%" in md and "incorporating surgical team dynamics" in md
 
 
+def test_a_section_name_in_capitals_atop_a_paragraph_starts_the_section(tmp_path):
+    """Frontiers and Annals of Surgery set "DISCUSSION" on the first line of the discussion's first
+    paragraph: it was read as its first word ("DISCUSSION This paper presents …")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Median scores fell after March 2020 in every specialty.", fontsize=10)
+    page.insert_text((72, 130), "DISCUSSION\nThis paper presents a way to measure how well operating-room\nteams "
+                     "know each other, from the cases they have shared in the six\nmonths before, and "
+                     "shows that unfamiliar teams are commonplace.", fontsize=10)
+    page.insert_text((72, 200), "RESULTS AND DISCUSSION ARE REPORTED TOGETHER IN THE NEXT SECTION OF THIS PAPER.", fontsize=10)
+    doc.save(tmp_path / "d.pdf")
+    md = next(px.iter_pages(px.open_pdf(tmp_path / "d.pdf"))).markdown
+    assert "\n\n## DISCUSSION\n\nThis paper presents a way to measure" in md
+    assert "## RESULTS AND DISCUSSION ARE" not in md  # a line in capitals that only begins with a section name
+
+
 def _paper_with_running_head(path: Path, pages: int = 5) -> Path:
     doc = pymupdf.open()
     for n in range(pages):

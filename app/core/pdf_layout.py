@@ -213,6 +213,11 @@ _SECTION_WORDS = re.compile(
     r"conclusions?|summary|acknowledge?ments?|references|bibliography|appendix|contents)\b",
     re.I,
 )
+# A section name in capitals on a line of its own at the top of a paragraph ("DISCUSSION" over
+# "This paper presents …", as medical and Frontiers templates set it): the section starts there.
+_RUN_IN_SECTION = re.compile(
+    r"(?:ABSTRACT|INTRODUCTION|BACKGROUND|(?:MATERIALS?|PATIENTS|SUBJECTS) AND METHODS|METHODS?|METHODOLOGY|"
+    r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)")
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 
 
@@ -351,7 +356,11 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
         elif b.kind == "lines":
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
-            text = _escape(_join_prose(b.rows, words))
+            rows = b.rows
+            if len(rows) >= 2 and _RUN_IN_SECTION.fullmatch(rows[0].text.strip()):
+                parts.append("## " + rows[0].text.strip())
+                rows = rows[1:]
+            text = _escape(_join_prose(rows, words))
             if (prev is not None and prev.kind == "prose" and parts and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS)
                     and runs_on(parts[-1], text)):  # a list item is never continued
                 parts[-1] = join_lines(parts[-1], text, words)
