@@ -317,6 +317,19 @@ def test_a_section_name_in_capitals_atop_a_paragraph_starts_the_section(tmp_path
     assert "## RESULTS AND DISCUSSION ARE" not in md  # a line in capitals that only begins with a section name
 
 
+def test_a_drop_cap_is_the_first_letter_of_its_paragraph(tmp_path):
+    """Annals of Surgery sets an article's first letter large: "C" and "onducting an operation …"
+    were two paragraphs, the first sentence misspelt wherever it was quoted."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 118), "C", fontsize=30)
+    page.insert_text((98, 100), "onducting an operation has been a team event since the\nadvent of the modern "
+                     "surgical era, and effective teamwork is\nessential to prevent harm to patients.", fontsize=10)
+    doc.save(tmp_path / "c.pdf")
+    md = next(px.iter_pages(px.open_pdf(tmp_path / "c.pdf"))).markdown
+    assert "Conducting an operation has been a team event" in md
+
+
 def _paper_with_running_head(path: Path, pages: int = 5) -> Path:
     doc = pymupdf.open()
     for n in range(pages):

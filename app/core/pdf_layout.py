@@ -221,11 +221,9 @@ _RUN_IN_SECTION = re.compile(
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 
 
-# A publisher's notice, printed on every page of some journals ("Copyright © 2022 Wolters Kluwer
-# Health, Inc. All rights reserved." in a larger type than the body) is never a heading: taken
-# for one, it named the section of every passage after it, in the viewer and in the prompt.
-# A heading about copyright ("3. Copyright and fair use") stays one. The pattern is
-# page_furniture.COPYRIGHT_NOTICE, which front matter shares (such a line is never evidence).
+# A publisher's notice printed on every page in a larger type ("Copyright © 2022 Wolters Kluwer
+# Health, Inc. All rights reserved.") is never a heading (page_furniture.COPYRIGHT_NOTICE): it named
+# the section of every passage after it. "3. Copyright and fair use" stays one.
 
 # A short paragraph set larger than the body is not a heading when it reads as a sentence: eight
 # words or more that end with a full stop, or hold one sentence's end and the next one's start.
@@ -234,12 +232,6 @@ _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 # and 0.059 to 0.714, respectively, … (Table 2).") were headings: never evidence, and the name of
 # every passage after them. Over both corpora this turns 5 of 841 headings into prose, all of
 # them sentences; "Appendix. Model specification" and "7.5 Monte-Carlo … vs. Weight Scaling" stay.
-# Set between 1.15 and 1.5 times the body size (a title is larger, and may open with a package's
-# name: "zoo: An S3 Class and Methods for …"), a paragraph is not a heading either when it opens in
-# lower case, the rest of a sentence begun before ("incorporating surgical team dynamics by
-# considering …", "i where nij is the total number of joint cases …"), or runs to 20 words or more,
-# a sentence a page break cut before its full stop ("In a subgroup analysis of 4117 elective cases
-# from January 1 to July 15, 2021, junior surgeons (n = 70) performed 46.8%").
 _SENTENCE_END = re.compile(r"[a-z]{2,}\.\s+[A-Z][a-z]")
 _HEADING_WORDS = 8
 _SUBHEADING_MAX_WORDS = 20
@@ -252,7 +244,10 @@ def _reads_as_sentence(text: str) -> bool:
 
 
 def _sentence_part(text: str, words: int) -> bool:
-    """A paragraph set a little larger than the body that is part of a sentence (see above)."""
+    """A paragraph set 1.15-1.5 times the body size that is part of a sentence: the lower-case rest of one
+    ("incorporating surgical team dynamics by considering …"), or 20 words and more, cut by a page break
+    before its full stop ("In a subgroup analysis of 4117 elective cases from … performed 46.8%").
+    A title is set larger, and may open in lower case ("zoo: An S3 Class and Methods for …")."""
     return words >= _SUBHEADING_MAX_WORDS or (words >= _HEADING_WORDS and text[:1].islower())
 
 
@@ -326,6 +321,12 @@ def _join_prose(rows: list[_Row], words: Counter | None = None) -> str:
     return out.replace("\u00ad", "")
 
 
+def _drop_cap(cap: _Block, b: _Block, text: str) -> bool:
+    """A paragraph's first letter set large ("C" | "onducting an …"); a math font's "Z" or "X" is an integral or a sum."""
+    return (cap.kind == "prose" and len(cap.text) == 1 and cap.text.isupper() and cap.share("math") < 0.5
+            and cap.size >= 1.8 * b.size and text[:1].islower())
+
+
 def _escape(text: str) -> str:
     """Escape a "#" that starts a line of ordinary text, so it is not read as a heading."""
     return re.sub(r"(?m)^#", r"\\#", text)
@@ -361,7 +362,9 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
                 parts.append("## " + rows[0].text.strip())
                 rows = rows[1:]
             text = _escape(_join_prose(rows, words))
-            if (prev is not None and prev.kind == "prose" and parts and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS)
+            if prev is not None and parts and _drop_cap(prev, b, text):
+                parts[-1] = parts[-1] + text
+            elif (prev is not None and prev.kind == "prose" and parts and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS)
                     and runs_on(parts[-1], text)):  # a list item is never continued
                 parts[-1] = join_lines(parts[-1], text, words)
             else:
