@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from app.core import pdf_extract as px
-from app.core.chunking import approx_tokens, chunk_pages
+from app.core.chunking import approx_tokens, chunk_pages, text_units
 from app.core.records import Chunk, PageText
 
 from tests import pdf_factory as pf  # tests/ is on sys.path (pytest rootdir conftest)
@@ -212,3 +212,15 @@ def test_chunks_sized_by_the_embedders_own_tokenizer_fit_it(tiny_models):
         assert len(chunks) > len(list(chunk_pages("p", pages, target_tokens=200, max_tokens=250, overlap_tokens=40)))
     finally:
         embedder.close()
+
+
+def test_a_sentence_ends_before_the_raised_citation_numbers_after_its_full_stop():
+    """Vancouver-style papers set citations as raised numbers after the full stop; read as part of
+    the sentence, "… reducing waste.13–17 However, …" was one unit with the next sentence."""
+    md = ("Familiarity improves safety while also reducing waste.13–17 However, the definition "
+          "varies.4 Thus teams differ (Fig.2 Shows the spread). The mean was 3.5 The next value 4.")
+    units = [md[s:e] for s, e, kind in text_units(md)]
+    assert units == ["Familiarity improves safety while also reducing waste.13–17",
+                     "However, the definition varies.4",
+                     "Thus teams differ (Fig.2 Shows the spread).",
+                     "The mean was 3.5 The next value 4."]

@@ -57,8 +57,11 @@ class _Unit:
 
 # A sentence ends at . ! ? (plus closing quotes/brackets) followed by space and a capital,
 # digit or opening bracket. Abbreviations ("e.g. Smith") may split too: harmless, sentences
-# are only packing units, the chunk text is always a contiguous slice.
-_SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*\s+(?=[A-Z(\[\"“‘])")
+# are only packing units, the chunk text is always a contiguous slice. Medical and biology
+# journals set their citations as raised numbers after the full stop ("… reducing waste.13–17
+# However, …"), which read as part of the sentence: two sentences were one unit to focusing and
+# one quote (34 places in 10 of the 59 bench-corpus papers).
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z)])[.!?]\d{1,3}(?:[–,-]\d{1,3})*|[.!?])[\"”’')\]]*\s+(?=[A-Z(\[\"“‘])")
 _ABBREV = re.compile(r"(?:\b(?:al|e\.g|i\.e|cf|etc|fig|figs|eq|eqs|sec|no|vs|resp|approx|dr|mr|mrs|ms|prof|st)|\b[A-Z])\.$", re.I)
 
 
