@@ -137,6 +137,17 @@ def test_a_claim_cut_by_the_length_cap_ends_at_its_last_whole_sentence():
     assert claims[2].text == "Short, and cut by nothing"  # under the cap: as the model wrote it
 
 
+def test_a_claim_that_loops_on_a_list_is_cut_where_the_loop_begins():
+    """The starter model copied a paper's list of compounds and went round it until the length cap."""
+    items = "cosmosiin, ergostane-3,6-diol, ergost-4-en-3-one, estrone, isoquercitrin, mannose, rhipocephalin, "
+    looping = ("Earlier work isolated 3-O-caffeoylshikimic acid, " + items * 6)[:MAX_CLAIM_CHARS]
+    reply = json.dumps({"claims": [{"text": looping, "sources": [1]},
+                                   {"text": "Lupeol, epilupeol and beta-sitosterol were isolated.", "sources": [1]}]})
+    first, second = parse_claims(reply, {1})
+    assert first.text == "Earlier work isolated 3-O-caffeoylshikimic acid, " + items.rstrip(", ") + " …"
+    assert second.text == "Lupeol, epilupeol and beta-sitosterol were isolated."
+
+
 def test_read_verdicts_by_pair_number_or_position():
     reply = json.dumps({"verdicts": [
         {"pair": 3, "verdict": "partial"},

@@ -22,10 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from ..chunking import text_units
 from ..models.structured import json_schema
 from ..records import Claim, Evidence
+from ..wording import trim_repetition
 
 MAX_CLAIMS = 6
 MAX_SOURCES = 3
 MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
+# A small model copying a long list can loop on it ("… mannose, rhipocephalin, stigmasta-4,22-
+# diene-3,6-diol, ergostane-3,6-diol, ergost-4-ene-3,6-dione, … mannose, rhipocephalin, …") until
+# the length cap: a claim is cut where a run of this many words comes again.
+CLAIM_LOOP_WORDS = 8
 
 
 def claims_model(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> type[BaseModel]:
@@ -78,8 +83,8 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
         read = _ClaimRead.model_validate(item)
     except ValidationError:
         return None  # not a claim object: skipped, the others stand
-    text = " ".join(read.text.split())
-    if len(read.text) >= MAX_CLAIM_CHARS:
+    text, looped = trim_repetition(" ".join(read.text.split()), CLAIM_LOOP_WORDS)
+    if len(read.text) >= MAX_CLAIM_CHARS and not looped:
         text = whole_sentences(text)
     if not text:
         return None
