@@ -357,15 +357,15 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
         elif b.kind == "lines":
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
-            rows = b.rows
-            if len(rows) >= 2 and _RUN_IN_SECTION.fullmatch(rows[0].text.strip()):
+            rows, run_in = b.rows, len(b.rows) >= 2 and _RUN_IN_SECTION.fullmatch(b.rows[0].text.strip())
+            if run_in:
                 parts.append("## " + rows[0].text.strip())
-                rows = rows[1:]
-            text = _escape(_join_prose(rows, words))
-            if prev is not None and parts and _drop_cap(prev, b, text):
+            text = _escape(_join_prose(rows[1:] if run_in else rows, words))
+            if run_in or prev is None or not parts:
+                parts.append(text)
+            elif _drop_cap(prev, b, text):
                 parts[-1] = parts[-1] + text
-            elif (prev is not None and prev.kind == "prose" and parts and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS)
-                    and runs_on(parts[-1], text)):  # a list item is never continued
+            elif prev.kind == "prose" and not parts[-1].rsplit("\n", 1)[-1].startswith(_BULLETS) and runs_on(parts[-1], text):
                 parts[-1] = join_lines(parts[-1], text, words)
             else:
                 parts.append(text)
