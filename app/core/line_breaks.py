@@ -56,6 +56,11 @@ _FINISHED = re.compile(r"[.!?:;][\"”’')\]]*$")  # how a paragraph ends where
 _WORDLIKE = re.compile(r"[(\[“\"]?[^\W\d_]{2,}[)\]”\",;]*")
 
 
+def unfinished(text: str) -> bool:
+    """Whether `text` stops before its sentence does (no full stop or other sentence end)."""
+    return bool(text) and not _FINISHED.search(text)
+
+
 def runs_on(paragraph: str, text: str) -> bool:
     """Whether `text` goes on with the sentence `paragraph` left unfinished: a column's or a text
     block's end that fell mid-sentence ("… which can" | "be answered from …"). Kept apart, the two
@@ -63,7 +68,7 @@ def runs_on(paragraph: str, text: str) -> bool:
     corpora). Both sides must read as words, not as pieces of a formula or a figure's labels
     ("j=1" | "prj(1 −p)"), which MuPDF also sets as blocks of their own."""
     last = paragraph.rsplit("\n", 1)[-1]
-    return bool(text[:1].islower() and not _FINISHED.search(last)
+    return bool(text[:1].islower() and unfinished(last)
                 and _words(last.split()[-4:]) >= 3 and _words(text.split()[:4]) >= 3)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..line_breaks import document_words, join_hyphenated
+from ..line_breaks import document_words, join_lines
 from .layout import Line
 
 _LABEL = re.compile(
@@ -37,10 +37,7 @@ def _join(lines: list[Line], words: Counter | None = None) -> str:
     out = ""
     for ln in lines:
         t = ln.text.strip()
-        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and t:
-            out = join_hyphenated(out, t, words)
-        else:
-            out = f"{out} {t}" if out else t
+        out = join_lines(out, t, words) if out else t
     return " ".join(out.split())
 
 

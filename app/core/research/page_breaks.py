@@ -20,17 +20,16 @@ sentence and the other loses its half, so the model never reads the sentence twi
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from typing import Callable
 
 from ..chunking import text_units
+from ..line_breaks import unfinished
 from ..records import Evidence
 from ..summarize import pages_of_text_file
 
 log = logging.getLogger(__name__)
 
-_FINISHED = re.compile(r"[.!?:;][\"”’')\]]*$")  # how a sentence ends where a page ends with it
 _JOIN = " "
 
 PageTexts = Callable[[str], dict[int, str]]  # paper id -> {page number: page markdown}
@@ -39,10 +38,6 @@ PageTexts = Callable[[str], dict[int, str]]  # paper id -> {page number: page ma
 def _prose(md: str) -> list[str]:
     """The page's sentences and blocks, in order, without headings; blocks as "" (never joined)."""
     return [md[s:e].strip() if kind == "text" else "" for s, e, kind in text_units(md) if kind != "heading"]
-
-
-def _unfinished(sentence: str) -> bool:
-    return bool(sentence) and not _FINISHED.search(sentence)
 
 
 def _continues(sentence: str) -> bool:
@@ -69,7 +64,7 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
         text, start = e.text, e.char_start
         if own and passage and passage[0] == own[0] and _continues(own[0]):
             before = page(e.paper_id, e.page - 1)
-            if before and _unfinished(before[-1]):
+            if before and unfinished(before[-1]):
                 if (e.paper_id, e.page - 1) in mended:
                     text, start = _without_first_unit(text, start)
                 else:
@@ -77,7 +72,7 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
                     blank = len(text) - len(text.lstrip())
                     text = before[-1] + _JOIN + text[blank:]
                     start += blank - len(before[-1]) - len(_JOIN)
-        if own and passage and passage[-1] == own[-1] and _unfinished(own[-1]):
+        if own and passage and passage[-1] == own[-1] and unfinished(own[-1]):
             after = page(e.paper_id, e.page + 1)
             if after and _continues(after[0]):
                 if (e.paper_id, e.page) in mended:
