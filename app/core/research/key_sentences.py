@@ -63,22 +63,24 @@ class _Candidate(NamedTuple):
     text: str
     first: int  # the span of the passage's sentences it quotes
     last: int
+    code: bool = False  # a sentence with the command of the code block it introduces (`_with_code`)
 
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
                   rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
-                  skip: frozenset[int] = frozenset(), per_passage: int = 2) -> list[Claim]:
+                  skip: frozenset[int] = frozenset(), per_passage: int = 2, code: bool = False) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
     (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
     `prior` scores the candidates in place of the focus score (which is the whole question's);
-    passages in `skip` are quoted already.
+    passages in `skip` are quoted already. With `code` (the question asks how to do something), a
+    sentence that introduces a code block is a candidate with the block's first command (`_with_code`).
     """
     if limit <= 0:
         return []
-    candidates = [c for c in _candidates(claims, evidence) if c.number not in skip]
+    candidates = [c for c in _candidates(claims, evidence, code) if c.number not in skip]
     if prior is not None and candidates:
         candidates = sorted((c._replace(score=score) for score, c in zip(prior([c.text for c in candidates]), candidates)),
                             key=lambda c: -c.score)
@@ -93,13 +95,13 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     said, figures = _said(claims)
     for c in candidates:
         # Not what the claims or the quotes before it say (two passages can state one result).
-        if taken.get(c.number, 0) >= per_passage or not _adds(c.text, said, figures):
+        if taken.get(c.number, 0) >= per_passage or not (c.code or _adds(c.text, said, figures)):
             continue
         taken[c.number] = taken.get(c.number, 0) + 1
         said |= {stem(t) for t in key_terms(c.text)}
         figures |= numbers_in(c.text)
         sentences = next(e.sentences for e in evidence if e.number == c.number)
-        beside = next((k for k, q in enumerate(chosen) if q.number == c.number and c.first <= q.last + 1
+        beside = None if c.code else next((k for k, q in enumerate(chosen) if q.number == c.number and not q.code and c.first <= q.last + 1
                        and q.first <= c.last + 1 and _run_on(sentences, min(q.first, c.first), max(q.last, c.last))), None)
         if beside is not None:  # next to (or around) a quote of its passage: one quote, as on the page
             q = chosen[beside]
@@ -134,10 +136,11 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     for part in open_parts(query, claims)[: min(params.part_quotes, params.key_sentences)]:
         quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
                                 rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
-                                skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage)
+                                skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage,
+                                code=bool(ASKS_HOW.search(query)))
     return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query),
                                   rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
-                                  per_passage=params.quotes_per_passage)
+                                  per_passage=params.quotes_per_passage, code=bool(ASKS_HOW.search(query)))
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
@@ -163,12 +166,20 @@ def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
     return out
 
 
-def _candidates(claims: list[Claim], evidence: list[Evidence]) -> list[_Candidate]:
+def _candidates(claims: list[Claim], evidence: list[Evidence], code: bool = False) -> list[_Candidate]:
     """Every quotable sentence the claims do not already say, best first."""
     said, figures = _said(claims)
     candidates: list[_Candidate] = []
     for e in evidence:
         for k, s in enumerate(e.sentences):
+            with_code = _with_code(e.sentences, k) if code else None
+            if with_code is not None:
+                # The call is what was asked: new unless a claim gives it already (a claim that
+                # says the question back holds most of the introducing sentence's words).
+                if not any(with_code[1] in c.text for c in claims):
+                    score = max(s.score, e.sentences[k + 1].score)
+                    candidates.append(_Candidate(score, e.number, with_code[0], k, k + 1, code=True))
+                continue
             found = _with_antecedent(e.sentences, k)
             if found is None:
                 continue
@@ -243,6 +254,72 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | Non
             return None
         return " ".join(sentences[k - 1].text.split()) + " " + text, k - 1
     return text, k
+
+
+# A question that asks how to do something: software papers answer it with a call, in a code
+# block the sentence before introduces ("A 10-day rolling window standard deviation can be computed
+# by" | ```R> rollapply(r, 10, sd)```), and the sentence alone names no function.
+# "How does X differ from Y" asks for an explanation, not a call.
+ASKS_HOW = re.compile(r"\bhow\s+(?:(?:do|can|could|should|would|might)\s+(?:I|we|you|one|users?)|to)\b|"
+                      r"\b(?:which|what)\s+(?:function|command|call|argument|option|syntax|code)s?\b|\bsyntax\b", re.I)
+CODE_CHARS = 160  # the command quoted: one call, read at a glance
+_PROMPT = re.compile(r"^(?:R>|>>>|>|\$|In \[\d+\]:)\s?")  # a console's prompt before a command
+_CONTINUED = re.compile(r"^(?:\+|\.\.\.)\s?")  # and before its continued lines
+_CODE_LIKE = re.compile(r"[(=;{]|<-|::")
+# Without prompts, a listing's output reads like code too ("Z = 1.42, p-value = 0.92"): a call,
+# an assignment arrow, a statement's end or a scope marks code.
+_STATEMENT = re.compile(r"\w\(|<-|::|;\s*$|\{\s*$")
+# Set-up lines come first in a listing and answer nothing: packages, data, seeds.
+_SETUP = re.compile(r"^(?:library|require|data|set\.seed|options|import|from\s+\S+\s+import|#include|using\s+namespace)\b")
+
+
+def _whole(command: str) -> bool:
+    """The command reads whole: its brackets close and its quotes pair (not a string or call that
+    runs on to lines the quote leaves out)."""
+    depth = 0
+    for ch in command:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0 and command.count('"') % 2 == 0 and command.count("'") % 2 == 0
+
+
+def first_command(block: str) -> str:
+    """The first command of a code block past its set-up lines: after a console prompt, with its
+    continued lines (the output below it left out), else the block's first statement; "" if none,
+    or if it runs on past what would be quoted (an open bracket or string) or is too long."""
+    lines = [line.rstrip() for line in block.strip().strip("`").strip("\n").splitlines() if line.strip()]
+    if any(_PROMPT.match(line) for line in lines):
+        commands: list[str | None] = []
+        for line in lines:
+            if _PROMPT.match(line):
+                commands.append(_PROMPT.sub("", line).strip())
+            elif commands and _CONTINUED.match(line) and commands[-1] is not None:
+                commands[-1] += " " + _CONTINUED.sub("", line).strip()
+            elif commands:
+                commands.append(None)  # output: the command before it is complete
+        candidates = [c for c in commands if c]
+    else:
+        candidates = [line.strip() for line in lines if _STATEMENT.search(line) and not line.lstrip().startswith(("#", "//"))]
+    first = next((c for c in candidates if not _SETUP.match(c)), "")
+    return first if _CODE_LIKE.search(first) and _whole(first) and len(first) <= CODE_CHARS else ""
+
+
+def _with_code(sentences: list[Sentence], k: int) -> tuple[str, str] | None:
+    """Sentence k with the first command of the code block right after it, where it introduces
+    the block (it runs on into the block, or announces it: "… as follows."), and the command;
+    None otherwise."""
+    if k + 1 >= len(sentences) or not sentences[k + 1].text.startswith("```") or not _run_on(sentences, k, k + 1):
+        return None
+    text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
+    if not re.match(r"^[A-Z(]", text) or len(text.split()) < MIN_WORDS:
+        return None
+    if text.endswith((".", "?", "!")) and not (text.endswith(".") and _POINTER.search(text.rstrip("."))):
+        return None
+    if len(text) > MAX_CHARS or "|" in text or _reference_entry(text):
+        return None
+    command = first_command(sentences[k + 1].text)
+    return (f"{text.rstrip(' :,')}: `{command}`", command) if command else None
 
 
 # Sentences that point elsewhere instead of stating something: a list announced ("…one of the
