@@ -857,6 +857,57 @@ def test_a_claim_the_check_finds_unsupported_is_withdrawn_where_the_setting_asks
     assert [c.support for c in kept.claims if "warmer" in c.text] == ["unsupported"]
 
 
+def test_a_withdrawn_claims_place_goes_to_the_sentence_it_kept_out_of_the_quotes(fact_library):
+    """Through the whole answer (the verdicts scripted): the made-up claim said the abstract
+    sentence's words, so the quotes passed that sentence over; withdrawn, it gives its place to it."""
+    first = json.dumps({"claims": [
+        {"text": "The glacier front retreated 38 metres per year between 2015 and 2021.", "sources": [1]},
+        {"text": "Drone photogrammetry measures glacier retreat at centimetre accuracy in warmer winters.", "sources": [2]}]})
+
+    def judge(messages):
+        claims = re.findall(r"^(\d+)\. Claim: (.*)$", messages[-1]["content"], re.M)
+        return json.dumps({"verdicts": [{"pair": int(n), "verdict": "unsupported" if "warmer" in text else "supported"}
+                                        for n, text in claims]})
+    question = "How fast did the glacier front retreat, and how was it measured?"
+    opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "part_quotes": 0}
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, opts)
+    kept, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, {**opts, "withdraw_unsupported": False})
+    assert not any("centimetre" in c.text for c in kept.claims if c.quoted)  # the claim said it
+    assert any("warmer" in m for m in result.messages) and all("warmer" not in c.text for c in result.claims)
+    added = [c for c in result.claims if c.quoted and "centimetre" in c.text]
+    assert len(added) == 1 and added[0].support == "supported", [c.text for c in result.claims]
+    assert any("in place of the withdrawn" in m for m in result.messages), result.messages
+    assert_cited_in_place(result)
+
+
+def test_a_withdrawn_claim_gives_its_place_to_the_sentence_it_had_kept_out_of_the_quotes():
+    """Quotes add to the claims, so a sentence a claim already said is not quoted; once the check
+    withdraws that claim, `requote` quotes it, ranked as the quotes were (focus score plus the
+    P(yes) each candidate was rated with), without asking the model again."""
+    from app.core.research.key_sentences import key_sentences, requote
+    from app.core.research.recite import add_quotes
+
+    evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.9),
+                         ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.5),
+                         ("Ringing took place at two stations in the upper valley of the Alps.", 0.6))]
+    wrong = Claim("Young birds departed 9 days later than adults because food ran short.", [1])
+    quotes = key_sentences([wrong], evidence, 1, per_passage=2)
+    assert [q.text for q in quotes] == ["“Ringing took place at two stations in the upper valley of the Alps”"]
+    claims = quotes  # the check withdrew the claim
+    ratings = {"Loggers weighing 4 grams recorded a position every 30 minutes.": 0.2}
+    again = requote(claims, evidence, 1, ratings, per_passage=2)
+    assert [q.text for q in again] == ["“Young birds departed 9 days later than adults in every year studied”"]
+    # The passage has given its two quotes: nothing more from it.
+    assert requote(claims + again, evidence, 1, ratings, per_passage=2) == []
+    # A rated candidate outranks a better-placed one that was not rated.
+    assert requote(claims, evidence, 1, {**ratings, "Loggers weighing 4 grams recorded a position every 30 minutes.": 0.9},
+                   per_passage=2)[0].text.startswith("“Loggers")
+    checked: dict = {}
+    add_quotes(claims, checked, again, {1: evidence[0]})
+    assert claims[-1] is again[0] and checked[(1, 1)].verdict == "supported"
+    assert checked[(1, 1)].quote == "Young birds departed 9 days later than adults in every year studied"
+
+
 class _RatingFails(ScriptedChat):
     """A scripted model whose quote rating is cancelled by the user, or breaks."""
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..callbacks import IsCancelled
@@ -114,22 +115,27 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     return [Claim(text=quoted(c.text), sources=[c.number], quoted=True) for c in chosen]
 
 
-def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence]) -> list[Claim]:
+def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence],
+                  ratings: dict[str, float] | None = None) -> list[Claim]:
     """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can.
 
     A further part of the question that the claims leave open ("…, and how far did the error
     fall?") gets the first quotes, one each (`params.part_quotes`): the candidates that bear
-    best on that part, rated against it."""
+    best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
+    whole question, for `requote`."""
     params = funnel.params
 
-    def rater(question: str) -> Rate:
+    def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
         def rate(sentences: list[str]) -> list[float] | None:
             funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
             try:
-                return answer_probabilities(chat, question, sentences, cancelled=funnel.cancelled)
+                probs = answer_probabilities(chat, question, sentences, cancelled=funnel.cancelled)
             except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
                 log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
                 return None
+            if keep is not None and probs is not None:
+                keep.update(zip(sentences, probs))
+            return probs
         return rate
 
     quotes: list[Claim] = []
@@ -138,9 +144,24 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
                                 rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
                                 skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage,
                                 code=bool(ASKS_HOW.search(query)))
-    return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query),
+    return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query, ratings),
                                   rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
                                   per_passage=params.quotes_per_passage, code=bool(ASKS_HOW.search(query)))
+
+
+def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: dict[str, float], *,
+            per_passage: int = 2, code: bool = False) -> list[Claim]:
+    """Up to `limit` quotes in place of claims the support check withdrew, chosen as the answer's
+    quotes were (focus score plus the P(yes) each candidate was rated with, `answer_quotes`; an
+    unrated one adds nothing), without asking the model again.
+
+    The quotes were chosen to add to the claims, so what a withdrawn claim said was left out of
+    them: "lme4 uses the Nelder-Mead simplex algorithm and Powell's BOBYQA algorithm" failed the
+    check (P(yes) 0.44), and the sentence that names both was not quoted because the claim had."""
+    quoted = [n for c in claims if c.quoted for n in c.sources]
+    full = frozenset(n for n in quoted if quoted.count(n) >= per_passage)
+    return key_sentences(claims, evidence, limit, rate=lambda texts: [ratings.get(t, 0.0) for t in texts],
+                         rated=sys.maxsize, skip=full, per_passage=per_passage, code=code)
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,

@@ -210,3 +210,14 @@ def keep_claims(claims: list[Claim], checked: dict[tuple[int, int], Pair], keep:
     checked.clear()
     checked.update(moved)
     claims[:] = [claims[i] for i in keep]
+
+
+def add_quotes(claims: list[Claim], checked: dict[tuple[int, int], Pair], quotes: list[Claim],
+               by_number: dict[int, Evidence]) -> None:
+    """Append `quotes` (key_sentences.requote) to the claims, each citation supported as a quote is."""
+    for q in quotes:
+        claims.append(q)
+        for n in q.sources:
+            p = Pair(q.text, by_number[n], quote=q.text.strip("“”"), verdict=Support.SUPPORTED.value)
+            p.reason = "quoted from the passage"
+            checked[(len(claims) - 1, n)] = p

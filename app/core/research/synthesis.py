@@ -31,11 +31,11 @@ from .citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
-from .key_sentences import answer_quotes, unquoted
+from .key_sentences import ASKS_HOW, answer_quotes, requote, unquoted
 from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
-from .recite import doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated, withdraw_unsupported
+from .recite import add_quotes, doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated, withdraw_unsupported
 from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
@@ -127,7 +127,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
     first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
-    writer = _Writer(funnel, result, {e.number: e for e in evidence})
+    writer, ratings = _Writer(funnel, result, {e.number: e for e in evidence}), dict[str, float]()
     funnel.stage(3, "Stage 3: synthesizing…")
 
     template, fields = first_turn(funnel.params) if rest else ("synthesis_claims.md", {})
@@ -144,7 +144,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
                                                 {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
-            quotes = answer_quotes(funnel, chat, result.query, claims, evidence)
+            quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
             for q in quotes:
                 writer.show(q)
             funnel.stage(3, f"Stage 3: {len(claims)} claim{'s' if len(claims) != 1 else ''} written, "
@@ -165,7 +165,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         claims = claims[1:]
     result.timings["synthesis_s"] = round(time.monotonic() - started, 3)
     result.claims = claims
-    _finish(funnel, result, chat, conversation, started, checked=True)
+    _finish(funnel, result, chat, conversation, started, checked=True, ratings=ratings)
     return True
 
 
@@ -301,8 +301,9 @@ def check_claims(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conv
 
 
 def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *,
-            checked: bool, stopped: bool = False) -> None:
-    """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported."""
+            checked: bool, stopped: bool = False, ratings: dict[str, float] | None = None) -> None:
+    """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported.
+    `ratings`: the quotes' candidates rated (answer_quotes), to quote in place of withdrawn claims."""
     render(result)
     by_number = {e.number: e for e in result.evidence}
     t = time.monotonic()
@@ -336,6 +337,9 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
                      if funnel.params.withdraw_unstated else [])
         withdrawn += [(text, []) for text in withdraw_unsupported(result.claims, by_claim)] if funnel.params.withdraw_unsupported else []
+        requoted = requote(result.claims, result.evidence, len(withdrawn), ratings, per_passage=funnel.params.quotes_per_passage,
+                           code=bool(ASKS_HOW.search(result.query))) if withdrawn and ratings is not None else []
+        add_quotes(result.claims, by_claim, requoted, by_number)
         if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
@@ -346,6 +350,9 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         if restated:
             result.messages.append(restated.message())
         result.withdrawn += [text for text, _ in withdrawn]
+        if requoted:
+            result.messages.append(f"Support check: quoted {len(requoted)} sentence{'s' if len(requoted) != 1 else ''} of the papers "
+                                   "in place of the withdrawn claims.")
         for text, figures in withdrawn:
             why = f"no passage it cites states {', '.join(figures)}" if figures else "no cited passage supports it"
             result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: {why}.")
