@@ -224,3 +224,13 @@ def test_a_sentence_ends_before_the_raised_citation_numbers_after_its_full_stop(
                      "However, the definition varies.4",
                      "Thus teams differ (Fig.2 Shows the spread).",
                      "The mean was 3.5 The next value 4."]
+
+
+def test_a_sentence_may_open_with_a_name_set_in_lower_case():
+    """Software and gene names open sentences in lower case ("lme4 incorporates…", "mRNA levels…");
+    a plain lower-case word after a full stop is still no sentence start (an abbreviation's)."""
+    md = ("The default optimizers changed over the years. lme4 incorporates two built-in optimizers. "
+          "mRNA levels rose 3-fold. Cells were counted, approx. fifty a well.")
+    units = [md[s:e] for s, e, kind in text_units(md)]
+    assert units == ["The default optimizers changed over the years.", "lme4 incorporates two built-in optimizers.",
+                     "mRNA levels rose 3-fold.", "Cells were counted, approx. fifty a well."]

@@ -61,7 +61,11 @@ class _Unit:
 # journals set their citations as raised numbers after the full stop ("… reducing waste.13–17
 # However, …"), which read as part of the sentence: two sentences were one unit to focusing and
 # one quote (34 places in 10 of the 59 bench-corpus papers).
-_SENTENCE_END = re.compile(r"(?:(?<=[a-z)])[.!?]\d{1,3}(?:[–,-]\d{1,3})*|[.!?])[\"”’')\]]*\s+(?=[A-Z(\[\"“‘])")
+# A sentence may also open with a name set in lower case that a digit or an inner capital marks
+# as a name, not a word run on after an abbreviation: "lme4 incorporates two built-in
+# optimizers", "mRNA levels rose", "vcovHC() is a wrapper" (the lme4 paper's sentence on its
+# optimizers was one 500-character unit with the sentence before it, too long to quote).
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z)])[.!?]\d{1,3}(?:[–,-]\d{1,3})*|[.!?])[\"”’')\]]*\s+(?=[A-Z(\[\"“‘]|[a-z]+[A-Z0-9])")
 _ABBREV = re.compile(r"(?:\b(?:al|e\.g|i\.e|cf|etc|fig|figs|eq|eqs|sec|no|vs|resp|approx|dr|mr|mrs|ms|prof|st)|\b[A-Z])\.$", re.I)
 
 

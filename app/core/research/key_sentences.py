@@ -264,11 +264,16 @@ _GLUED_HEADING = re.compile(
     r"Since|Although|Because|When|While|It|There|All|Each|Both|Using|On|At|With|From|During|A|An)\s)")
 
 
+# How a sentence opens: a capital, a bracket, or a name set in lower case ("lme4 incorporates…",
+# "mRNA levels…"; chunking's sentence ends read it the same way).
+_OPENS = re.compile(r"[A-Z(]|[a-z]+[A-Z0-9]")
+
+
 def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | None:
     """The sentence, with the one before it where it leans on it, and the position of its first
     sentence; None if the one it leans on was not kept."""
     text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
-    if not re.match(r"^[A-Z(]", text):  # starts mid-sentence: a fragment of the page
+    if not _OPENS.match(text):  # starts mid-sentence: a fragment of the page
         return None
     if leans_back(text) and len(text.split()) >= MIN_WORDS:
         if k == 0 or not _run_on(sentences, k - 1, k):
@@ -333,7 +338,7 @@ def _with_code(sentences: list[Sentence], k: int) -> tuple[str, str] | None:
     if k + 1 >= len(sentences) or not sentences[k + 1].text.startswith("```") or not _run_on(sentences, k, k + 1):
         return None
     text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
-    if not re.match(r"^[A-Z(]", text) or len(text.split()) < MIN_WORDS:
+    if not _OPENS.match(text) or len(text.split()) < MIN_WORDS:
         return None
     if text.endswith((".", "?", "!")) and not (text.endswith(".") and _POINTER.search(text.rstrip("."))):
         return None
