@@ -176,7 +176,7 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 print(f"--- {q['id']} [{name}] right={answer_right(result.answer, q.get('facts') or [])} {wall:.0f}s\n"
                       f"Q: {q['question']}\nGold: {q['answer']}\n{result.answer}\ntimings: {s['timings'][-1]}\n"
                       f"verdicts: {[f'{c.paper_id} p{c.page}: ' + (v or 'unchecked') for c, v in zip(result.citations, verdicts)]}\n"
-                      + "".join(f"{m}\n" for m in result.messages if "withdrew" in m or "written again" in m or "repeated the question" in m))
+                      + "".join(f"{m}\n" for m in result.messages if "withdrew" in m or "in place of" in m or "written again" in m or "repeated the question" in m))
         if progress is not None:
             progress()
 
