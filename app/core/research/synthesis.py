@@ -127,7 +127,8 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
     first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
-    writer, ratings = _Writer(funnel, result, {e.number: e for e in evidence}), dict[str, float]()
+    writer = _Writer(funnel, result, {e.number: e for e in evidence})
+    ratings: dict[str, float] | None = None  # each quote candidate's P(yes), where the answer quotes
     funnel.stage(3, "Stage 3: synthesizing…")
 
     template, fields = first_turn(funnel.params) if rest else ("synthesis_claims.md", {})
@@ -144,6 +145,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
                                                 {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
+            ratings = {}
             quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
             for q in quotes:
                 writer.show(q)
@@ -350,12 +352,12 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         if restated:
             result.messages.append(restated.message())
         result.withdrawn += [text for text, _ in withdrawn]
-        if requoted:
-            result.messages.append(f"Support check: quoted {len(requoted)} sentence{'s' if len(requoted) != 1 else ''} of the papers "
-                                   "in place of the withdrawn claims.")
         for text, figures in withdrawn:
             why = f"no passage it cites states {', '.join(figures)}" if figures else "no cited passage supports it"
             result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: {why}.")
+        if requoted:
+            result.messages.append(f"Support check: quoted {len(requoted)} sentence{'s' if len(requoted) != 1 else ''} of the papers "
+                                   f"in place of the withdrawn claim{'s' if len(withdrawn) != 1 else ''}.")
         if off_topic:
             result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
                                    "marked partial at most: the passages are not about the question (see the caution above).")
