@@ -124,6 +124,7 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
     whole question, for `requote`."""
     params = funnel.params
+    code = bool(ASKS_HOW.search(query))
 
     def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
         def rate(sentences: list[str]) -> list[float] | None:
@@ -143,10 +144,10 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
         quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
                                 rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
                                 skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage,
-                                code=bool(ASKS_HOW.search(query)))
+                                code=code)
     return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query, ratings),
                                   rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
-                                  per_passage=params.quotes_per_passage, code=bool(ASKS_HOW.search(query)))
+                                  per_passage=params.quotes_per_passage, code=code)
 
 
 def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: dict[str, float], *,
@@ -269,10 +270,15 @@ _GLUED_HEADING = re.compile(
 _OPENS = re.compile(r"[A-Z(]|[a-z]+[A-Z0-9]")
 
 
+def _as_quoted(sentence: Sentence) -> str:
+    """The sentence on one line, less a heading glued to it."""
+    return _GLUED_HEADING.sub("", " ".join(sentence.text.split()))
+
+
 def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | None:
     """The sentence, with the one before it where it leans on it, and the position of its first
     sentence; None if the one it leans on was not kept."""
-    text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
+    text = _as_quoted(sentences[k])
     if not _OPENS.match(text):  # starts mid-sentence: a fragment of the page
         return None
     if leans_back(text) and len(text.split()) >= MIN_WORDS:
@@ -337,7 +343,7 @@ def _with_code(sentences: list[Sentence], k: int) -> tuple[str, str] | None:
     None otherwise."""
     if k + 1 >= len(sentences) or not sentences[k + 1].text.startswith("```") or not _run_on(sentences, k, k + 1):
         return None
-    text = _GLUED_HEADING.sub("", " ".join(sentences[k].text.split()))
+    text = _as_quoted(sentences[k])
     if not _OPENS.match(text) or len(text.split()) < MIN_WORDS:
         return None
     if text.endswith((".", "?", "!")) and not (text.endswith(".") and _POINTER.search(text.rstrip("."))):

@@ -30,6 +30,7 @@ from ..callbacks import IsCancelled
 from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
 from .citations import key_terms, stem
+from .key_sentences import unquoted
 from .support import Pair, check_pairs
 from .support_rules import numbers_in, numbers_stated, two_digits_or_more
 from .unmentioned import named
@@ -212,12 +213,17 @@ def keep_claims(claims: list[Claim], checked: dict[tuple[int, int], Pair], keep:
     claims[:] = [claims[i] for i in keep]
 
 
+def mark_quoted(p: Pair) -> None:
+    """A quote's citation: the passage's own sentence, supported with nothing to doubt."""
+    p.quote, p.verdict, p.reason = unquoted(p.claim), Support.SUPPORTED.value, "quoted from the passage"
+
+
 def add_quotes(claims: list[Claim], checked: dict[tuple[int, int], Pair], quotes: list[Claim],
                by_number: dict[int, Evidence]) -> None:
     """Append `quotes` (key_sentences.requote) to the claims, each citation supported as a quote is."""
     for q in quotes:
         claims.append(q)
         for n in q.sources:
-            p = Pair(q.text, by_number[n], quote=q.text.strip("“”"), verdict=Support.SUPPORTED.value)
-            p.reason = "quoted from the passage"
+            p = Pair(q.text, by_number[n])
+            mark_quoted(p)
             checked[(len(claims) - 1, n)] = p

@@ -31,11 +31,11 @@ from .citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
-from .key_sentences import ASKS_HOW, answer_quotes, requote, unquoted
+from .key_sentences import ASKS_HOW, answer_quotes, requote
 from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
-from .recite import add_quotes, doubt_contradicted, doubt_off_topic, prune, recite, withdraw_unstated, withdraw_unsupported
+from .recite import add_quotes, doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .restate import needs_restating, restate_first
 from .support import ORDER, Pair, check_pairs
 
@@ -320,7 +320,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         read = []
         for c, p in zip(result.citations, pairs):
             if result.claims[c.claim].quoted:  # the passage's own sentence: nothing to doubt
-                p.quote, p.verdict, p.reason = unquoted(p.claim), Support.SUPPORTED.value, "quoted from the passage"
+                mark_quoted(p)
             else:
                 read.append(p)
         check_pairs(read, chat, conversation=conversation, context=context, cancelled=funnel.cancelled,
