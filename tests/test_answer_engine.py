@@ -632,6 +632,7 @@ def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
         _passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.9),
                  ("Ringing took place at two stations in the upper valley.", 0.3),
                  ("Young birds departed 9 days later than adults in every year studied.", 0.85),
+                 ("The birds were caught in mist nets at dawn.", 0.2),
                  ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.8)),
         _passage(2, ("Departures came earlier after a cold August, by 5 days on average.", 0.5)),
     ]
@@ -641,6 +642,26 @@ def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
                                         "“Departures came earlier after a cold August, by 5 days on average”"]
     assert [q.sources for q in quotes] == [[1], [1], [2]]
     assert [q.sources for q in key_sentences([Claim("Kestrels leave in autumn.", [1])], evidence, 3, per_passage=1)] == [[1], [2]]
+
+
+
+def test_neighbours_joined_are_one_quote_of_the_passage_s_two():
+    """Two rates of one review's page: the sentence that frames the second joins it as one quote,
+    and the first rate, two sentences up, is the passage's second quote (not left out because the
+    joined quote counted twice)."""
+    from app.core.research.key_sentences import key_sentences, unquoted
+
+    evidence = [_passage(1, ("The risk of insertion-related complications such as hematoma is calculated to be 2.6%.", 0.6),
+                         ("No filter migration was reported in the short term by the four cohort studies.", 0.3),
+                         ("Although a failed retrieval is not a complication, it leaves the filter in place for good.", 0.9),
+                         ("The failed retrieval rate is calculated to be 2.8% across the cohorts.", 0.8)),
+                _passage(2, ("Filters were placed at the bedside under ultrasound guidance in most trauma centres.", 0.5))]
+    quotes = key_sentences([Claim("Retrievable filters are used in trauma patients.", [1])], evidence, 2)
+    assert [unquoted(q.text) for q in quotes] == [
+        "Although a failed retrieval is not a complication, it leaves the filter in place for good. "
+        "The failed retrieval rate is calculated to be 2.8% across the cohorts",
+        "The risk of insertion-related complications such as hematoma is calculated to be 2.6%"]
+    assert [q.sources for q in quotes] == [[1], [1]]
 
 
 def test_neighbouring_key_sentences_are_one_quote_in_page_order():

@@ -12,7 +12,9 @@ import pytest
 from app.core import pdf_extract as px
 from app.core.chunking import text_units
 from app.core.records import Claim, Evidence, Sentence
-from app.core.research.key_sentences import ASKS_HOW, first_command, key_sentences, unquoted
+from app.core.research.code_blocks import first_command
+from app.core.research.key_sentences import key_sentences, unquoted
+from app.core.research.question_asks import ASKS_HOW, Asks
 
 from .pdf_factory import make_paper
 
@@ -48,7 +50,7 @@ def test_how_to_question_quotes_the_introducing_sentence_with_its_call_found_on_
 
     asked = "Using zoo, how can I convert a daily price series into log returns in percent?"
     assert ASKS_HOW.search(asked)
-    quotes = key_sentences(claims, evidence, 1, code=True)
+    quotes = key_sentences(claims, evidence, 1, asked=Asks(call=True))
     assert [q.text for q in quotes] == [
         "“To compute log-difference returns in percent, the following convenience function is defined: "
         "`prices2returns <- function(x) 100 * diff(log(x))`”"]

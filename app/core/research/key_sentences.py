@@ -37,7 +37,9 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
+from .code_blocks import first_command
 from .focus import FIGURE_CAPTION, leans_back
+from .question_asks import Asks, asks, states_figure
 from .question_parts import open_parts, part_scores
 from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
@@ -50,7 +52,9 @@ log = logging.getLogger(__name__)
 SAID_SHARE = 0.6  # a sentence whose key terms the claims already hold this much of adds nothing
 MIN_WORDS = 8
 NUMBER_BONUS = 0.05  # on the focus score (0-1)
+FIGURE_BONUS = 0.2  # for a sentence that states a figure, where the question asks for an amount
 MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
+MERGED_CHARS = 2 * MAX_CHARS  # a quote joined from neighbouring sentences (one quote of its passage's two)
 PART_CANDIDATES = 6  # rated for an open part of the question: its best few by how they bear on the part
 
 # P(the sentence answers the question) for each sentence; None where the backend cannot tell.
@@ -69,19 +73,20 @@ class _Candidate(NamedTuple):
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
                   rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
-                  skip: frozenset[int] = frozenset(), per_passage: int = 2, code: bool = False) -> list[Claim]:
+                  skip: frozenset[int] = frozenset(), per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
     (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
     `prior` scores the candidates in place of the focus score (which is the whole question's);
-    passages in `skip` are quoted already. With `code` (the question asks how to do something), a
-    sentence that introduces a code block is a candidate with the block's first command (`_with_code`).
+    passages in `skip` are quoted already. `asked`: where the question asks how to do something, a
+    sentence that introduces a code block is a candidate with the block's first command (`_with_code`);
+    where it asks for an amount, a sentence that states a figure ranks higher (`FIGURE_BONUS`).
     """
     if limit <= 0:
         return []
-    candidates = [c for c in _candidates(claims, evidence, code) if c.number not in skip]
+    candidates = [c for c in _candidates(claims, evidence, asked) if c.number not in skip]
     if prior is not None and candidates:
         candidates = sorted((c._replace(score=score) for score, c in zip(prior([c.text for c in candidates]), candidates)),
                             key=lambda c: -c.score)
@@ -92,24 +97,29 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
             candidates = [c._replace(score=c.score + p) for c, p in zip(top, probs)] + candidates[rated:]
             candidates.sort(key=lambda c: -c.score)
     chosen: list[_Candidate] = []
-    taken: dict[int, int] = {}  # candidates quoted from each passage
+    taken: dict[int, int] = {}  # quotes from each passage
     said, figures = _said(claims)
     for c in candidates:
         # Not what the claims or the quotes before it say (two passages can state one result).
-        if taken.get(c.number, 0) >= per_passage or not (c.code or _adds(c.text, said, figures)):
+        if not (c.code or _adds(c.text, said, figures)):
             continue
-        taken[c.number] = taken.get(c.number, 0) + 1
-        said |= {stem(t) for t in key_terms(c.text)}
-        figures |= numbers_in(c.text)
         sentences = next(e.sentences for e in evidence if e.number == c.number)
         beside = None if c.code else next((k for k, q in enumerate(chosen) if q.number == c.number and not q.code and c.first <= q.last + 1
                        and q.first <= c.last + 1 and _run_on(sentences, min(q.first, c.first), max(q.last, c.last))), None)
         if beside is not None:  # next to (or around) a quote of its passage: one quote, as on the page
             q = chosen[beside]
             first, last = min(q.first, c.first), max(q.last, c.last)
-            chosen[beside] = q._replace(first=first, last=last, text=_span(sentences, first, last))
+            text = _span(sentences, first, last)
+            if len(text) > MERGED_CHARS:
+                continue
+            chosen[beside] = q._replace(first=first, last=last, text=text)
+        elif taken.get(c.number, 0) >= per_passage:
             continue
-        chosen.append(c)
+        else:
+            taken[c.number] = taken.get(c.number, 0) + 1
+            chosen.append(c)
+        said |= {stem(t) for t in key_terms(c.text)}
+        figures |= numbers_in(c.text)
         if len(chosen) >= limit:
             break
     return [Claim(text=quoted(c.text), sources=[c.number], quoted=True) for c in chosen]
@@ -124,7 +134,7 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
     whole question, for `requote`."""
     params = funnel.params
-    code = bool(ASKS_HOW.search(query))
+    asked = asks(query)
 
     def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
         def rate(sentences: list[str]) -> list[float] | None:
@@ -144,14 +154,14 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
         quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
                                 rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
                                 skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage,
-                                code=code)
+                                asked=asked)
     return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query, ratings),
                                   rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
-                                  per_passage=params.quotes_per_passage, code=code)
+                                  per_passage=params.quotes_per_passage, asked=asked)
 
 
 def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: dict[str, float], *,
-            per_passage: int = 2, code: bool = False) -> list[Claim]:
+            per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
     """Up to `limit` quotes in place of claims the support check withdrew, chosen as the answer's
     quotes were (focus score plus the P(yes) each candidate was rated with, `answer_quotes`; an
     unrated one adds nothing), without asking the model again.
@@ -162,7 +172,7 @@ def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: 
     quoted = [n for c in claims if c.quoted for n in c.sources]
     full = frozenset(n for n in quoted if quoted.count(n) >= per_passage)
     return key_sentences(claims, evidence, limit, rate=lambda texts: [ratings.get(t, 0.0) for t in texts],
-                         rated=sys.maxsize, skip=full, per_passage=per_passage, code=code)
+                         rated=sys.maxsize, skip=full, per_passage=per_passage, asked=asked)
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
@@ -188,13 +198,13 @@ def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
     return out
 
 
-def _candidates(claims: list[Claim], evidence: list[Evidence], code: bool = False) -> list[_Candidate]:
+def _candidates(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()) -> list[_Candidate]:
     """Every quotable sentence the claims do not already say, best first."""
     said, figures = _said(claims)
     candidates: list[_Candidate] = []
     for e in evidence:
         for k, s in enumerate(e.sentences):
-            with_code = _with_code(e.sentences, k) if code else None
+            with_code = _with_code(e.sentences, k) if asked.call else None
             if with_code is not None:
                 # The call is what was asked: new unless a claim gives it already (a claim that
                 # says the question back holds most of the introducing sentence's words).
@@ -208,12 +218,19 @@ def _candidates(claims: list[Claim], evidence: list[Evidence], code: bool = Fals
             text, first = found
             if not _prose(text) or not _adds(text, said, figures):
                 continue
-            # A sentence that reports a figure is more often the answer than one that frames it.
-            candidates.append(_Candidate(s.score + (NUMBER_BONUS if re.search(r"\d", text) else 0.0), e.number, text, first, k))
+            candidates.append(_Candidate(s.score + _figure_bonus(text, asked), e.number, text, first, k))
     best: dict[str, _Candidate] = {}
     for c in sorted(candidates, key=lambda c: -c.score):
         best.setdefault(c.text, c)  # a page repeated in two passages is one candidate
     return list(best.values())
+
+
+def _figure_bonus(text: str, asked: Asks) -> float:
+    """A sentence that reports a figure is more often the answer than one that frames it; where
+    the question asks for an amount, much more often (question_asks.py)."""
+    if asked.figure and states_figure(text):
+        return FIGURE_BONUS
+    return NUMBER_BONUS if re.search(r"\d", text) else 0.0
 
 
 def _said(claims: list[Claim]) -> tuple[set[str], set[str]]:
@@ -286,55 +303,6 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | Non
             return None
         return " ".join(sentences[k - 1].text.split()) + " " + text, k - 1
     return text, k
-
-
-# A question that asks how to do something: software papers answer it with a call, in a code
-# block the sentence before introduces ("A 10-day rolling window standard deviation can be computed
-# by" | ```R> rollapply(r, 10, sd)```), and the sentence alone names no function.
-# "How does X differ from Y" asks for an explanation, not a call.
-ASKS_HOW = re.compile(r"\bhow\s+(?:(?:do|can|could|should|would|might)\s+(?:I|we|you|one|users?)|to)\b|"
-                      r"\b(?:which|what)\s+(?:function|command|call|argument|option|syntax|code)s?\b|\bsyntax\b", re.I)
-CODE_CHARS = 160  # the command quoted: one call, read at a glance
-_PROMPT = re.compile(r"^(?:R>|>>>|>|\$|In \[\d+\]:)\s?")  # a console's prompt before a command
-_CONTINUED = re.compile(r"^(?:\+|\.\.\.)\s?")  # and before its continued lines
-_CODE_LIKE = re.compile(r"[(=;{]|<-|::")
-# Without prompts, a listing's output reads like code too ("Z = 1.42, p-value = 0.92"): a call,
-# an assignment arrow, a statement's end or a scope marks code.
-_STATEMENT = re.compile(r"\w\(|<-|::|;\s*$|\{\s*$")
-# Set-up lines come first in a listing and answer nothing: packages, data, seeds.
-_SETUP = re.compile(r"^(?:library|require|data|set\.seed|options|import|from\s+\S+\s+import|#include|using\s+namespace)\b")
-
-
-def _whole(command: str) -> bool:
-    """The command reads whole: its brackets close and its quotes pair (not a string or call that
-    runs on to lines the quote leaves out)."""
-    depth = 0
-    for ch in command:
-        depth += (ch in "([{") - (ch in ")]}")
-        if depth < 0:
-            return False
-    return depth == 0 and command.count('"') % 2 == 0 and command.count("'") % 2 == 0
-
-
-def first_command(block: str) -> str:
-    """The first command of a code block past its set-up lines: after a console prompt, with its
-    continued lines (the output below it left out), else the block's first statement; "" if none,
-    or if it runs on past what would be quoted (an open bracket or string) or is too long."""
-    lines = [line.rstrip() for line in block.strip().strip("`").strip("\n").splitlines() if line.strip()]
-    if any(_PROMPT.match(line) for line in lines):
-        commands: list[str | None] = []
-        for line in lines:
-            if _PROMPT.match(line):
-                commands.append(_PROMPT.sub("", line).strip())
-            elif commands and _CONTINUED.match(line) and commands[-1] is not None:
-                commands[-1] += " " + _CONTINUED.sub("", line).strip()
-            elif commands:
-                commands.append(None)  # output: the command before it is complete
-        candidates = [c for c in commands if c]
-    else:
-        candidates = [line.strip() for line in lines if _STATEMENT.search(line) and not line.lstrip().startswith(("#", "//"))]
-    first = next((c for c in candidates if not _SETUP.match(c)), "")
-    return first if _CODE_LIKE.search(first) and _whole(first) and len(first) <= CODE_CHARS else ""
 
 
 def _with_code(sentences: list[Sentence], k: int) -> tuple[str, str] | None:

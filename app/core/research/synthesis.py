@@ -31,7 +31,8 @@ from .citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
-from .key_sentences import ASKS_HOW, answer_quotes, requote
+from .key_sentences import answer_quotes, requote
+from .question_asks import asks
 from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
@@ -340,7 +341,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                      if funnel.params.withdraw_unstated else [])
         withdrawn += [(text, []) for text in withdraw_unsupported(result.claims, by_claim)] if funnel.params.withdraw_unsupported else []
         requoted = requote(result.claims, result.evidence, len(withdrawn), ratings, per_passage=funnel.params.quotes_per_passage,
-                           code=bool(ASKS_HOW.search(result.query))) if withdrawn and ratings is not None else []
+                           asked=asks(result.query)) if withdrawn and ratings is not None else []
         add_quotes(result.claims, by_claim, requoted, by_number)
         if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
