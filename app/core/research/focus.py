@@ -57,6 +57,10 @@ _LEANS_BACK = re.compile(
     re.I,
 )
 _SHORT_WORDS = 7  # a sentence this short rarely stands alone ("See Table 2.")
+# A sentence ends with its stop (before a closing quote or bracket); one without runs on into
+# the unit after it, which the reader needs: the listing it introduces, the equation it states.
+_ENDED = re.compile(r"[.!?][\"'”’)\]]*$")
+RUN_ON_UNITS = 3  # "The result is" | "mH = 125.09 ± 0.24 GeV" | "= 125.09 ± 0.21 (stat.) ± 0.11 (syst.) GeV,"
 # A figure's caption summarises the figure in the question's own words ("Figure 1: Retriever
 # top-k accuracy with …"), so it outscores the sentences that state the result, yet the
 # figure's numbers are not in the text the model reads. Anchored on a caption, the window
@@ -249,10 +253,13 @@ def focus_evidence(
             continue
         units = per_passage[u.evidence]
         group = [u.order - 1, u.order] if u.order > 0 and leans_back(u.text) else [u.order]
-        cost = sum(count(units[k].text) + 1 for k in group) + HEADER_TOKENS
-        if spent + cost <= token_budget:
-            kept[u.evidence] = group
-            spent += cost
+        # With what it runs on into (a listing, an equation) where that fits a window, else alone.
+        for option in (group + _run_on_into(units, u.order), group):
+            cost = sum(count(units[k].text) + 1 for k in option) + HEADER_TOKENS
+            if spent + cost <= token_budget and (option is group or cost <= PASSAGE_TOKENS + HEADER_TOKENS):
+                kept[u.evidence] = option
+                spent += cost
+                break
 
     out: list[Evidence] = []
     for i in order:
@@ -274,6 +281,21 @@ def leans_back(text: str) -> bool:
     return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
 
 
+def runs_on(u: _Candidate) -> bool:
+    """A sentence without its full stop that runs on into the unit after it: "… can be computed
+    by" | a code listing, "The result is" | "mH = 125.09 ± 0.24 GeV" (a display equation)."""
+    return u.kind == "text" and not _ENDED.search(u.text)
+
+
+def _run_on_into(units: list[_Candidate], k: int) -> list[int]:
+    """The units after `k` that its sentence runs on into (RUN_ON_UNITS at most)."""
+    out: list[int] = []
+    while len(out) < RUN_ON_UNITS and k + 1 < len(units) and runs_on(units[k]) and units[k + 1].start - units[k].end <= 3:
+        k += 1
+        out.append(k)
+    return out
+
+
 def _window(units: list[_Candidate], top: _Candidate, room: int, count) -> tuple[list[int], int]:
     """The contiguous run of sentences around `top` within `room` tokens: (positions, cost).
 
@@ -290,7 +312,7 @@ def _window(units: list[_Candidate], top: _Candidate, room: int, count) -> tuple
         if a > 0:
             options.append((2.0 if leans_back(units[a].text) else units[a - 1].score, a - 1))
         if b + 1 < len(units):
-            options.append((units[b + 1].score, b + 1))
+            options.append((2.0 if _run_on_into(units, b) else units[b + 1].score, b + 1))
         for _, k in sorted(options, reverse=True):
             extra = count(units[k].text) + 1
             if cost + extra <= room:

@@ -216,9 +216,10 @@ def _candidates(claims: list[Claim], evidence: list[Evidence], asked: Asks = Ask
             if found is None:
                 continue
             text, first = found
+            text, last = _with_equation(e.sentences, k, text)
             if not _prose(text) or not _adds(text, said, figures):
                 continue
-            candidates.append(_Candidate(s.score + _figure_bonus(text, asked), e.number, text, first, k))
+            candidates.append(_Candidate(s.score + _figure_bonus(text, asked), e.number, text, first, last))
     best: dict[str, _Candidate] = {}
     for c in sorted(candidates, key=lambda c: -c.score):
         best.setdefault(c.text, c)  # a page repeated in two passages is one candidate
@@ -303,6 +304,24 @@ def _with_antecedent(sentences: list[Sentence], k: int) -> tuple[str, int] | Non
             return None
         return " ".join(sentences[k - 1].text.split()) + " " + text, k - 1
     return text, k
+
+
+EQUATION_CHARS = 120  # a display equation's line, as the page sets it apart
+
+
+def _with_equation(sentences: list[Sentence], k: int, text: str) -> tuple[str, int]:
+    """The sentence with the display equation it runs on into, and the rest of the sentence after
+    it ("The result is" | "mH = 125.09 ± 0.24 GeV" | "where the total uncertainty is dominated by
+    the statistical term."), and the position of its last part; the sentence alone where it ends
+    with its stop or runs on into something else (a listing, a table)."""
+    last = k
+    while last + 1 < len(sentences) and last - k < 3 and not re.search(r"[.!?]$", text) and _run_on(sentences, last, last + 1):
+        nxt = sentences[last + 1].text.strip()
+        equation = len(nxt) <= EQUATION_CHARS and re.search(r"[=<>±≈]", nxt)
+        if "\n" in nxt or nxt.startswith("```") or not (equation or (last > k and nxt[:1].islower())):
+            break
+        text, last = f"{text} {nxt}", last + 1
+    return text, last
 
 
 def _with_code(sentences: list[Sentence], k: int) -> tuple[str, str] | None:
