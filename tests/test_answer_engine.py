@@ -1342,3 +1342,20 @@ def test_the_real_model_judges_a_claim_without_its_unstated_reason(tiny_models):
     assert pair.verdict in {Support.PARTIAL.value, Support.UNSUPPORTED.value}
     if pair.verdict == Support.PARTIAL.value:
         assert "moved inland" in pair.reason
+
+
+def test_passages_the_prompt_could_not_hold_still_give_quotes(fact_library):
+    """With quotes, the model reads only the first turn's passages; the others are quoted from,
+    never put in a prompt, so the evidence budget cuts none of them. Where a second turn reads
+    them (key_sentences = 0), it still does, and says so."""
+    question = "When do kestrels depart from alpine valleys in autumn?"
+    results = {}
+    for quotes in (2, 0):
+        funnel = fact_library.funnel(overrides={"first_claim_tokens": 1, "first_turn_claims": 1, "key_sentences": quotes})
+        funnel.evidence_tokens_override = 1  # the least the prompt carries (evidence_budget's floor)
+        results[quotes] = funnel.run(question)
+    quoted, read = results[2], results[0]
+    assert len(read.evidence) < len(quoted.evidence)
+    assert any("did not fit the prompt" in m for m in read.messages)
+    assert not any("did not fit the prompt" in m for m in quoted.messages)
+    assert_cited_in_place(quoted)

@@ -124,10 +124,12 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
     chat = funnel.load_chat()
     focus_into(funnel, result)
     evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
+    first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
+    if rest and funnel.params.key_sentences > 0:  # after the first turn passages are quoted from, not read: all stay
+        evidence, rest = result.evidence, [e for e in result.evidence if all(e is not f for f in first)]
     if len(evidence) < len(result.evidence):
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
-    first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
     ratings: dict[str, float] | None = None  # each quote candidate's P(yes), where the answer quotes
     funnel.stage(3, "Stage 3: synthesizing…")
