@@ -60,6 +60,9 @@ _SHORT_WORDS = 7  # a sentence this short rarely stands alone ("See Table 2.")
 # A sentence ends with its stop (before a closing quote or bracket); one without runs on into
 # the unit after it, which the reader needs: the listing it introduces, the equation it states.
 _ENDED = re.compile(r"[.!?][\"'”’)\]]*$")
+# Two units of a page follow one another where at most a few characters (a space, a line break)
+# lie between them: no heading, dropped line or figure between.
+NEIGHBOUR_GAP = 3
 RUN_ON_UNITS = 3  # "The result is" | "mH = 125.09 ± 0.24 GeV" | "= 125.09 ± 0.21 (stat.) ± 0.11 (syst.) GeV,"
 # A figure's caption summarises the figure in the question's own words ("Figure 1: Retriever
 # top-k accuracy with …"), so it outscores the sentences that state the result, yet the
@@ -281,16 +284,26 @@ def leans_back(text: str) -> bool:
     return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
 
 
+def ends_sentence(text: str) -> bool:
+    """The text ends with its sentence's stop (before a closing quote or bracket)."""
+    return bool(_ENDED.search(text.rstrip()))
+
+
+def follows(end: int, start: int) -> bool:
+    """A unit starting at `start` follows on the page the one ending at `end` (page offsets)."""
+    return 0 <= start - end <= NEIGHBOUR_GAP
+
+
 def runs_on(u: _Candidate) -> bool:
     """A sentence without its full stop that runs on into the unit after it: "… can be computed
     by" | a code listing, "The result is" | "mH = 125.09 ± 0.24 GeV" (a display equation)."""
-    return u.kind == "text" and not _ENDED.search(u.text)
+    return u.kind == "text" and not ends_sentence(u.text)
 
 
 def _run_on_into(units: list[_Candidate], k: int) -> list[int]:
     """The units after `k` that its sentence runs on into (RUN_ON_UNITS at most)."""
     out: list[int] = []
-    while len(out) < RUN_ON_UNITS and k + 1 < len(units) and runs_on(units[k]) and units[k + 1].start - units[k].end <= 3:
+    while len(out) < RUN_ON_UNITS and k + 1 < len(units) and runs_on(units[k]) and follows(units[k].end, units[k + 1].start):
         k += 1
         out.append(k)
     return out

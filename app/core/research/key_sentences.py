@@ -38,8 +38,8 @@ from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
 from .citations import key_terms, stem
 from .code_blocks import first_command
-from .focus import FIGURE_CAPTION, leans_back
-from .question_asks import Asks, asks, states_figure
+from .focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
+from .question_asks import Asks, asks, is_year, states_figure
 from .question_parts import open_parts, part_scores
 from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
@@ -252,7 +252,7 @@ def _adds(text: str, said: set[str], figures: set[str]) -> bool:
 
 def _run_on(sentences: list[Sentence], first: int, last: int) -> bool:
     """Sentences first..last follow one another on the page (no heading or dropped line between)."""
-    return all(0 <= b.char_start - a.char_end <= 3 for a, b in zip(sentences[first:last], sentences[first + 1:last + 1]))
+    return all(follows(a.char_end, b.char_start) for a, b in zip(sentences[first:last], sentences[first + 1:last + 1]))
 
 
 def _span(sentences: list[Sentence], first: int, last: int) -> str:
@@ -262,7 +262,7 @@ def _span(sentences: list[Sentence], first: int, last: int) -> str:
 
 def _new_figure(text: str, figures: set[str]) -> bool:
     """The sentence states a figure of two digits or more, not a year, that the claims do not."""
-    return any(two_digits_or_more(n) and not re.fullmatch(r"(?:19|20)\d\d", n) for n in numbers_in(text) - figures)
+    return any(two_digits_or_more(n) and not is_year(n) for n in numbers_in(text) - figures)
 
 
 def quoted(text: str) -> str:
@@ -315,7 +315,7 @@ def _with_equation(sentences: list[Sentence], k: int, text: str) -> tuple[str, i
     the statistical term."), and the position of its last part; the sentence alone where it ends
     with its stop or runs on into something else (a listing, a table)."""
     last = k
-    while last + 1 < len(sentences) and last - k < 3 and not re.search(r"[.!?]$", text) and _run_on(sentences, last, last + 1):
+    while last + 1 < len(sentences) and last - k < 3 and not ends_sentence(text) and _run_on(sentences, last, last + 1):
         nxt = sentences[last + 1].text.strip()
         equation = len(nxt) <= EQUATION_CHARS and re.search(r"[=<>±≈]", nxt)
         if "\n" in nxt or nxt.startswith("```") or not (equation or (last > k and nxt[:1].islower())):

@@ -49,4 +49,9 @@ def asks(query: str) -> Asks:
 
 def states_figure(text: str) -> bool:
     """The sentence reports a figure (not only a year or a citation number)."""
-    return any(not _YEAR.fullmatch(m.group()) for m in _FIGURE.finditer(_CITATION.sub("", text)))
+    return any(not is_year(m.group()) for m in _FIGURE.finditer(_CITATION.sub("", text)))
+
+
+def is_year(figure: str) -> bool:
+    """The figure is a year of the last two centuries ("2019"), not an amount."""
+    return bool(_YEAR.fullmatch(figure))
