@@ -60,6 +60,21 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def pairs_of(rows: list[dict]) -> list[Pair]:
+    """The labelled rows as the check's pairs, quoted and capped by the rules as in an answer."""
+    pairs = []
+    for r in rows:
+        e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
+        p = Pair(r["claim"], e)
+        # As in an answer, the question is the context of the quote and the rules (its words weigh
+        # less in choosing the quote; a figure the user gave is not the claim's to prove).
+        p.quote = quote_for(p.claim, e, r.get("question", ""))
+        finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
+        p.rule, p.judged = finding.cap, finding.judged
+        pairs.append(p)
+    return pairs
+
+
 def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
     agree = sum(v == r["label"] for r, v in zip(rows, verdicts))
     binary = sum((v == "supported") == (r["label"] == "supported") for r, v in zip(rows, verdicts))
@@ -123,16 +138,7 @@ def main() -> int:
     desk = Desk()
     chat = desk.chat()
     print(f"chat model: {desk.chat_config().describe()}; {len(rows)} pairs, labels {dict(Counter(r['label'] for r in rows))}")
-    pairs = []
-    for r in rows:
-        e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
-        p = Pair(r["claim"], e)
-        # As in an answer, the question is the context of the quote and the rules (its words weigh
-        # less in choosing the quote; a figure the user gave is not the claim's to prove).
-        p.quote = quote_for(p.claim, e, r.get("question", ""))
-        finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
-        p.rule, p.judged = finding.cap, finding.judged
-        pairs.append(p)
+    pairs = pairs_of(rows)
     rules = [p.rule for p in pairs]
     words: list[str] = []
     word_seconds = []
