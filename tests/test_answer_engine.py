@@ -17,6 +17,7 @@ from app.core.models.base import ChatModel
 from app.core.records import Claim, Evidence, Sentence, Support
 from app.core.research.claims import ClaimStream, claims_schema, parse_claims
 from app.core.research.support import Pair, check_pairs, check_specifics, quote_for
+from tests.evidence_factory import focused_passage
 
 
 def ids(desk):
@@ -580,13 +581,7 @@ def test_a_claim_with_a_supporting_citation_drops_its_unsupported_ones():
 
 # -- key sentences: the best evidence sentences quoted instead of a second turn ------------
 
-def _passage(number: int, *sentences: tuple[str, float]) -> Evidence:
-    text, spans = "", []
-    for s, score in sentences:
-        start = len(text)
-        text += s + " "
-        spans.append(Sentence(s, start, start + len(s), score))
-    return Evidence(number, f"p{number}", 3, "3", "", text, 0.5, sentences=spans)
+_passage = focused_passage
 
 
 def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
@@ -905,7 +900,8 @@ def test_a_withdrawn_claim_gives_its_place_to_the_sentence_it_had_kept_out_of_th
     """Quotes add to the claims, so a sentence a claim already said is not quoted; once the check
     withdraws that claim, `requote` quotes it, ranked as the quotes were (focus score plus the
     P(yes) each candidate was rated with), without asking the model again."""
-    from app.core.research.key_sentences import key_sentences, requote
+    from app.core.research.key_sentences import key_sentences
+    from app.core.research.requotes import requote
     from app.core.research.recite import add_quotes
 
     evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.9),

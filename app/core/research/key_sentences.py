@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..callbacks import IsCancelled
@@ -86,7 +85,7 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     """
     if limit <= 0:
         return []
-    candidates = [c for c in _candidates(claims, evidence, asked) if c.number not in skip]
+    candidates = [c for c in quotable(claims, evidence, asked) if c.number not in skip]
     if prior is not None and candidates:
         candidates = sorted((c._replace(score=score) for score, c in zip(prior([c.text for c in candidates]), candidates)),
                             key=lambda c: -c.score)
@@ -132,7 +131,7 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     A further part of the question that the claims leave open ("…, and how far did the error
     fall?") gets the first quotes, one each (`params.part_quotes`): the candidates that bear
     best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
-    whole question, for `requote`."""
+    whole question, for `requotes.requote`."""
     params = funnel.params
     asked = asks(query)
 
@@ -160,21 +159,6 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
                                   per_passage=params.quotes_per_passage, asked=asked)
 
 
-def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: dict[str, float], *,
-            per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
-    """Up to `limit` quotes in place of claims the support check withdrew, chosen as the answer's
-    quotes were (focus score plus the P(yes) each candidate was rated with, `answer_quotes`; an
-    unrated one adds nothing), without asking the model again.
-
-    The quotes were chosen to add to the claims, so what a withdrawn claim said was left out of
-    them: "lme4 uses the Nelder-Mead simplex algorithm and Powell's BOBYQA algorithm" failed the
-    check (P(yes) 0.44), and the sentence that names both was not quoted because the claim had."""
-    quoted = [n for c in claims if c.quoted for n in c.sources]
-    full = frozenset(n for n in quoted if quoted.count(n) >= per_passage)
-    return key_sentences(claims, evidence, limit, rate=lambda texts: [ratings.get(t, 0.0) for t in texts],
-                         rated=sys.maxsize, skip=full, per_passage=per_passage, asked=asked)
-
-
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
                          cancelled: IsCancelled | None = None) -> list[float] | None:
     """The model's P(yes) that each sentence states the answer to `query`; None if the backend gives none."""
@@ -198,7 +182,7 @@ def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,
     return out
 
 
-def _candidates(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()) -> list[_Candidate]:
+def quotable(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()) -> list[_Candidate]:
     """Every quotable sentence the claims do not already say, best first."""
     said, figures = _said(claims)
     candidates: list[_Candidate] = []

@@ -31,7 +31,8 @@ from .citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
-from .key_sentences import answer_quotes, requote
+from .key_sentences import answer_quotes
+from .requotes import requote, withdrawal_messages
 from .question_asks import asks
 from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
@@ -342,8 +343,8 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
                      if funnel.params.withdraw_unstated else [])
         withdrawn += [(text, []) for text in withdraw_unsupported(result.claims, by_claim)] if funnel.params.withdraw_unsupported else []
-        requoted = requote(result.claims, result.evidence, len(withdrawn), ratings, per_passage=funnel.params.quotes_per_passage,
-                           asked=asks(result.query)) if withdrawn and ratings is not None else []
+        requoted = requote(result.claims, result.evidence, len(withdrawn), ratings, withdrawn=[text for text, _ in withdrawn],
+                           per_passage=funnel.params.quotes_per_passage, asked=asks(result.query)) if withdrawn and ratings is not None else []
         add_quotes(result.claims, by_claim, requoted, by_number)
         if moved or restated or dropped or withdrawn:
             render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
@@ -355,12 +356,7 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         if restated:
             result.messages.append(restated.message())
         result.withdrawn += [text for text, _ in withdrawn]
-        for text, figures in withdrawn:
-            why = f"no passage it cites states {', '.join(figures)}" if figures else "no cited passage supports it"
-            result.messages.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: {why}.")
-        if requoted:
-            result.messages.append(f"Support check: quoted {len(requoted)} sentence{'s' if len(requoted) != 1 else ''} of the papers "
-                                   f"in place of the withdrawn claim{'s' if len(withdrawn) != 1 else ''}.")
+        result.messages += withdrawal_messages(withdrawn, len(requoted))
         if off_topic:
             result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
                                    "marked partial at most: the passages are not about the question (see the caution above).")
