@@ -43,10 +43,12 @@ def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: 
     def ranked(texts: list[str]) -> list[float]:
         return [focus.get(t, 0.0) + ratings.get(t, 0.0) + (READ_BONUS if t in read else 0.0) for t in texts]
 
+    # The read sentences rank first; a quote holds one (alone, or joined with a neighbour) or is
+    # not a read one (a read sentence the claims already say is no candidate).
     found = [q for q in key_sentences(claims, evidence, min(limit, len(read)), prior=ranked, per_passage=per_passage, asked=asked)
-             if unquoted(q.text) in {unquoted(quoted(t)) for t in read}]
-    quoted_ = [n for c in claims + found if c.quoted for n in c.sources]
-    full = frozenset(n for n in quoted_ if quoted_.count(n) >= per_passage)
+             if any(unquoted(quoted(t)) in q.text for t in read)]
+    cited = [n for c in claims + found if c.quoted for n in c.sources]
+    full = frozenset(n for n in cited if cited.count(n) >= per_passage)
     return found + key_sentences(claims + found, evidence, limit - len(found), prior=ranked, skip=full,
                                  per_passage=per_passage, asked=asked)
 
