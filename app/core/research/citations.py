@@ -123,6 +123,11 @@ def claim_before(answer: str, position: int) -> str:
     return head[cut + 1 :].strip() if cut >= 0 else head.strip()
 
 
+def key_stems(text: str) -> set[str]:
+    """The stems of the text's key terms (figures included): what two texts are compared by."""
+    return {stem(t) for t in key_terms(text)}
+
+
 def word_stems(text: str) -> set[str]:
     """The stems of the text's key terms that are words, not figures (what names a thing)."""
     return {stem(t) for t in key_terms(text) if not t[0].isdigit()}

@@ -35,7 +35,7 @@ from ..errors import ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
-from .citations import key_terms, stem
+from .citations import key_stems, key_terms, stem
 from .code_blocks import first_command
 from .focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
 from .question_asks import Asks, asks, is_year, states_figure
@@ -117,7 +117,7 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
         else:
             taken[c.number] = taken.get(c.number, 0) + 1
             chosen.append(c)
-        said |= {stem(t) for t in key_terms(c.text)}
+        said |= key_stems(c.text)
         figures |= numbers_in(c.text)
         if len(chosen) >= limit:
             break
@@ -230,7 +230,7 @@ def _adds(text: str, said: set[str], figures: set[str]) -> bool:
 
     A sentence in the claims' words that gives a figure they do not ("retreated 38 metres"
     under a claim of "retreated 512 metres") is the correction, not a repeat."""
-    terms = {stem(t) for t in key_terms(text)}
+    terms = key_stems(text)
     return (bool(terms) and len(terms & said) < SAID_SHARE * len(terms)) or _new_figure(text, figures)
 
 

@@ -29,7 +29,7 @@ import logging
 from ..callbacks import IsCancelled
 from ..models.base import ChatModel
 from ..records import Claim, Evidence, Support
-from .citations import key_terms, stem
+from .citations import key_stems
 from .key_sentences import unquoted
 from .support import Pair, check_pairs
 from .support_rules import numbers_in, numbers_stated, two_digits_or_more
@@ -41,20 +41,16 @@ MAX_TRIES = 3  # extra pairs the judge reads per answer
 MIN_SHARED = 0.5  # share of the claim's key terms a passage must hold to be tried
 
 
-def _terms(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text)}
-
-
 def best_other_passage(claim: Claim, evidence: list[Evidence]) -> Evidence | None:
     """The evidence passage (not cited by the claim) holding most of its key terms, if enough."""
-    wanted = _terms(claim.text)
+    wanted = key_stems(claim.text)
     if not wanted:
         return None
     scored = []
     for e in evidence:
         if e.number in claim.sources:
             continue
-        shared = len(wanted & _terms(e.focus_text or e.text)) / len(wanted)
+        shared = len(wanted & key_stems(e.focus_text or e.text)) / len(wanted)
         scored.append((shared, -e.number, e))
     if not scored:
         return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..records import Claim, Evidence
-from .citations import key_terms, stem
+from .citations import key_stems
 from .key_sentences import key_sentences, quotable, quoted, unquoted
 from .question_asks import Asks
 
@@ -55,17 +55,13 @@ def requote(claims: list[Claim], evidence: list[Evidence], limit: int, ratings: 
 
 def read_sentence(claim: str, candidates: Iterable[str]) -> str | None:
     """The candidate that holds most of the claim's key terms, if it holds at least `RESEMBLES` of them."""
-    terms = _stems(claim)
+    terms = key_stems(claim)
     best, shared = None, 0
     for text in candidates:
-        n = len(terms & _stems(text))
+        n = len(terms & key_stems(text))
         if n > shared:
             best, shared = text, n
     return best if terms and shared >= RESEMBLES * len(terms) else None
-
-
-def _stems(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text)}
 
 
 def withdrawal_messages(withdrawn: list[tuple[str, list[str]]], requoted: int) -> list[str]:
