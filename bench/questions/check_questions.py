@@ -133,30 +133,38 @@ def check_structure(rows: list[dict], corpus: Corpus, errors: list[str]) -> None
                 errors.append(f"{where}: empty {field}")
         if q.get("kind") not in KINDS:
             errors.append(f"{where}: kind {q.get('kind')!r} not in {KINDS}")
-        answers = q.get("answers")
-        if not isinstance(answers, list) or not answers:
-            errors.append(f"{where}: answers must be a non-empty list")
+        check_answers(where, q.get("answers"), corpus, errors)
+
+
+def check_answers(where: str, answers: object, corpus: Corpus, errors: list[str]) -> list[tuple[str, int]]:
+    """A question's `answers` (files in the corpus, 1-based pages within them); returns the valid (file, page) pairs."""
+    if not isinstance(answers, list) or not answers:
+        errors.append(f"{where}: answers must be a non-empty list")
+        return []
+    files = [a.get("file") for a in answers if isinstance(a, dict)]
+    if len(files) != len(set(files)):
+        errors.append(f"{where}: a file is listed twice in answers")
+    valid = []
+    for a in answers:
+        if not isinstance(a, dict) or set(a) != {"file", "pages"}:
+            errors.append(f"{where}: answer entries need exactly 'file' and 'pages'")
             continue
-        files = [a.get("file") for a in answers if isinstance(a, dict)]
-        if len(files) != len(set(files)):
-            errors.append(f"{where}: a file is listed twice in answers")
-        for a in answers:
-            if not isinstance(a, dict) or set(a) != {"file", "pages"}:
-                errors.append(f"{where}: answer entries need exactly 'file' and 'pages'")
-                continue
-            name, pages = a["file"], a["pages"]
-            if not corpus.exists(name):
-                errors.append(f"{where}: file {name!r} not in {corpus.folder}")
-                continue
-            if not isinstance(pages, list) or not pages or not all(isinstance(p, int) for p in pages):
-                errors.append(f"{where}: {name}: pages must be a non-empty list of ints")
-                continue
-            if len(pages) != len(set(pages)):
-                errors.append(f"{where}: {name}: duplicate pages")
-            count = corpus.page_count(name)
-            for p in pages:
-                if not 1 <= p <= count:
-                    errors.append(f"{where}: {name}: page {p} outside 1..{count}")
+        name, pages = a["file"], a["pages"]
+        if not corpus.exists(name):
+            errors.append(f"{where}: file {name!r} not in {corpus.folder}")
+            continue
+        if not isinstance(pages, list) or not pages or not all(isinstance(p, int) for p in pages):
+            errors.append(f"{where}: {name}: pages must be a non-empty list of ints")
+            continue
+        if len(pages) != len(set(pages)):
+            errors.append(f"{where}: {name}: duplicate pages")
+        count = corpus.page_count(name)
+        for p in pages:
+            if 1 <= p <= count:
+                valid.append((name, p))
+            else:
+                errors.append(f"{where}: {name}: page {p} outside 1..{count}")
+    return valid
 
 
 def check_evidence(rows: list[dict], corpus: Corpus, errors: list[str]) -> int:
@@ -193,6 +201,17 @@ def check_evidence(rows: list[dict], corpus: Corpus, errors: list[str]) -> int:
                         found = [i + 1 for i, t in enumerate(keys) if k in t]
                         errors.append(f"{qid}: {name} p{p}: phrase not on page {phrase!r} (found on {found})")
     return checked
+
+
+def report(errors: list[str]) -> int:
+    """The exit status: the problems go to stderr (1), or OK (0)."""
+    if errors:
+        print(f"\n{len(errors)} problem(s):", file=sys.stderr)
+        for e in errors:
+            print("  " + e, file=sys.stderr)
+        return 1
+    print("\nOK")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,13 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     if uncovered:
         errors.append(f"papers without questions: {', '.join(uncovered)}")
 
-    if errors:
-        print(f"\n{len(errors)} problem(s):", file=sys.stderr)
-        for e in errors:
-            print("  " + e, file=sys.stderr)
-        return 1
-    print("\nOK")
-    return 0
+    return report(errors)
 
 
 if __name__ == "__main__":
