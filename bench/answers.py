@@ -2,10 +2,16 @@
 
 For questions spread over the eval sets (bench/questions/r-papers.jsonl and mixed.jsonl,
 each with gold pages and gold facts), every pipeline answers every question, alternating
-which goes first. It prints per pipeline:
+which goes first. `--split development` or `--split held-out` takes the questions of that part
+of bench/questions/split.json instead, from r-papers.jsonl, mixed.jsonl and heldout.jsonl (an
+h-question's "corpus" says which library answers it). The held-out part runs whole, once at the
+end of a session, and prints totals only: no line names a question, no --show, no table after
+each question (bench/questions/README.md). It prints per pipeline:
 
 - answers right: every gold fact group is in the answer (a group is a list of accepted
-  spellings of one fact — the number, the named method or organism, the direction);
+  spellings of one fact — the number, the named method or organism, the direction); and the
+  same for the model's own sentences alone and for the quotes alone (the quoted sentences of
+  the papers, key passages): a quote copies a fact from the page, the model has to write it;
 - claims cited: share of claims (structured) or factual sentences (free text) with a citation;
 - citations supported: judged by the same support check for both pipelines (for the old
   one after the fact, untimed), so the two are scored alike; and the same for the citations of
@@ -17,6 +23,7 @@ which goes first. It prints per pipeline:
   time as a ratio to it.
 
     .venv/bin/python bench/answers.py --library /tmp/rlib [--mixed-library /tmp/mlib] [--limit 12] [--mixed-limit 6] [--show]
+    .venv/bin/python bench/answers.py --library /tmp/rlib --mixed-library /tmp/mlib --split held-out
 
 Build the libraries first: `research-desk --library /tmp/rlib add ../shared/corpus/r-papers`
 (and `/tmp/mlib` from `../shared/corpus/mixed`).
@@ -25,6 +32,7 @@ Build the libraries first: `research-desk --library /tmp/rlib add ../shared/corp
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import statistics
 import sys
@@ -37,13 +45,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from retrieval import gold_pages, spread_questions  # noqa: E402
+from retrieval import gold_pages, load_questions, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
 from app.core.research.citations import claim_before  # noqa: E402
 from app.core.research.first_turn_size import reading_speed  # noqa: E402
 from app.core.research.support import Pair, check_pairs  # noqa: E402
+
+QUESTIONS = REPO / "bench" / "questions"
 
 PIPELINES = {
     "today (free text)": {"structured_answers": False, "focus_prose": False, "check_support": False},
@@ -82,6 +92,25 @@ def answer_right(answer: str, facts: list[list[str]]) -> bool:
     """Every fact group has one accepted spelling in the answer (citations stripped)."""
     body = _norm(_CITATION.sub(" ", answer))
     return bool(facts) and all(any(_norm(alt) in body for alt in group) for group in facts)
+
+
+def answer_parts(result: ResearchResult) -> tuple[str, str]:
+    """The model's own sentences and the quotes (key passages, quoted claims), to grade apart."""
+    passages = [k.text for k in getattr(result, "key_passages", [])]
+    quoted = [c.text for c in result.claims if getattr(c, "quoted", False)]
+    if not result.claims and not passages:  # a free-text answer: every sentence is the model's
+        return result.answer, ""
+    mine = " ".join(c.text for c in result.claims if not getattr(c, "quoted", False))
+    return mine, " ".join(passages + quoted)
+
+
+def split_questions(split: str, r_path: Path, m_path: Path) -> tuple[list[dict], list[dict]]:
+    """The r-papers and the mixed questions of one part of split.json, from all three question files."""
+    ids = set(json.loads((QUESTIONS / "split.json").read_text())[split.replace("-", "_")])
+    heldout = load_questions(QUESTIONS / "heldout.jsonl")
+    r = load_questions(r_path) + [q for q in heldout if q["corpus"] == "r-papers"]
+    m = load_questions(m_path) + [q for q in heldout if q["corpus"] == "mixed"]
+    return [q for q in r if q["id"] in ids], [q for q in m if q["id"] in ids]
 
 
 def model_speed(desk: Desk) -> tuple[float, float]:
@@ -136,7 +165,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int, progress=None,
-        seeded: bool = False) -> None:
+        seeded: bool = False, quiet: bool = False) -> None:
+    """quiet: held-out questions, whose ids and answers are never shown (a failure is counted, not named)."""
     for n, q in enumerate(questions):
         gold = gold_pages(q, by_file)
         order = list(PIPELINES.items())
@@ -153,13 +183,18 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 result = funnel.run(q["question"])
                 s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
-                print(f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
-                s["right"].append(0.0)
+                print(f"  [{name}]: a question failed" if quiet else f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
+                for key in ("right", "right_model", "right_quotes"):
+                    s[key].append(0.0)
                 continue
             wall = time.monotonic() - started
             checked = result.claims or any(c.support for c in result.citations)  # checked in the run
             verdicts = [c.support for c in result.citations] if checked else judge_citations(desk, result)
-            s["right"].append(float(answer_right(result.answer, q.get("facts") or [])))
+            facts = q.get("facts") or []
+            mine, quotes = answer_parts(result)
+            s["right"].append(float(answer_right(result.answer, facts)))
+            s["right_model"].append(float(answer_right(mine, facts)))
+            s["right_quotes"].append(float(answer_right(quotes, facts)))
             s["cited"].append(cited_share(result))
             s["supported"].extend(float(v == "supported") for v in verdicts)
             # The model's own claims: a quoted sentence of a passage is supported by construction.
@@ -173,7 +208,8 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["length"].append(len(re.sub(r"\[[^\]]*\]", " ", result.answer).split()))  # words, citations left out
             s["timings"].append({k: round(v, 1) for k, v in result.timings.items() if k.endswith("_s")})
             if show:
-                print(f"--- {q['id']} [{name}] right={answer_right(result.answer, q.get('facts') or [])} {wall:.0f}s\n"
+                print(f"--- {q['id']} [{name}] right={answer_right(result.answer, facts)} (model's sentences "
+                      f"{answer_right(mine, facts)}, quotes {answer_right(quotes, facts)}) {wall:.0f}s\n"
                       f"Q: {q['question']}\nGold: {q['answer']}\n{result.answer}\ntimings: {s['timings'][-1]}\n"
                       f"verdicts: {[f'{c.paper_id} p{c.page}: ' + (v or 'unchecked') for c, v in zip(result.citations, verdicts)]}\n"
                       + "".join(f"{m}\n" for m in result.messages if "withdrew" in m or "in place of" in m or "written again" in m or "repeated the question" in m))
@@ -190,6 +226,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
+    ap.add_argument("--split", choices=["development", "held-out"],
+                    help="the questions of this part of bench/questions/split.json (held-out: all of them, totals only)")
     ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "second"],
                     help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,…",
@@ -200,6 +238,9 @@ def main() -> int:
                          "first_claim_read_s of recent answers) and samples from the same seed for each question: two "
                          "pipelines then write the same first claims, and a comparison of what follows is not blurred")
     args = ap.parse_args()
+    held_out = args.split == "held-out"
+    if held_out and (args.show or not args.mixed_library):
+        ap.error("--split held-out prints totals only (no --show) and needs --mixed-library (its totals span both sets)")
     if args.focus_tokens:
         for name, overrides in PIPELINES.items():
             if overrides.get("focus_prose", True):
@@ -213,17 +254,21 @@ def main() -> int:
             if overrides.get("structured_answers", True):
                 overrides.setdefault("first_claim_read_s", 0.0)
 
-    stats = {name: {k: [] for k in ("right", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
+    stats = {name: {k: [] for k in ("right", "right_model", "right_quotes", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
                                           "first_tokens", "reading", "length")} for name in PIPELINES}
-    sets = [(args.library, Path(args.questions), args.limit)]
+    r_questions, m_questions = Path(args.questions), Path(args.mixed_questions)
+    if args.split:
+        r_questions, m_questions = split_questions(args.split, r_questions, m_questions)
+    sets = [(args.library, r_questions, args.limit)]
     if args.mixed_library:
-        sets.append((args.mixed_library, Path(args.mixed_questions), args.mixed_limit))
+        sets.append((args.mixed_library, m_questions, args.mixed_limit))
     read = write = 0.0
     count = 0
     for flip, (library, path, limit) in enumerate(sets):
         desk = Desk(library=library)
         by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
-        questions = spread_questions(path, by_file, limit)
+        # held out: every question once; otherwise `limit` of them, spread over the set
+        questions = spread_questions(path, by_file, max(1, len(path)) if held_out else limit)
         count += len(questions)
         if not read:
             print(f"chat model: {desk.chat_config().describe()}")
@@ -234,7 +279,9 @@ def main() -> int:
             done[0] += 1
             table(stats, done[0] + (count - len(questions)), read, write)
 
-        run(desk, questions, by_file, stats, args.show, flip, progress, seeded=args.fixed_first_turn)
+        # held out: no table after each question either (two tables in a row tell one answer's grade)
+        run(desk, questions, by_file, stats, args.show, flip, None if held_out else progress,
+            seeded=args.fixed_first_turn, quiet=held_out)
         desk.close()
 
     table(stats, count, read, write)
@@ -245,12 +292,14 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
     unit = read + write
     print(f"\n{count} questions. Model on this machine: read 1,000 tokens {read:.1f} s, write 100 tokens {write:.1f} s "
           f"(unit = {unit:.1f} s)\n")
-    print("| pipeline | answers right | claims cited | citations supported | of the model's claims | gold page cited | "
+    print("| pipeline | answers right | right by the model's sentences | right by the quotes | claims cited | "
+          "citations supported | of the model's claims | gold page cited | "
           "evidence p50/p95 | first words p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, s in stats.items():
         mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
-        print(f"| {name} | {mean(s['right']):.0%} ({int(sum(s['right']))}/{len(s['right'])}) | {mean(s['cited']):.0%} | "
+        right = " | ".join(f"{mean(s[k]):.0%} ({int(sum(s[k]))}/{len(s[k])})" for k in ("right", "right_model", "right_quotes"))
+        print(f"| {name} | {right} | {mean(s['cited']):.0%} | "
               f"{mean(s['supported']):.0%} | {mean(s['written']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
               f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "

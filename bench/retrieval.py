@@ -38,9 +38,10 @@ def gold_pages(q: dict, by_file: dict[str, str]) -> set[tuple[str, int]]:
     return {(by_file[a["file"]], p) for a in q["answers"] if a["file"] in by_file for p in a["pages"]}
 
 
-def spread_questions(path: Path, by_file: dict[str, str], limit: int) -> list[dict]:
-    """`limit` answerable questions spread evenly over the set (for the slow, model-bound benches)."""
-    questions = [q for q in load_questions(path) if gold_pages(q, by_file)]
+def spread_questions(path: Path | list[dict], by_file: dict[str, str], limit: int) -> list[dict]:
+    """`limit` answerable questions spread evenly over the set, a file or the questions themselves
+    (for the slow, model-bound benches)."""
+    questions = [q for q in (load_questions(path) if isinstance(path, Path) else path) if gold_pages(q, by_file)]
     step = max(1, len(questions) // limit)
     return questions[::step][:limit]
 
