@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from . import corrections, ocr, pdf_extract
+from . import corrections, ocr, pdf_extract, tables
 from .events import PaperImported, Progress, Step, Task
 from .chunking import chunk_pages, token_counter
 from .errors import Cancelled, ImportFailure, ResearchDeskError
@@ -73,6 +73,7 @@ class _End:
     sections: list[str]
     ocr_pages: dict[int, ocr.OcrPage] | None = None  # pages read by OCR: their words are kept
     damage: str = ""  # which pages a damaged file lost (pdf_extract.PageDamage.reason)
+    tables_note: str = ""  # pages whose tables could not be read (tables.TableScan.note)
 
 
 @dataclass
@@ -233,10 +234,11 @@ class Importer:
                     if not put(_Start(path, content_hash, meta, labels, doc.page_count, text_layer)):
                         return
                     sections: list[str] = []
+                    found = tables.PaperTables(doc)  # tables as evidence units, read beside each page's text
                     if text_layer:
                         pages = _forwarding_pages(pdf_extract.iter_pages(
                             doc, skip=damage.lost, before=page_ocr.ensure if page_ocr is not None else None), put,
-                            clock, path.name, doc.page_count)
+                            clock, path.name, doc.page_count, found.read)
                         batch: list[Chunk] = []
                         for chunk in chunk_pages(
                             "", pages, target_tokens=target, max_tokens=max_tokens, overlap_tokens=overlap,
@@ -251,9 +253,10 @@ class Importer:
                                 if not put(_Chunks(batch)):
                                     return
                                 batch = []
+                        batch.extend(found.units())
                         if batch and not put(_Chunks(batch)):
                             return
-                    put(_End(path, sections, page_ocr.done if page_ocr is not None else None, damage.reason()))
+                    put(_End(path, sections, page_ocr.done if page_ocr is not None else None, damage.reason(), found.note()))
                 except Cancelled:
                     return
                 except ImportFailure as exc:  # the file took too long to read (_forwarding_pages)
@@ -358,6 +361,9 @@ class Importer:
                             self.library.upsert_paper(state.paper)
                             added += f"; {item.damage}"
                             self.task.notice(f"{item.path.name}: {item.damage}", "Download the file again and re-import it to get the lost pages.")
+                        if item.tables_note:  # imported as before; those tables' rows are not units of their own
+                            added += f"; {item.tables_note}"
+                            self.task.notice(f"{item.path.name}: {item.tables_note}", "")
                         self._outcome(report, ImportOutcome(str(item.path), "added", state.paper.id, added))
                     except ResearchDeskError as exc:
                         state.fail(exc.message)
@@ -465,9 +471,10 @@ class _ReadClock:
         return time.monotonic() - self.started - self.waited
 
 
-def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: str, page_count: int) -> Iterable[PageText]:
-    """Pass each page to the consumer (for text/<id>.md) as the chunker reads it; stop a file
-    whose reading has taken longer than FILE_READ_LIMIT_S."""
+def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: str, page_count: int,
+                      read_tables=lambda page: None) -> Iterable[PageText]:
+    """Pass each page to the consumer (for text/<id>.md) and to `read_tables` as the chunker reads
+    it; stop a file whose reading has taken longer than FILE_READ_LIMIT_S."""
     for page in pages:
         if clock.spent() > FILE_READ_LIMIT_S:
             raise ImportFailure(
@@ -475,6 +482,7 @@ def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: s
                 "(malformed or far too large)",
                 "Re-save the file (print to PDF) or split it, and import it again.")
         put(_Page(page))
+        read_tables(page)
         yield page
 
 

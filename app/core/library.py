@@ -36,7 +36,9 @@ from .library_schema import (
     PAPERS,
     SCHEMA_VERSION,
     SUMMARY_CHUNKS,
+    chunk_row,
     chunks_schema,
+    migrate_content_chunks,
     migrate_papers,
     paper_from_row,
     papers_schema,
@@ -104,7 +106,7 @@ class Library(LibraryLayout):
                                   read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._papers_cache: _PaperList | None = None
-        self._papers_migrated = False
+        self._papers_migrated = self._content_migrated = False
         self._lock = threading.Lock()
 
     def _clean_temp_files(self) -> None:
@@ -186,7 +188,11 @@ class Library(LibraryLayout):
     def chunks_table(self, name: str, dim: int | None = None):
         """Open a chunk table; create it with vectors of `dim` if missing."""
         schema = None if dim is None else chunks_schema(dim, content=name == CONTENT_CHUNKS)
-        return self._open(name, schema)
+        table = self._open(name, schema)
+        if table is not None and name == CONTENT_CHUNKS and not self._content_migrated:
+            migrate_content_chunks(table)  # the table columns, for a library indexed before them
+            self._content_migrated = True
+        return table
 
     def vector_dim(self) -> int | None:
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
@@ -295,25 +301,7 @@ class Library(LibraryLayout):
     def append_chunks(self, name: str, chunks: list[Chunk], vectors) -> None:
         table = self.chunks_table(name, int(vectors.shape[1]))
         content = name == CONTENT_CHUNKS
-        rows = []
-        for chunk, vector in zip(chunks, vectors):
-            row = {
-                "id": f"{chunk.paper_id}:{chunk.source_type}:{chunk.chunk_index}",
-                "paper_id": chunk.paper_id,
-                "chunk_index": chunk.chunk_index,
-                "source_type": chunk.source_type,
-                "section": chunk.section,
-                "text": chunk.text,
-                "vector": vector.tolist(),
-            }
-            if content:
-                row.update(
-                    page=chunk.page,
-                    page_label=chunk.page_label,
-                    char_start=chunk.char_start,
-                    char_end=chunk.char_end,
-                )
-            rows.append(row)
+        rows = [chunk_row(chunk, vector, content=content) for chunk, vector in zip(chunks, vectors)]
         table.add(pa.Table.from_pylist(rows, schema=table.schema))
 
     def delete_chunks(self, name: str, paper_id: str) -> None:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, fields
 from typing import Any
 
 import pyarrow as pa
 
-from .records import Paper
+from .records import Chunk, Paper
+
+log = logging.getLogger(__name__)
 
 PAPERS = "papers"
 SUMMARY_CHUNKS = "summary_chunks"
 CONTENT_CHUNKS = "content_chunks"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: content_chunks has table_no and rect (tables.py)
 
 
 def papers_schema() -> pa.Schema:
@@ -59,7 +62,47 @@ def chunks_schema(dim: int, *, content: bool) -> pa.Schema:
             pa.field("char_start", pa.int32()),
             pa.field("char_end", pa.int32()),
         ]
+        cols.extend(TABLE_FIELDS)
     return pa.schema(cols)
+
+
+# Added for table units (tables.py): the table's number and the row's rectangle on the page
+# (x0, y0, x1, y1 in PDF points); null for running text. Older content tables get them as
+# nulls on open (migrate_content_chunks); their papers get table units when re-imported or
+# rebuilt (`research-desk rebuild-index`), nothing else changes.
+TABLE_FIELDS = [pa.field("table_no", pa.string()), pa.field("rect", pa.list_(pa.float32()))]
+
+
+def migrate_content_chunks(table) -> None:
+    """Add the table columns to a content_chunks table written before them (as nulls)."""
+    missing = [f for f in TABLE_FIELDS if f.name not in set(table.schema.names)]
+    if not missing:
+        return
+    try:
+        table.add_columns(missing)
+    except Exception:  # noqa: BLE001 - another writer added them at the same moment, or a read-only store
+        if any(f.name not in set(table.schema.names) for f in missing):
+            # Rows are still written (without the table columns) and searched; only tables' rectangles wait.
+            log.warning("could not add the table columns to content_chunks", exc_info=True)
+
+
+def chunk_row(chunk: Chunk, vector, *, content: bool) -> dict[str, Any]:
+    """A chunk as a row of its table (`content`: content_chunks, with page, span and table columns)."""
+    row = {
+        "id": f"{chunk.paper_id}:{chunk.source_type}:{chunk.chunk_index}",
+        "paper_id": chunk.paper_id,
+        "chunk_index": chunk.chunk_index,
+        "source_type": chunk.source_type,
+        "section": chunk.section,
+        "text": chunk.text,
+        "vector": vector.tolist(),
+    }
+    if content:
+        rect = getattr(chunk, "rect", None)  # tables.TableChunk: a table's caption or row
+        row.update(page=chunk.page, page_label=chunk.page_label, char_start=chunk.char_start,
+                   char_end=chunk.char_end, table_no=getattr(chunk, "table_no", None) or None,
+                   rect=[float(v) for v in rect] if rect else None)
+    return row
 
 
 def migrate_papers(table) -> None:

@@ -53,7 +53,7 @@ class PaperWrite:
         for c in chunks:
             c.paper_id = self.paper.id
             c.chunk_index = self.n_chunks
-            c.source_type = "content"
+            c.source_type = c.source_type or "content"  # tables.TableChunk: "table", "table_row"…
             self.n_chunks += 1
         vectors = embedder.embed([c.text for c in chunks])
         self._pending.extend(chunks)

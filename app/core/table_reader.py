@@ -48,7 +48,8 @@ ANN_REFINE = 4
 # random read per row (measured: 24 rows with all ten columns 12 ms, with these two
 # 5–7 ms), so the rest is read afterwards for the few rows kept (`details`).
 HIT_COLUMNS = ["paper_id", "vector"]
-DETAIL_COLUMNS = ("text", "section", "chunk_index", "page", "page_label", "char_start", "char_end")
+DETAIL_COLUMNS = ("text", "section", "chunk_index", "page", "page_label", "char_start", "char_end",
+                  "source_type", "table_no", "rect")  # the last two only in content tables written since tables.py
 ROW_ID = "_rowid"
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core.desk import MUPDF
+from app.core.desk import MUPDF, locate_row
 
 MIN_RUN = 3  # words: shorter matches are coincidences ("of the model")
 _MD_MARKERS = re.compile(r"(^|\n)\s*(#{1,6}|[-*+]|\d+\.)\s+|[*_`|>$\\]|\[\^?\d+\]")
@@ -37,7 +37,7 @@ class PageHighlight:
     page_width: float  # points, as displayed
     page_height: float
     rects: list[Rect] = field(default_factory=list)
-    method: str = ""  # "align" | "search" | "" (not found)
+    method: str = ""  # "align" | "search" | "row" (a table row, by its cells) | "" (not found)
 
     @property
     def found(self) -> bool:
@@ -76,6 +76,12 @@ def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
             raise ValueError(f"page {page} is outside 1–{doc.page_count}")
         pg = doc.load_page(page - 1)
         result = PageHighlight(page, pg.rect.width, pg.rect.height)
+        # A table row unit ("Table 3 (page 14) · L-tryptophan · Fold change: 11.46 · …") reads its
+        # cells with their column headers, which the page prints elsewhere: the row is found by its cells.
+        row = [_to_display(pg, pymupdf.Rect(r)) for r in locate_row(pg, text)]
+        if row:
+            result.rects, result.method = row, "row"
+            return result
         rects = _align(pg, text)
         if rects:
             result.rects, result.method = rects, "align"

@@ -36,6 +36,7 @@ import numpy as np
 from ..chunking import text_units
 from ..models.base import EmbeddingModel
 from ..records import Evidence, Sentence
+from ..tables import is_table_unit
 from .abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from .citations import key_terms, stem
@@ -110,6 +111,9 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     """The passage's sentences and blocks. Left out: headings (the section is in the passage
     header), the entries of a reference list the passage runs into (reference_lists.py), a
     figure's axis ticks (axis_ticks.py) and the paper's front matter (front_matter.py)."""
+    if is_table_unit(e.text):  # a table's caption or row (tables.py): one unit, kept whole or not at all
+        start = len(e.text) - len(e.text.lstrip())
+        return [_Candidate(0, 0, start, len(e.text.rstrip()), e.text.strip(), "block", heading=e.section)]
     out = []
     units = text_units(e.text)
     heading = e.section

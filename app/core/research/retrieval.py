@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
+from ..tables import LOW_RANK, LOW_ROW_UNIT
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ class Candidate:
     page_label: str = ""
     char_start: int = 0
     char_end: int = 0
+    source_type: str = ""  # "content", or a table's unit (tables.TABLE_TYPES)
+    table_no: str = ""
+    rect: tuple[float, float, float, float] | None = None  # a table row's rectangle on the page
 
     def passes(self, cutoff: float) -> bool:
         """Similar enough to the query, or one of the best keyword matches.
@@ -138,6 +142,7 @@ class Searches:
             found = _fuse(vector_legs[id(r)].result(), text_leg.result() if text_leg else None, vectors[id(r)], r.limit)
             if r.details:
                 _add_details(found, self._snapshots[id(r)])
+                found.sort(key=lambda t: -t[1].relevance)  # stable: only low-ranked table rows move
             results.append([c for _, c in found])
         return results
 
@@ -188,6 +193,11 @@ def _add_details(found: list[tuple[int, Candidate]], snap: Snapshot) -> None:
         c.page_label = row.get("page_label") or ""
         c.char_start = int(row.get("char_start") or 0)
         c.char_end = int(row.get("char_end") or 0)
+        c.source_type = row.get("source_type") or ""
+        c.table_no = row.get("table_no") or ""
+        c.rect = tuple(row["rect"]) if row.get("rect") else None
+        if c.source_type == LOW_ROW_UNIT:  # a reagent table's row: found, but after the passages (tables.py)
+            c.relevance *= LOW_RANK
 
 
 def _fts_safe(text: str) -> str:

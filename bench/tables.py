@@ -1,0 +1,179 @@
+"""Tables as evidence: tables found per corpus, and whether a table row reaches the evidence.
+
+Two parts, no chat model needed:
+
+* `--scan`: over the PDFs of the two bench corpora, pages searched (those with a table caption),
+  tables `find_tables` returned, tables kept as units (including those read as aligned text),
+  rows, tables ranked low, and the seconds spent; `--all-pages` also runs `find_tables` on every
+  page, to count what the caption rule leaves out and what it would cost.
+* `--library`: the table questions below (development questions; their answer sits in a table
+  row): the share whose row is in the stage-2 evidence (`research --evidence-only`) and in the
+  focused evidence the model reads. A passage holds the row when the row's name and its value
+  stand within `NEAR` characters of each other, so the running text's own copy of a row
+  ("L-tryptophan 11.46 <0.0001") counts as well as a row unit: build one library with tables
+  and one with `--no-tables` to compare.
+
+    .venv/bin/python bench/tables.py --scan
+    .venv/bin/python bench/tables.py --library /tmp/mixlib --build ../shared/corpus/mixed [--no-tables]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import pymupdf  # noqa: E402
+
+from app.core import tables  # noqa: E402
+from app.core.desk import Desk  # noqa: E402
+
+CORPORA = REPO.parent / "shared" / "corpus"
+NEAR = 120  # characters between a row's name and its value in one passage
+
+# (id, PDF, page, question, the row's name, the value asked for). Rows read by eye from the PDFs.
+QUESTIONS = [
+    ("t01", "thomason2018-wheat-heat-stress-metabolomics.pdf", 14,
+     "In the wheat flag-leaf metabolomics study, which metabolite rose the most under heat stress and by what fold change?",
+     "L-tryptophan", "11.46"),
+    ("t02", "thomason2018-wheat-heat-stress-metabolomics.pdf", 15,
+     "How strongly did pipecolate correlate with cell membrane stability (CMS) in heat-stressed wheat?",
+     "Pipecolate", "0.79"),
+    ("t03", "srivastava2014-dropout.pdf", 8,
+     "What MNIST test error did a dropout network with max-norm constraint and two layers of 8192 ReLU units reach?",
+     "8192 units", "0.95"),
+    ("t04", "srivastava2014-dropout.pdf", 11,
+     "What error rate did a conv net with max pooling and hand-tuned hyperparameters have on CIFAR-100?",
+     "max pooling (hand tuned)", "43.48"),
+    ("t05", "srivastava2014-dropout.pdf", 13,
+     "What phone error rate did a 6-layer dropout neural network reach on the TIMIT core test set?",
+     "Dropout NN (6 layers)", "21.8"),
+    ("t06", "kowalczuk2013-temporal-stereo-matching.pdf", 5,
+     "How many frames per second does the real-time temporal stereo matching method reach on a GeForce GTX 680?",
+     "GTX 680", "90"),
+    ("t07", "agyeman-duah2014-malawi-quality-improvement.pdf", 4,
+     "In the Malawi quality improvement study, what share of patients were told about their health conditions during consultation?",
+     "Health conditions told", "88.7"),
+    ("t08", "lo2020-s2orc.pdf", 6,
+     "How accurate was S2ORC's paper clustering when evaluated on titles?",
+     "Paper clustering", "0.93"),
+    ("t09", "alam2009-phoenix-paludosa-phytochemistry.pdf", 4,
+     "What LC50 did the n-hexane soluble fraction (HF) of Phoenix paludosa give in the brine shrimp assay?",
+     "HF", "2.17"),
+    ("t10", "douglas2014-ace-n-domain-inhibitors.pdf", 5,
+     "What Ki did compound 33RE have for the YR/FE double mutant of ACE?",
+     "YR/FE", "2794"),
+    ("t11", "MAXtest.pdf", 9,
+     "What standardised linear statistic (T - mu)/sigma did the MAX test give for the additive model on the Type II diabetes data?",
+     "additive", "3.3433"),
+    ("t12", "karpukhin2020-dense-passage-retrieval.pdf", 6,
+     "What top-20 retrieval accuracy did DPR reach when trained with gold passages and 127 in-batch negatives?",
+     "127", "73.0"),
+]
+
+
+def corpus_of(pdf: str) -> Path:
+    for folder in ("mixed", "r-papers"):
+        if (CORPORA / folder / pdf).exists():
+            return CORPORA / folder / pdf
+    raise FileNotFoundError(pdf)
+
+
+def holds_row(text: str, name: str, value: str) -> bool:
+    """The row's name and its value within NEAR characters of each other."""
+    at = text.find(name)
+    while at >= 0:
+        window = text[max(0, at - NEAR): at + len(name) + NEAR]
+        if value in window:
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def scan(all_pages: bool) -> None:
+    for corpus in ("r-papers", "mixed"):
+        pdfs = sorted((CORPORA / corpus).glob("*.pdf"))
+        totals = dict(pages=0, searched=0, found=0, kept=0, rows=0, low=0, failed=0)
+        every = dict(found=0, s=0.0)
+        started = time.perf_counter()
+        for pdf in pdfs:
+            with pymupdf.open(pdf) as doc:
+                totals["pages"] += doc.page_count
+                result = tables.scan_pages(doc)
+                totals["searched"] += result.pages_searched
+                totals["found"] += result.found
+                totals["kept"] += len(result.tables)
+                totals["rows"] += sum(len(t.rows) for t in result.tables)
+                totals["low"] += sum(t.low_rank for t in result.tables)
+                totals["failed"] += len(result.failed_pages)
+        seconds = time.perf_counter() - started
+        if all_pages:
+            t = time.perf_counter()
+            for pdf in pdfs:
+                with pymupdf.open(pdf) as doc:
+                    every["found"] += sum(len(tables._find_tables(p)) for p in doc)
+            every["s"] = time.perf_counter() - t
+        print(f"{corpus}: {len(pdfs)} PDFs, {totals['pages']} pages; caption pages searched {totals['searched']}; "
+              f"find_tables tables {totals['found']}; kept {totals['kept']} tables, {totals['rows']} rows "
+              f"({totals['low']} tables ranked low); pages failed {totals['failed']}; {seconds:.1f} s")
+        if all_pages:
+            print(f"  find_tables on every page: {every['found']} tables, {every['s']:.1f} s")
+
+
+def questions(library: str, build: str, no_tables: bool) -> None:
+    if no_tables:  # the library as before tables were units (for the "before" figures)
+        tables.PaperTables.read = lambda self, page: None
+    desk = Desk(library=library)
+    if build and not desk.library.list_papers():
+        started = time.perf_counter()
+        report = desk.add([Path(build)])
+        print(f"imported {build}: {report.count('added')} papers in {time.perf_counter() - started:.0f} s")
+    by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
+    from app.core.research.synthesis import focus_into
+
+    in_evidence = in_focus = asked = 0
+    for qid, pdf, page, question, name, value in QUESTIONS:
+        if pdf not in by_file:
+            continue
+        asked += 1
+        funnel = desk.funnel(None)
+        result = funnel.run(question, evidence_only=True)
+        stage2 = [e for e in result.evidence if e.paper_id == by_file[pdf] and holds_row(e.text, name, value)]
+        qvec = funnel.embedder.embed_one(question)
+        focus_into(funnel, result, qvec)
+        focused = [e for e in result.evidence if e.paper_id == by_file[pdf] and holds_row(e.focus_text, name, value)]
+        in_evidence += bool(stage2)
+        in_focus += bool(focused)
+        kind = "unit" if any(tables.is_table_unit(e.text) for e in focused or stage2) else "text" if stage2 else "-"
+        print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} ({kind}) {question[:70]}")
+    desk.close()
+    if asked:
+        print(f"row in the evidence: {in_evidence}/{asked} ({in_evidence / asked:.0%}); "
+              f"in the focused evidence: {in_focus}/{asked} ({in_focus / asked:.0%})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scan", action="store_true")
+    ap.add_argument("--all-pages", action="store_true", help="with --scan: find_tables on every page too")
+    ap.add_argument("--layout", action="store_true",
+                    help="find_tables with its layout model (pymupdf-layout), as PyMuPDF does by default")
+    ap.add_argument("--library")
+    ap.add_argument("--build", default="", help="import this folder first if the library is empty")
+    ap.add_argument("--no-tables", action="store_true", help="import without table units (before)")
+    args = ap.parse_args()
+    if args.layout:
+        tables._find_tables = lambda page: page.find_tables().tables
+    if args.scan:
+        scan(args.all_pages)
+    if args.library:
+        questions(args.library, args.build, args.no_tables)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,252 @@
+"""Tables as evidence (app/core/tables.py): a real PDF with a ruled table, through PyMuPDF's
+find_tables, the real importer, LanceDB and the funnel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.core import tables
+from app.core.records import Evidence
+from app.core.research.focus import focus_evidence, split_sentences
+
+CAPTION = "Table 2. Growth of three yeast strains at 30 °C in minimal medium."
+HEADERS = ["Strain", "Growth rate (1/h)", "Yield (g/L)", "Cell size (µm)"]
+ROWS = [
+    ["Strain A", "0.42 ± 0.03", "1.8", "4.1"],
+    ["Strain B", "0.57 ± 0.05", "2.4", "-0.3"],
+    ["Strain C", "0.21 ± 0.02", "0.9", "5.6"],
+]
+TABLE_TOP = 250.0
+ROW_HEIGHT = 20.0
+COLUMNS = [72.0, 200.0, 330.0, 430.0, 523.0]  # x of the ruled column edges
+
+
+def _row_rect(k: int) -> tuple[float, float, float, float]:
+    """The rectangle of data row k as drawn (row 0 is the header)."""
+    top = TABLE_TOP + ROW_HEIGHT * (k + 1)
+    return (COLUMNS[0], top, COLUMNS[-1], top + ROW_HEIGHT)
+
+
+def make_table_paper(path: Path) -> Path:
+    """Page 1: title and prose. Page 2: prose, a caption, and a ruled table of numbers."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 90), "Yeast Growth under Mild Heat", fontsize=20, fontname="hebo")
+    page.insert_text((72, 120), "Ana Ruiz", fontsize=11)
+    page.insert_textbox(pymupdf.Rect(72, 150, 523, 400), (
+        "Abstract. We grew three laboratory strains of baker's yeast in minimal medium and measured "
+        "how fast each grew and how much biomass it yielded at a mildly raised temperature."),
+        fontsize=10)
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(72, 80, 523, 200), (
+        "Results. The strains differed in growth and in yield; the measurements are given in "
+        "Table 2 below. Strain C grew slowest of the three."), fontsize=10)
+    page.insert_text((72, TABLE_TOP - 12), CAPTION, fontsize=10)
+    bottom = TABLE_TOP + ROW_HEIGHT * (len(ROWS) + 1)
+    for k in range(len(ROWS) + 2):
+        y = TABLE_TOP + ROW_HEIGHT * k
+        page.draw_line((COLUMNS[0], y), (COLUMNS[-1], y))
+    for x in COLUMNS:
+        page.draw_line((x, TABLE_TOP), (x, bottom))
+    for k, row in enumerate([HEADERS, *ROWS]):
+        for x, cell in zip(COLUMNS, row):
+            page.insert_text((x + 4, TABLE_TOP + ROW_HEIGHT * k + 14), cell, fontsize=10)
+    page.insert_textbox(pymupdf.Rect(72, bottom + 30, 523, bottom + 120), (
+        "Discussion. Growth and yield went together: the strain that grew fastest also yielded most."),
+        fontsize=10)
+    doc.set_metadata({"title": "Yeast Growth under Mild Heat", "author": "Ana Ruiz"})
+    doc.save(path)
+    doc.close()
+    return path
+
+
+ROW_B = "Table 2 (page 2) · Strain B · Growth rate (1/h): 0.57 ± 0.05 · Yield (g/L): 2.4 · Cell size (µm): -0.3"
+
+
+def test_find_tables_reads_the_rows_with_their_headers(tmp_path):
+    pdf = make_table_paper(tmp_path / "yeast.pdf")
+    with pymupdf.open(pdf) as doc:
+        scan = tables.scan_pages(doc)
+    assert scan.pages_searched == 1  # page 1 has no caption: find_tables never runs there
+    (table,) = scan.tables
+    assert (table.page, table.number, table.caption) == (2, "2", CAPTION)
+    assert table.headers == HEADERS
+    assert table.rows == ROWS
+    assert not table.low_rank
+    assert tables.row_text(table, table.rows[1]) == ROW_B  # decimals, ±, units and the minus kept
+    for rect, k in zip(table.row_rects, range(len(ROWS))):
+        assert rect == pytest.approx(_row_rect(k), abs=1.5)
+
+
+def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
+    from app.ui.pdf_highlight import locate_passage
+
+    pdf = make_table_paper(tmp_path / "yeast.pdf")
+    with pymupdf.open(pdf) as doc:
+        assert tables.locate_row(doc[1], "Strain B grew at 0.57 per hour.") == []  # not a row unit
+    found = locate_passage(pdf, 2, ROW_B)
+    assert found.method == "row"
+    (rect,) = found.rects
+    x0, y0, x1, y1 = _row_rect(1)
+    assert y0 - 1 <= rect[1] and rect[3] <= y1 + 1  # on row B's line, not row A's or C's
+    assert rect[0] < COLUMNS[1] and rect[2] > COLUMNS[3]  # from the first cell to the last
+
+
+def test_body_text_in_columns_and_sparse_grids_are_not_tables():
+    prose = [["The strains were grown in minimal medium at thirty degrees for two days",
+              "while the controls were kept at twenty-five degrees in the same incubator"]] * 4
+    assert not tables.looks_like_table(prose)
+    assert not tables.looks_like_table([["a", ""], ["", ""], ["", "b"]])  # mostly empty
+    assert not tables.looks_like_table([["Strain A", "0.42"]])  # one row
+    assert tables.looks_like_table(ROWS)
+
+
+def test_a_key_resources_table_is_ranked_low_and_a_data_table_is_not():
+    reagents = [
+        ["Rabbit anti-GFP", "Abcam", "Cat#ab6556; RRID:AB_305564"],
+        ["Mouse anti-actin", "Sigma-Aldrich", "Cat#A5441"],
+        ["DAPI", "Thermo Fisher", "Cat#D1306"],
+        ["ImageJ", "NIH", "SCR_003070"],
+    ]
+    assert tables.looks_like_table(reagents)
+    assert tables.is_reagent_table(reagents)
+    assert not tables.is_reagent_table(ROWS)
+    genes = [["TP53", "2.31 ± 0.4", "<0.001"], ["BRCA1", "1.12 ± 0.2", "0.03"], ["MYC5", "0.87", "0.4"]]
+    assert not tables.is_reagent_table(genes)  # gene names look like codes, but the cells are measurements
+
+
+def test_focusing_keeps_a_row_unit_whole_as_one_sentence():
+    e = Evidence(1, "p", 2, "2", "Table 2", ROW_B, 0.5)
+    (only,) = split_sentences(e)
+    assert only.text == ROW_B
+
+
+def test_a_row_is_indexed_and_found_as_evidence(make_desk, tmp_path):
+    """The real importer writes the rows as content chunks with page, table and rectangle; a
+    question about a row's value gets that row as evidence, and focusing keeps it whole."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_table_paper(folder / "yeast.pdf")
+    desk = make_desk(tmp_path / "lib")
+    try:
+        report = desk.add([folder])
+        assert report.ok
+        table = desk.library.chunks_table("content_chunks")
+        rows = table.to_arrow().to_pylist()
+        units = [r for r in rows if r["source_type"] in tables.TABLE_TYPES]
+        assert [r["source_type"] for r in units] == ["table", "table_row", "table_row", "table_row"]
+        row_b = next(r for r in units if "Strain B" in r["text"])
+        assert row_b["text"] == ROW_B
+        assert (row_b["page"], row_b["table_no"], row_b["section"]) == (2, "2", "Table 2")
+        assert row_b["rect"] == pytest.approx(_row_rect(1), abs=1.5)
+        assert all(r["rect"] is None and r["table_no"] is None for r in rows if r["source_type"] == "content")
+
+        question = "What yield in g/L did strain B reach?"
+        result = desk.research(question, evidence_only=True)
+        texts = [e.text for e in result.evidence]
+        assert ROW_B in texts
+        funnel = desk.funnel(None)
+        qvec = funnel.embedder.embed_one(question)
+        focused = focus_evidence(question, qvec, result.evidence, funnel.embedder, token_budget=800)
+    finally:
+        desk.close()
+    kept = [s.text for e in focused for s in e.sentences]
+    assert ROW_B in kept  # the whole row, one sentence
+
+
+def test_a_library_indexed_before_tables_gets_the_columns_and_loses_nothing(make_desk, tmp_path, fact_pdfs):
+    """An index written without the table columns: opening it adds them as nulls, rows kept."""
+    import lancedb
+    import pyarrow as pa
+
+    desk = make_desk(tmp_path / "lib")
+    try:
+        assert desk.add([fact_pdfs]).ok
+        before = desk.library.count_chunks("content_chunks")
+    finally:
+        desk.close()
+    db = lancedb.connect(str(tmp_path / "lib" / "index"))
+    old = db.open_table("content_chunks").to_arrow().drop_columns(["table_no", "rect"])
+    db.drop_table("content_chunks")
+    db.create_table("content_chunks", old)
+    assert "rect" not in db.open_table("content_chunks").schema.names
+
+    desk = make_desk(tmp_path / "lib")
+    try:
+        table = desk.library.chunks_table("content_chunks")
+        assert {"table_no", "rect"} <= set(table.schema.names)
+        assert desk.library.count_chunks("content_chunks") == before
+        result = desk.research("When do kestrels depart from alpine valleys in autumn?", evidence_only=True)
+        assert any("14 September" in e.text for e in result.evidence)
+        extra = tmp_path / "more"
+        extra.mkdir()
+        make_table_paper(extra / "yeast.pdf")
+        assert desk.add([extra]).ok  # new rows, with their tables, into the migrated table
+        rows = desk.library.chunks_table("content_chunks").to_arrow()
+        assert isinstance(rows.schema.field("rect").type, pa.ListType)
+        assert "Table 2 (page 2) · Strain B" in " ".join(t for t in rows.column("text").to_pylist())
+    finally:
+        desk.close()
+
+
+def test_a_pdf_whose_tables_cannot_be_read_imports_as_before_with_a_note(make_desk, tmp_path, monkeypatch):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_table_paper(folder / "yeast.pdf")
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("find_tables failed")
+
+    monkeypatch.setattr(pymupdf.Page, "find_tables", broken)
+    desk = make_desk(tmp_path / "lib")
+    try:
+        report = desk.add([folder])
+        assert report.ok
+        (outcome,) = report.outcomes
+        assert outcome.status == "added"
+        assert "tables on page 2 could not be read" in outcome.message
+        rows = desk.library.chunks_table("content_chunks").to_arrow().to_pylist()
+        assert rows and all(r["source_type"] == "content" for r in rows)
+        assert any("Strain B" in r["text"] for r in rows)  # the table's text, as running text
+    finally:
+        desk.close()
+
+
+def make_booktabs_paper(path: Path) -> Path:
+    """A table ruled only above, below its header and at its foot, its caption beneath it, the
+    page's running head above it: find_tables' ruling lines make no cells of it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 40), "Journal of Yeast Studies · Ruiz", fontsize=9)  # the running head
+    cols = [72, 250, 340, 430]
+    rows = [["Medium", "Strain A", "Strain B", "Strain C"], ["Glucose", "0.42", "0.57", "0.21"],
+            ["Galactose", "0.31", "0.44", "0.18"], ["Glycerol", "0.12", "0.09", "0.05"]]
+    top = 90.0
+    for k, row in enumerate(rows):
+        for x, cell in zip(cols, row):
+            page.insert_text((x, top + 16 + 14 * k + (4 if k else 0)), cell, fontsize=10)
+    for y in (top, top + 22, top + 22 + 14 * len(rows)):
+        page.draw_line((72, y), (523, y))
+    page.insert_text((72, top + 22 + 14 * len(rows) + 18), "Table 4: Growth rates (1/h) of the strains on three carbon sources.",
+                     fontsize=10)
+    page.insert_textbox(pymupdf.Rect(72, 260, 523, 400), (
+        "All three strains grew fastest on glucose. The differences between carbon sources were larger "
+        "than those between strains, and growth on glycerol was slow for every strain we tested here."),
+        fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_a_table_set_as_aligned_text_is_read_from_its_words(tmp_path):
+    pdf = make_booktabs_paper(tmp_path / "carbon.pdf")
+    with pymupdf.open(pdf) as doc:
+        scan = tables.scan_pages(doc)
+    (table,) = scan.tables
+    assert (table.number, table.headers) == ("4", ["Medium", "Strain A", "Strain B", "Strain C"])
+    assert table.rows == [["Glucose", "0.42", "0.57", "0.21"], ["Galactose", "0.31", "0.44", "0.18"],
+                          ["Glycerol", "0.12", "0.09", "0.05"]]  # not the running head, not the prose below
+    assert tables.row_text(table, table.rows[1]) == "Table 4 (page 1) · Galactose · Strain A: 0.31 · Strain B: 0.44 · Strain C: 0.18"
