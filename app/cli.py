@@ -8,17 +8,26 @@ exit code 1 when a command failed and 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import time
+from pathlib import Path
 
 from .core.errors import Cancelled, ResearchDeskError
 from .core.events import Task
 from .core.settings import CITATION_STYLES
 from .terminal import TerminalRenderer
 
+log = logging.getLogger(__name__)
+SHOWN = {"shown": True}  # a record this module also prints itself: not echoed on stderr a second time
 STARTED = time.monotonic()  # deep research budgets count from here, model loading included
 
+
+OPEN_USAGE = """opening papers:
+  research-desk [--library DIR] PAPER.pdf [MORE.pdf …]
+      opens the window, imports the PDFs into the library and shows the first
+      (what "Open with Research Desk" on a PDF runs)"""
 
 EXIT_CODES = """exit codes:
   0    done
@@ -36,8 +45,10 @@ def _command(sub, name: str, help_: str, example: str, **kw) -> argparse.Argumen
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="research-desk", description="Cited answers from your PDF library, offline. With no command, opens the window.",
-        epilog='example:\n  research-desk add ~/Papers && research-desk research "What limits the method?"\n\n' + EXIT_CODES,
+        epilog='example:\n  research-desk add ~/Papers && research-desk research "What limits the method?"\n\n'
+               + OPEN_USAGE + "\n\n" + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=_Version, help="print the versions of the app and its key libraries, then exit")
     p.add_argument("--library", metavar="DIR", help="library folder (or URI); default: $RESEARCH_DESK_LIBRARY, settings, user data dir")
     p.add_argument("--endpoint", metavar="URL", help="S3-compatible server of an s3:// library (MinIO, Ceph); "
                    "default: $AWS_ENDPOINT_URL, settings")
@@ -127,17 +138,91 @@ def build_parser() -> argparse.ArgumentParser:
     dr.add_argument("--context", required=True, metavar="FILE", help="YAML/JSON file: concept (required), open_questions, hypothesis, method, results, verdict")
     dr.add_argument("--time", default=None, help="time budget in minutes, or 'unlimited' (default 5)")
     dr.add_argument("--out", metavar="DIR", help="output folder (default: results/drafts in the library)")
+    p.commands = frozenset(sub.choices)  # type: ignore[attr-defined] - read by papers_to_open
     return p
 
 
+class _Version(argparse.Action):
+    """--version, computed only when asked (it reads package metadata and Qt's version)."""
+
+    def __init__(self, option_strings, dest, **kw) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .about import version_text
+
+        print(version_text())
+        parser.exit()
+
+
+VALUE_OPTIONS = ("--library", "--endpoint")
+
+
+def papers_to_open(argv: list[str], commands: frozenset[str]) -> tuple[list[str], list[str]]:
+    """(PDF paths, the rest of argv) when argv names papers instead of a command, else ([], argv).
+
+    `research-desk paper.pdf more.pdf` (a desktop's "Open with") opens the window on them. Each
+    word must be a path: ending in .pdf, an existing file or folder, or a file:// URI; else argv
+    goes to argparse unchanged, which names the unknown command.
+    """
+    from urllib.parse import unquote, urlparse
+
+    words: list[tuple[int, str]] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            words += [(j, a) for j, a in enumerate(argv[i + 1:], i + 1)]
+            break
+        if arg in VALUE_OPTIONS:
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            if not words and arg in commands:
+                return [], argv
+            words.append((i, arg))
+        i += 1
+    if not words:
+        return [], argv
+    files = []
+    for _, word in words:
+        if word.startswith("file://"):
+            word = unquote(urlparse(word).path)
+        if not (word.lower().endswith(".pdf") or Path(word).exists()):
+            return [], argv
+        files.append(str(Path(word).expanduser().absolute()))
+    taken = {j for j, _ in words}
+    return files, [a for j, a in enumerate(argv) if j not in taken and a != "--"]
+
+
+def _asks_version(argv: list[str]) -> bool:
+    """`--version` before any command: answered before the parser is built (that imports the core)."""
+    for arg in argv:
+        if arg == "--version":
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if _asks_version(argv):
+        from .about import version_text
+
+        print(version_text())
+        return 0
+    parser = build_parser()
+    papers, argv = papers_to_open(argv, parser.commands)
+    args = parser.parse_args(argv)
+    from .core.desk import Desk, setup_logging
+
+    setup_logging(echo_warnings=True)  # the log file; warnings still print here, as before
     if args.command is None:
         from .ui.main import run_app
 
-        return run_app(library=args.library)
+        return run_app(library=args.library, files=papers)
     from . import commands
-    from .core.desk import Desk
 
     desk = None
     renderer = TerminalRenderer()
@@ -157,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except ResearchDeskError as exc:
         renderer.done()
+        log.warning("%s failed: %s", args.command, exc.message, extra=SHOWN)
         print(f"research-desk: {exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
@@ -166,7 +252,12 @@ def main(argv: list[str] | None = None) -> int:
         renderer.done()
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"research-desk: {exc.strerror or exc}{where}", file=sys.stderr)
+        log.error("%s failed: %s%s", args.command, exc.strerror or exc, where, extra=SHOWN)
         return 1
+    except Exception:
+        renderer.done()
+        log.exception("%s failed unexpectedly", args.command, extra=SHOWN)  # the traceback in the log file too
+        raise
     finally:
         if desk is not None:
             desk.close()

@@ -48,6 +48,7 @@ def _isolated_config(tmp_path, monkeypatch):
     """Never read or write the developer's real settings or library."""
     monkeypatch.setenv("RESEARCH_DESK_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("RESEARCH_DESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RESEARCH_DESK_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.delenv("RESEARCH_DESK_LIBRARY", raising=False)
 
 

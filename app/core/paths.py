@@ -60,3 +60,9 @@ def models_dir() -> Path:
 
 def default_library() -> Path:
     return data_dir() / "library"
+
+
+def log_dir() -> Path:
+    """Folder of the log file (research-desk.log). RESEARCH_DESK_LOG_DIR overrides (tests)."""
+    env = os.environ.get("RESEARCH_DESK_LOG_DIR")
+    return Path(env) if env else Path(platformdirs.user_log_dir(APP_NAME))

@@ -41,7 +41,7 @@ def error_action(exc: BaseException) -> str:
 def error_text(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, ResearchDeskError):
         return exc.message, exc.hint
-    return f"Unexpected error: {exc}", "This is a bug; the details are in the terminal output."
+    return f"Unexpected error: {exc}", "This is a bug; its details are in the log file (Help → Copy diagnostics)."
 
 
 class Banner(QFrame):

@@ -131,11 +131,11 @@ class LibraryPane(QWidget):
         self.import_panel = ImportPanel()
         layout.addWidget(self.import_panel)
 
-        self._remove_action = QAction("Remove", self)
-        self._remove_action.setShortcut(QKeySequence.StandardKey.Delete)
-        self._remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self._remove_action.triggered.connect(self._remove_selected)
-        self.table.addAction(self._remove_action)
+        self.remove_action = QAction("Remove", self)
+        self.remove_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.remove_action.triggered.connect(self._remove_selected)
+        self.table.addAction(self.remove_action)
         self.set_papers([])
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override

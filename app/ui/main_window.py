@@ -13,16 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QApplication,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QSplitter,
-    QTabWidget,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar, QWidget
 
 from app.core import paths
 from app.core.desk import LibraryLayout
@@ -37,6 +28,7 @@ from .draft_pane import DraftPane
 from .drop_overlay import DropOverlay, local_paths
 from .library_controller import LibraryController
 from .library_pane import LibraryPane
+from .menus import WindowMenus
 from .paper_panel import PaperPanel
 from .pdf_viewer import Passage, PdfViewer
 from .research_controller import ResearchController
@@ -112,6 +104,7 @@ class MainWindow(ModelSetup, QMainWindow):
         self.checker = add_check_tab(self, lambda pid, page, quote: self.open_pdf(pid, page, Passage(quote, "the check's quote") if quote else None))
         self._build_toolbar()
         self._build_statusbar()
+        self.menus = WindowMenus(self, window_settings)  # File … Help, reusing the actions above
         self._connect()
         self.drop_overlay = DropOverlay(self)
 
@@ -140,7 +133,7 @@ class MainWindow(ModelSetup, QMainWindow):
         self.results_action = QAction(theme.icon("history"), "Saved answers", self)
         self.results_action.setToolTip("Open the library's results folder")
         self.results_action.triggered.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.layout_.results_dir))))
-        focus = QAction("Ask", self)
+        self.ask_action = focus = QAction("Ask", self)
         focus.setShortcut(QKeySequence("Ctrl+L"))
         focus.triggered.connect(lambda: (self.work_tabs.setCurrentIndex(0), self.research_pane.question.setFocus()))
         self.addAction(focus)
@@ -396,4 +389,5 @@ class MainWindow(ModelSetup, QMainWindow):
         self.pdf_viewer.shutdown()
         self.aux.shutdown()
         self.host.shutdown()
+        getattr(self, "restore_excepthook", lambda: None)()  # error_dialog.install_excepthook's
         heap.release()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import logging
 import threading
 import time
 import traceback
@@ -31,6 +32,8 @@ from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
 from app.core.errors import Cancelled, ResearchDeskError
 from app.core.events import CancelToken, Event, Progress, Task, Token
 from app.core.settings import Settings
+
+log = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_S = 0.05  # at most 20 progress updates a second reach the UI
 TOKEN_INTERVAL_S = 0.03  # tokens are batched to ~30 signals a second
@@ -159,6 +162,8 @@ class DeskWorker(QObject):
         except Exception as exc:  # noqa: BLE001 - a bug must reach the UI as a message, not kill the thread
             ctx.flush_tokens()
             exc.ui_traceback = traceback.format_exc()  # type: ignore[attr-defined]
+            exc.job_kind = job.kind  # type: ignore[attr-defined]
+            log.error("job %d (%s) failed unexpectedly", job.id, job.kind, exc_info=exc)
             self.failed.emit(job.id, exc)
         else:
             ctx.flush_tokens()
@@ -213,6 +218,9 @@ class WorkerHost(QObject):
     """Owns the worker thread; the UI's only door to the core."""
 
     busy_changed = Signal(bool)
+    # A job's exception that is not one of the core's errors: a bug. Its handle still reports
+    # `failed`; the window shows this in an error dialog with the traceback (error_dialog.py).
+    unexpected = Signal(object, str)  # (exception with .ui_traceback, job kind)
 
     def __init__(
         self, settings: Settings, library: str | None = None, parent: QObject | None = None, *, owns_desk: bool = True
@@ -281,6 +289,8 @@ class WorkerHost(QObject):
     @Slot(int, object)
     def _on_failed(self, job_id: int, exc: object) -> None:
         self._end(job_id, "failed", exc)
+        if getattr(exc, "ui_traceback", ""):
+            self.unexpected.emit(exc, getattr(exc, "job_kind", ""))
 
     @Slot(int, object)
     def _on_cancelled(self, job_id: int, exc: object) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 # that the UI and the CLI import the core through this one door (the import-linter contract).
 from ..check.report import FLAGGED as FLAGGED_VERDICTS
 from ..check.report import LABELS as VERDICT_LABELS
+from ..diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
 from ..drafting.citations import author_names
 from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
 from ..drafting.queries import SECTIONS
@@ -53,5 +54,5 @@ __all__ = [
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
     "DraftResult", "LedgerRow", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
-    "RoundRecord", "plural",
+    "RoundRecord", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]
