@@ -57,13 +57,14 @@ class ErrorDialog(QDialog):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setAccessibleName("Error message")
         self.hint = QLabel(
-            "This is a bug in Research Desk, not something you did. Your library is unchanged. "
-            "The details are also in the log file; please send them with a description of what you were doing.")
+            "This is a bug in Research Desk, not something you did. The details are also in the log file; "
+            "please send them with a word on what you were doing (Copy details, or Help → Copy diagnostics).")
         self.hint.setWordWrap(True)
         self.hint.setObjectName("muted")
         text = QVBoxLayout()
         text.addWidget(self.message)
         text.addWidget(self.hint)
+        text.addStretch(1)
         top = QHBoxLayout()
         top.addWidget(icon)
         top.addLayout(text, 1)
@@ -99,12 +100,15 @@ class ErrorDialog(QDialog):
         else:
             self.message.setText(f"<b>{self.count} unexpected errors.</b><br>The last: {_escape(message)}")
         self.details.setPlainText(self.report())
+        if not self.details.isVisible():
+            self.adjustSize()
 
     def report(self) -> str:
-        from app.about import app_version, component_versions, system_line
+        from app.about import KEY_COMPONENTS, app_version, component_versions, system_line
+        from app.core.desk import log_file
 
-        versions = ", ".join(f"{n} {v}" for n, v in component_versions(("PySide6", "llama-cpp-python", "LanceDB", "PyMuPDF")))
-        head = f"Research Desk {app_version()} · {system_line()}\n{versions}"
+        versions = ", ".join(f"{n} {v}" for n, v in component_versions(KEY_COMPONENTS))
+        head = f"Research Desk {app_version()} · {system_line()}\n{versions}\nLog file: {log_file()}"
         return head + "\n\n" + "\n\n----\n\n".join(self._entries) + "\n"
 
     def copy_details(self) -> None:

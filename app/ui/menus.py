@@ -71,9 +71,9 @@ class WindowMenus(QObject):
     # -- File -----------------------------------------------------------------------------
     def _file(self) -> None:
         m, w = self.menus["File"], self.w
-        self._add(m, "open_library", "Open Library…", self.choose_library, "Ctrl+Shift+O",
+        self._add(m, "open_library", "Open library…", self.choose_library, "Ctrl+Shift+O",
                   tip="Open another library folder")
-        self.recent_menu = m.addMenu("Open Recent")
+        self.recent_menu = m.addMenu("Open recent")
         self.recent_menu.setAccessibleName("Recent libraries")
         self.recent_menu.aboutToShow.connect(self.fill_recent)
         m.addSeparator()
@@ -109,7 +109,7 @@ class WindowMenus(QObject):
         m, w = self.menus["Edit"], self.w
         for item in (("undo", "Undo", Key.Undo, "undo"), ("redo", "Redo", Key.Redo, "redo"), None,
                      ("cut", "Cut", Key.Cut, "cut"), ("copy", "Copy", Key.Copy, "copy"),
-                     ("paste", "Paste", Key.Paste, "paste"), ("select_all", "Select All", Key.SelectAll, "selectAll")):
+                     ("paste", "Paste", Key.Paste, "paste"), ("select_all", "Select all", Key.SelectAll, "selectAll")):
             if item is None:
                 m.addSeparator()
                 continue
@@ -143,7 +143,7 @@ class WindowMenus(QObject):
         self._add(m, "zoom_in", "Zoom PDF in", lambda: viewer.zoom_by(1.25), Key.ZoomIn)
         self._add(m, "zoom_out", "Zoom PDF out", lambda: viewer.zoom_by(0.8), Key.ZoomOut)
         m.addSeparator()
-        full = self._add(m, "full_screen", "Full Screen", self._toggle_full_screen, Key.FullScreen)
+        full = self._add(m, "full_screen", "Full screen", self._toggle_full_screen, Key.FullScreen)
         if full.shortcut().isEmpty():
             full.setShortcut(QKeySequence("F11"))
         m.aboutToShow.connect(self._view_state)
@@ -168,17 +168,17 @@ class WindowMenus(QObject):
         self._add(m, "from_zotero", "From Zotero…", lp.choose_zotero)
         self._add(m, "from_bibliography", "From BibTeX or RIS…", lp.choose_bibliography)
         m.addSeparator()
-        self._add(m, "filter", "Filter Papers", self._focus_filter, Key.Find)
+        self._add(m, "filter", "Filter papers", self._focus_filter, Key.Find)
         m.addSeparator()
         self._add(m, "open_pdf", "Open PDF", lambda: self._selected(w.open_pdf))
-        self._add(m, "summarize", "Summarize Selected", lambda: self._selection(lp.summarize_requested.emit))
-        self._add(m, "reindex", "Re-index Selected", lambda: self._selection(lp.reindex_requested.emit))
+        self._add(m, "summarize", "Summarize selected", lambda: self._selection(lp.summarize_requested.emit))
+        self._add(m, "reindex", "Re-index selected", lambda: self._selection(lp.reindex_requested.emit))
         self._add(m, "remove", "", action=lp.remove_action, pane_key=True, tip="Remove the selected papers (Delete in the list)")
-        lp.remove_action.setText("Remove Selected…")
+        lp.remove_action.setText("Remove selected…")
         m.addSeparator()
-        self._add(m, "rebuild", "Rebuild Index", w.library.rebuild,
+        self._add(m, "rebuild", "Rebuild index", w.library.rebuild,
                   tip="Re-embed every paper with the current embedding model")
-        self._add(m, "library_folder", "Show Library Folder", self._show_library_folder)
+        self._add(m, "library_folder", "Show library folder", self._show_library_folder)
         m.aboutToShow.connect(self._library_state)
 
     def _library_state(self) -> None:
@@ -216,25 +216,25 @@ class WindowMenus(QObject):
         m, w = self.menus["Research"], self.w
         rp, av = w.research_pane, w.answer_view
         self._add(m, "ask", "", action=w.ask_action)
-        w.ask_action.setText("Ask a Question")
+        w.ask_action.setText("Ask a question")
         # Enter in the question box runs it; not a menu key (Enter in an open menu picks its item).
-        self._add(m, "run", "Run the Question", rp.run_button.click, tip="Run the question (Enter in the question box)")
+        self._add(m, "run", "Run the question", rp.run_button.click, tip="Run the question (Enter in the question box)")
         self._add(m, "cancel", "Cancel", w.research.cancel)
         modes = QActionGroup(self)
-        for mode, text in (("standard", "Standard Research"), ("deep", "Deep Research")):
+        for mode, text in (("standard", "Standard research"), ("deep", "Deep research")):
             a = self._add(m, f"mode_{mode}", text, lambda mo=mode: rp.set_mode(mo))
             a.setCheckable(True)
             modes.addAction(a)
         m.addSeparator()
-        self._add(m, "improve", "Improve the Answer…", av.improve_button.click)
-        self._add(m, "save_answer", "Save the Answer", av.save_button.click, Key.Save)
+        self._add(m, "improve", "Improve the answer…", av.improve_button.click)
+        self._add(m, "save_answer", "Save the answer", av.save_button.click, Key.Save)
         self._add(m, "export_markdown", "Export as Markdown…", lambda: av.export_requested.emit("markdown"))
-        self._add(m, "export_bibtex", "Export Cited Papers as BibTeX…", lambda: av.export_requested.emit("bibtex"))
-        self._add(m, "copy_answer", "Copy the Answer", av.copy_button.click)
+        self._add(m, "export_bibtex", "Export cited papers as BibTeX…", lambda: av.export_requested.emit("bibtex"))
+        self._add(m, "copy_answer", "Copy the answer", av.copy_button.click)
         m.addSeparator()
-        self._add(m, "draft", "Draft a Section", self._draft, ["Ctrl+Return", "Ctrl+Enter"], pane_key=True,
+        self._add(m, "draft", "Draft a section", self._draft, ["Ctrl+Return", "Ctrl+Enter"], pane_key=True,
                   tip="Write the section described in the Draft tab (Ctrl+Enter there)")
-        self._add(m, "check", "Check a Manuscript…", lambda: w.work_tabs.setCurrentIndex(2))
+        self._add(m, "check", "Check a manuscript…", lambda: w.work_tabs.setCurrentIndex(2))
         m.aboutToShow.connect(self._research_state)
 
     def _research_state(self) -> None:
@@ -256,9 +256,9 @@ class WindowMenus(QObject):
     # -- Help -----------------------------------------------------------------------------
     def _help(self) -> None:
         m = self.menus["Help"]
-        self._add(m, "copy_diagnostics", "Copy Diagnostics", self.copy_diagnostics,
+        self._add(m, "copy_diagnostics", "Copy diagnostics", self.copy_diagnostics,
                   tip="Versions, system, settings without secrets and the last errors, for a bug report")
-        self._add(m, "log_folder", "Open Log Folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file().parent))))
+        self._add(m, "log_folder", "Open log folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_file().parent))))
         m.addSeparator()
         about = self._add(m, "about", "About Research Desk", self.show_about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
