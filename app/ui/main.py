@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ def open_window(library: str | None = None, files: list[str] | None = None, sett
 
 def run_app(library: str | None = None, argv: list[str] | None = None, files: list[str] | None = None) -> int:
     """Open the main window on `library` (or the configured one); returns the exit code."""
-    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.about import app_version
@@ -52,6 +53,13 @@ def run_app(library: str | None = None, argv: list[str] | None = None, files: li
     log.info("Research Desk %s starting (library %s, %d file(s) to open)", app_version(), library or "from settings",
              len(files or []))
     window = open_window(library, files, settings)
+    # SIGTERM (a logout, `kill`, the bundle's smoke test) closes the window as the user would:
+    # notes and window state saved, workers stopped. Python sees a signal only when it runs, so
+    # a timer lets it run a few times a second while Qt's loop waits.
+    signal.signal(signal.SIGTERM, lambda *_: (window.close(), app.quit()))
+    wake = QTimer(window, interval=300)
+    wake.timeout.connect(lambda: None)
+    wake.start()
     try:
         return int(app.exec())
     finally:

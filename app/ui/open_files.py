@@ -37,6 +37,7 @@ def import_and_show(window, paths: list[str]) -> JobHandle | None:
             log.warning("none of the opened files is in the library: %s",
                         "; ".join(o.message or o.status for o in report.outcomes))
             return
+        log.info("showing %s, opened from %s", paper_id, paths[0])
         window.library_pane.select(paper_id)
         window.open_pdf(paper_id)
         window.raise_()

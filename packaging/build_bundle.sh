@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build the one-folder app bundle dist/research-desk/ with PyInstaller, then smoke-test it.
+#   packaging/build_bundle.sh             build, then packaging/smoke_bundle.py on the result
+#   packaging/build_bundle.sh --no-smoke  build only
+# Needs the app's virtual environment (scripts/install.sh; $RESEARCH_DESK_VENV names another).
+# Build on the oldest Linux you want to support: glibc is not bundled.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${RESEARCH_DESK_VENV:-.venv}"
+if [[ ! -x "$VENV/bin/python" ]]; then
+    echo "error: no virtual environment at $VENV; run scripts/install.sh first" >&2
+    exit 1
+fi
+"$VENV/bin/python" -m pip install --quiet "pyinstaller>=6"
+start=$SECONDS
+"$VENV/bin/python" -m PyInstaller packaging/research-desk.spec --noconfirm --log-level WARN \
+    --distpath dist --workpath build/pyinstaller
+echo "built dist/research-desk/ in $((SECONDS - start)) s, $(du -sh dist/research-desk | cut -f1)"
+if [[ "${1:-}" != "--no-smoke" ]]; then
+    "$VENV/bin/python" packaging/smoke_bundle.py dist/research-desk/research-desk
+fi
