@@ -203,6 +203,8 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
     if as_json:
         data = result.to_dict()
         data["claims"] = result.claims_view()
+        data["key_passages"] = result.key_passages_view()
+        data["counts"] = result.claim_counts()
         _out(json.dumps(data, indent=2, default=str))
         return
     if not result.answer and result.evidence:  # --evidence-only: the passages are the result
@@ -212,14 +214,16 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
         _out()
     else:
         _out(Desk.answer_markdown(result))
-    if result.citations:
+    # The model's claims only: a key passage is the paper's own sentence, supported by construction.
+    checked = [c for c in result.citations if c.claim is None or c.claim >= len(result.claims) or not result.claims[c.claim].quoted]
+    if checked:
         # Every verdict, not only the flagged ones: the reader sees what each claim rests on.
-        _out("## Support check\n")
+        counts = result.claim_counts()
+        _out(f"## Support check: {counts['claims']} claim{'s' if counts['claims'] != 1 else ''} · {counts['supported']} supported\n"
+             if result.claims else "## Support check\n")
         marks = {"verified": "✓ supported", "partial": "~ partial", "unsupported": "✗ unsupported"}
-        for c in result.citations:
+        for c in checked:
             verdict = marks.get(c.status, f"✗ {c.status}")
-            if c.claim is not None and c.claim < len(result.claims) and result.claims[c.claim].quoted:
-                verdict = "✓ quoted from the passage"
             quote = f' — "{c.quote[:160]}{"…" if len(c.quote) > 160 else ""}"' if c.quote else ""
             note = f" ({c.note})" if c.note and c.status != "verified" else ""
             _out(f"- {c.raw} {verdict}{note}{quote}")

@@ -309,7 +309,8 @@ def test_structured_answer_end_to_end_with_the_real_model(fact_library, override
         assert c.quote and c.quote in next(e.text for e in result.evidence if e.number == c.evidence_number)
     assert {"evidence_s", "synthesis_s", "check_s", "total_s"} <= result.timings.keys()
     view = result.claims_view()
-    assert [v["text"] for v in view] == [c.text for c in result.claims]
+    assert [v["text"] for v in view] == [c.text for c in result.claims if not c.quoted]
+    assert len(result.key_passages_view()) == sum(1 for c in result.citations if result.claims[c.claim].quoted)
     for v in view:
         for c in v["citations"]:
             assert set(c) == {"paper_id", "page", "printed_page", "support", "quote"}
@@ -489,7 +490,7 @@ def test_streamed_claims_read_exactly_as_the_rendered_answer():
                      Claim("Nothing else is stated!", [])]
     render(result)
     by_number = {1: result.evidence[0]}
-    streamed = "".join(claim_separator(i) + claim_sentence(c, by_number) for i, c in enumerate(result.claims))
+    streamed = "".join(claim_separator(result.claims, i) + claim_sentence(c, by_number) for i, c in enumerate(result.claims))
     assert streamed == result.answer
     assert [result.answer[c.start:c.end] for c in result.citations] == ["[kestrel, page 3]"] * 2
     assert result.answer.endswith("Nothing else is stated!")
@@ -792,25 +793,27 @@ def test_key_sentences_with_the_real_model(fact_library):
 
 
 
-def test_a_claim_whose_figure_no_passage_states_is_withdrawn_and_the_quote_corrects_it(fact_library):
-    """The model writes a wrong figure in the passage's own words: the sentence with the right
-    figure is still quoted (it is not a repeat), and the claim is withdrawn and named in the notes."""
+def test_the_models_only_claim_stays_marked_and_the_key_passages_stand_apart(fact_library):
+    """The model writes a wrong figure in the passage's own words and cannot write it better: as
+    the model's only claim it stays, marked unsupported (a quote never takes its place); the
+    sentence with the right figure is a key passage, under its own heading, counted apart."""
     first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
-    chat = ScriptedChat([first])
-    result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?",
+    result, _ = answer_with(fact_library, ScriptedChat([first]), "How fast did the glacier front retreat?",
                             {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
-    assert all("512" not in c.text for c in result.claims) and "512" not in result.answer
-    assert any("withdrew" in m and "512" in m for m in result.messages), result.messages
+    assert result.claims[0].text.startswith("The glacier front retreated 512") and result.claims[0].support == "unsupported"
+    assert not any("withdrew" in m for m in result.messages), result.messages
     assert any(c.quoted and "38 metres" in c.text for c in result.claims)
-    assert all(c.support == "supported" for c in result.citations)
-    assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)  # renumbered with the claims
+    assert result.answer.index("512") < result.answer.index("**Key passages**") < result.answer.index("38 metres")
+    counts = result.claim_counts()
+    assert (counts["claims"], counts["supported"], counts["unsupported"]) == (1, 0, 1) and counts["key_passages"] >= 1
+    assert [c["text"] for c in result.claims_view()] == [result.claims[0].text]
+    passages = result.key_passages_view()
+    assert any("38 metres" in k["text"] for k in passages) and all(k["paper_id"] and k["page"] for k in passages)
+    assert_cited_in_place(result)
 
-    kept, _ = answer_with(fact_library, ScriptedChat([first]), "How fast did the glacier front retreat?",
-                          {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unstated": False, "withdraw_unsupported": False})
-    assert kept.claims[0].text.startswith("The glacier front retreated 512") and kept.claims[0].support == "unsupported"
-
-
-def test_withdrawing_keeps_claims_when_nothing_in_the_answer_is_supported():
+def test_withdrawing_keeps_claims_when_no_other_claim_of_the_model_is_supported():
+    """A supported quote is not enough to withdraw the model's claim: the answer would have no
+    sentence of the model's left. A supported claim of the model is."""
     from app.core.research.recite import withdraw_unstated
 
     e = _evidence()
@@ -823,9 +826,13 @@ def test_withdrawing_keeps_claims_when_nothing_in_the_answer_is_supported():
     quote.verdict = "supported"
     claims.append(Claim("“Young birds departed 9 days later than adults”", [1], quoted=True))
     checked[(1, 1)] = quote
+    assert withdraw_unstated(claims, [e], checked) == [] and len(claims) == 2  # a quote is evidence, not an answer
+    mine = Pair("y", e)
+    mine.verdict = "supported"
+    claims.append(Claim("Young birds departed later than adults.", [1]))
+    checked[(2, 1)] = mine
     assert withdraw_unstated(claims, [e], checked) == [("Young birds departed 19 days later than adults.", ["19"])]
-    assert [c.quoted for c in claims] == [True] and checked == {(0, 1): quote}
-
+    assert [c.quoted for c in claims] == [True, False] and checked == {(0, 1): quote, (1, 1): mine}
 
 def test_withdrawing_unsupported_claims_keeps_partial_ones_and_quotes():
     from app.core.research.recite import withdraw_unsupported
@@ -873,9 +880,9 @@ def test_a_claim_the_check_finds_unsupported_is_withdrawn_where_the_setting_asks
     assert [c.support for c in kept.claims if "warmer" in c.text] == ["unsupported"]
 
 
-def test_a_withdrawn_claims_place_goes_to_the_sentence_it_kept_out_of_the_quotes(fact_library):
-    """Through the whole answer (the verdicts scripted): the made-up claim said the abstract
-    sentence's words, so the quotes passed that sentence over; withdrawn, it gives its place to it."""
+def test_a_withdrawn_claims_place_goes_to_no_quote(fact_library):
+    """Through the whole answer (the verdicts scripted): the made-up claim is withdrawn, named in
+    the notes, and the key passages are the same as where it stays: no quote stands in for it."""
     first = json.dumps({"claims": [
         {"text": "The glacier front retreated 38 metres per year between 2015 and 2021.", "sources": [1]},
         {"text": "Drone photogrammetry measures glacier retreat at centimetre accuracy in warmer winters.", "sources": [2]}]})
@@ -888,42 +895,10 @@ def test_a_withdrawn_claims_place_goes_to_the_sentence_it_kept_out_of_the_quotes
     opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "part_quotes": 0}
     result, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, opts)
     kept, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, {**opts, "withdraw_unsupported": False})
-    assert not any("centimetre" in c.text for c in kept.claims if c.quoted)  # the claim said it
     assert any("warmer" in m for m in result.messages) and all("warmer" not in c.text for c in result.claims)
-    added = [c for c in result.claims if c.quoted and "centimetre" in c.text]
-    assert len(added) == 1 and added[0].support == "supported", [c.text for c in result.claims]
-    assert any("in place of the withdrawn" in m for m in result.messages), result.messages
+    assert [c.text for c in result.claims if c.quoted] == [c.text for c in kept.claims if c.quoted]
+    assert [c.text for c in result.claims if not c.quoted] == ["The glacier front retreated 38 metres per year between 2015 and 2021."]
     assert_cited_in_place(result)
-
-
-def test_a_withdrawn_claim_gives_its_place_to_the_sentence_it_had_kept_out_of_the_quotes():
-    """Quotes add to the claims, so a sentence a claim already said is not quoted; once the check
-    withdraws that claim, `requote` quotes it, ranked as the quotes were (focus score plus the
-    P(yes) each candidate was rated with), without asking the model again."""
-    from app.core.research.key_sentences import key_sentences
-    from app.core.research.requotes import requote
-    from app.core.research.recite import add_quotes
-
-    evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.9),
-                         ("Loggers weighing 4 grams recorded a position every 30 minutes.", 0.5),
-                         ("Ringing took place at two stations in the upper valley of the Alps.", 0.6))]
-    wrong = Claim("Young birds departed 9 days later than adults because food ran short.", [1])
-    quotes = key_sentences([wrong], evidence, 1, per_passage=2)
-    assert [q.text for q in quotes] == ["“Ringing took place at two stations in the upper valley of the Alps”"]
-    claims = quotes  # the check withdrew the claim
-    ratings = {"Loggers weighing 4 grams recorded a position every 30 minutes.": 0.2}
-    again = requote(claims, evidence, 1, ratings, per_passage=2)
-    assert [q.text for q in again] == ["“Young birds departed 9 days later than adults in every year studied”"]
-    # The passage has given its two quotes: nothing more from it.
-    assert requote(claims + again, evidence, 1, ratings, per_passage=2) == []
-    # A rated candidate outranks a better-placed one that was not rated.
-    assert requote(claims, evidence, 1, {**ratings, "Loggers weighing 4 grams recorded a position every 30 minutes.": 0.9},
-                   per_passage=2)[0].text.startswith("“Loggers")
-    checked: dict = {}
-    add_quotes(claims, checked, again, {1: evidence[0]})
-    assert claims[-1] is again[0] and checked[(1, 1)].verdict == "supported"
-    assert checked[(1, 1)].quote == "Young birds departed 9 days later than adults in every year studied"
-
 
 class _RatingFails(ScriptedChat):
     """A scripted model whose quote rating is cancelled by the user, or breaks."""
@@ -964,10 +939,10 @@ def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_librar
     assert any(c.quoted for c in result.claims)
 
 
-# -- the first claim written again from the quotes (research/restate.py) -----------------------------
+# -- a faulted claim written again from the sentences it rests on (research/rewrite.py) -------------
 def _judge_and_restate(restated: str | None, believed: str):
-    """A scripted model: the restating prompt gets `restated`; the support check finds supported
-    only the pairs whose claim is `believed`; anything else (the first turn) is read off `first`."""
+    """A scripted model: the rewriting prompt gets `restated` (None: it copies the first sentence
+    it is shown); the support check finds supported only the pairs whose claim is `believed`."""
     import re
 
     def reply(messages):
@@ -983,10 +958,10 @@ def _judge_and_restate(restated: str | None, believed: str):
     return reply
 
 
-def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the_quotes(fact_library):
+def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the_key_passages(fact_library):
     """Real library, focusing, quotes and check rules; a scripted model. The first claim gives a
-    retreat no passage gives; written again from the quoted sentences, it states the one the
-    quote gives, is checked, replaces the old claim, and the notes keep the old text."""
+    retreat no passage gives; written again from the key passages and its cited sentences, it
+    states the one the quote gives, is checked, replaces the old claim, and the notes keep the old text."""
     wrong = "The glacier front retreated 512 metres per year."
     right = "The glacier front retreated 38 metres per year."
     first = json.dumps({"claims": [{"text": wrong, "sources": [1]}]})
@@ -994,9 +969,9 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
     question = "How fast did the glacier front retreat?"
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
     result, events = answer_with(fact_library, chat, question, options)
-    restating = [c for c in chat.calls if "Sentences from the researcher's papers" in c["messages"][-1]["content"]]
-    assert len(restating) == 1 and question in restating[0]["messages"][-1]["content"]
-    assert all(f"“{c.text.strip('“”')}”" in restating[0]["messages"][-1]["content"] for c in result.claims if c.quoted)
+    rewriting = [c for c in chat.calls if "Sentences from the researcher's papers" in c["messages"][-1]["content"]]
+    assert len(rewriting) == 1 and question in rewriting[0]["messages"][-1]["content"]
+    assert all(f"“{c.text.strip('“”')}”" in rewriting[0]["messages"][-1]["content"] for c in result.claims if c.quoted)
     assert result.claims[0].text == right and not result.claims[0].quoted
     assert result.claims[0].support == "supported" and "512" not in result.answer
     first_citations = [c for c in result.citations if c.claim == 0]
@@ -1004,63 +979,49 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
     assert len({(c.paper_id, c.page) for c in first_citations}) == len(first_citations), "one citation a page"
     assert any("written again" in m and wrong.rstrip(".") in m for m in result.messages), result.messages
     assert not any("withdrew" in m for m in result.messages)
-    assert any(isinstance(e, Stage) and "writing the first claim again" in e.detail for e in events)
+    assert any(isinstance(e, Stage) and "writing a claim again" in e.detail for e in events)
 
-    # A restated claim the check does not support changes nothing (the claim is then withdrawn
-    # for its figure, or stays marked where withdrawing is off); nor does restating off.
+    # A rewritten claim the check does not support changes nothing (the claim stays, marked); nor does rewriting off.
     for chat, opts in ((ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8), options),
                        (ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
-                        {**options, "restate_first": False})):
+                        {**options, "rewrite_faulted": False})):
         kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False, "withdraw_unsupported": False})
         assert kept.claims[0].text == wrong and kept.claims[0].support != "supported"
         assert not any("written again" in m for m in kept.messages)
 
-
-def test_only_a_figure_no_passage_states_has_the_first_claim_restated():
-    """A name the passages lack (the claim's own variable in the paper's formula) is not reason
-    enough to write the claim again; a figure they lack is."""
-    from app.core.research.restate import needs_restating
+def test_what_the_check_faults_in_a_claim_of_the_model():
+    """A figure its passages lack (by the rules), no support even in part, or the question said
+    back: written again. Supported or partly supported claims, and quotes, are left alone."""
+    from app.core.research.rewrite import ECHO, FIGURE, UNSUPPORTED, fault
 
     claims = [Claim("Use y ~ x1 + x2 | x1 + x2 + x3.", [1]), Claim("A quoted sentence.", [1], quoted=True)]
 
-    def checked(missing: list[str]) -> dict:
+    def checked(missing: list[str], verdict: str = Support.UNSUPPORTED.value) -> dict:
         pair = Pair(claims[0].text, _evidence())
-        pair.rule, pair.verdict, pair.missing = Support.UNSUPPORTED.value, Support.UNSUPPORTED.value, missing
-        return {(0, 1): pair}
+        pair.rule, pair.verdict, pair.missing = Support.UNSUPPORTED.value, verdict, missing
+        return {(0, 1): pair, (1, 1): pair}
 
-    assert not needs_restating(claims, checked(["x3"]))
-    assert needs_restating(claims, checked(["512", "x3"]))
+    assert fault(claims, checked(["512", "x3"]), 0) == FIGURE
+    assert fault(claims, checked(["x3"]), 0) == UNSUPPORTED
+    assert fault(claims, checked(["x3"], Support.PARTIAL.value), 0) is None
+    assert fault(claims, checked([], Support.SUPPORTED.value), 0) is None
+    assert fault(claims, checked(["512"]), 1) is None  # a quote is the paper's own sentence
+    echo = [Claim("The glacier front retreated fast.", [1])]
+    assert fault(echo, checked([], Support.SUPPORTED.value), 0, "How fast did the glacier front retreat?") == ECHO
 
-
-def test_a_restated_claim_that_only_copies_a_quote_gives_way_to_the_quote(fact_library):
-    first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
-    chat = ScriptedChat([first] + [_judge_and_restate(None, believed="nothing")] * 8)
-    result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?",
-                            {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
-    assert result.claims and all(c.quoted for c in result.claims), [c.text for c in result.claims]
-    assert "512" not in result.answer and any("written again" in m and "512" in m for m in result.messages)
-    texts = [c.text for c in result.claims]
-    assert len(set(texts)) == len(texts), "no sentence twice"
-    assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
-    assert all(c.support == "supported" for c in result.citations)
-
-
-def test_a_first_claim_only_the_judge_doubts_is_not_written_again(fact_library):
-    """No figure or name of the claim is missing from its passage: the judge alone doubts it,
-    and a right claim it doubted came back worse, so it is not written again: it stays as written
-    (marked) where withdrawing unsupported claims is off, and is withdrawn, named, where it is on."""
+def test_a_claim_only_the_judge_doubts_is_written_again_and_kept_when_the_new_one_is_no_better(fact_library):
+    """No figure or name of the claim is missing from its passage: the judge alone doubts it. It
+    is written again; the new claim is no better supported, so the old one stays, marked, whether
+    or not unsupported claims are withdrawn: it is the model's only claim."""
     claim = "Adult kestrels were tracked with loggers."
     first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
     opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
     for withdraw in (False, True):
         chat = ScriptedChat([first] + [_judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
         result, _ = answer_with(fact_library, chat, "How were the kestrels tracked?", {**opts, "withdraw_unsupported": withdraw})
-        assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
-        if withdraw:
-            assert claim not in [c.text for c in result.claims] and any("withdrew" in m and claim[:-1] in m for m in result.messages)
-        else:
-            assert result.claims[0].text == claim
-
+        assert sum("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls) == 1
+        assert result.claims[0].text == claim and result.claims[0].support == "unsupported"
+        assert not any("withdrew" in m for m in result.messages)
 
 @pytest.mark.parametrize("claim, question, echo", [
     # The starter model's answers on the bench's held-out questions: the question said back.
@@ -1090,11 +1051,10 @@ def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo)
     assert echoes_question(claim, question) is echo
 
 
-def test_a_first_claim_that_only_repeats_the_question_is_written_again_or_gives_way(fact_library):
+def test_a_first_claim_that_only_repeats_the_question_is_written_again(fact_library):
     """Real library, focusing, quotes and check rules; a scripted model whose first claim says
-    the question back. Written again from the quotes and supported, it is replaced; if the new
-    claim is not supported, the echo goes and the quotes lead; a yes-or-no question's answer
-    in its own words is left alone."""
+    the question back. Written again and supported, it is replaced; if the new claim is not
+    supported, the echo stays marked (a quote never takes the model's place)."""
     echo = "The glacier front retreated fast."
     right = "The glacier front retreated 38 metres per year."
     first = json.dumps({"claims": [{"text": echo, "sources": [1]}]})
@@ -1108,23 +1068,21 @@ def test_a_first_claim_that_only_repeats_the_question_is_written_again_or_gives_
 
     result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8),
                             question, options)
-    assert result.claims and all(c.quoted for c in result.claims), [c.text for c in result.claims]
-    assert echo not in result.answer and any("only repeated the question" in m and "left out" in m for m in result.messages)
+    assert result.claims[0].text == echo and not result.claims[0].quoted and result.claims[0].support == "unsupported"
     assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
 
-    # Not written again (the judge doubts it: withdrawing, where on, removes it; here it is off).
+    # A yes-or-no question's answer in its own words is no echo; the judge doubting it, it is written again.
     chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
     result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", {**options, "withdraw_unsupported": False})
-    assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
-    assert result.claims[0].text == echo
+    assert any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
+    assert result.claims[0].text == right
 
-
-def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
+def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new
-    one that a passage supports."""
+    one of the model's that a passage supports better."""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.restate import restate_first
+    from app.core.research.rewrite import FIGURE, rewrite_faulted
     from app.core.research.support import Pair
     from app.core.settings import ModelConfig
 
@@ -1133,21 +1091,21 @@ def test_restating_with_the_real_model_keeps_the_answer_consistent(fact_library,
               Claim("“Young birds departed 9 days later than adults”", [1], quoted=True)]
     first = Pair(claims[0].text, e)
     first.verdict = first.rule = "unsupported"  # the rules found 19 in no passage
+    first.missing = ["19"]
     checked = {(0, 1): first}
     chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
     try:
-        restated = restate_first(claims, [e], checked, chat, "How much later than adults did young kestrels leave?")
+        done, unchanged = rewrite_faulted(claims, [e], checked, chat, "How much later than adults did young kestrels leave?")
     finally:
         chat.close()
-    if restated is None:
+    assert [c.quoted for c in claims] == [False, True]
+    if not done:
         assert claims[0].text == "Young birds left 19 days after the adults." and checked == {(0, 1): first}
-    elif restated.removed:  # the model copied the quote: it leads
-        assert [c.quoted for c in claims] == [True] and not restated.echo
+        assert unchanged == frozenset({0})
     else:
-        assert restated.old == "Young birds left 19 days after the adults." and claims[0].text != restated.old
-        assert not claims[0].quoted and not restated.echo
-        assert checked[(0, 1)].verdict == "supported" and checked[(0, 1)].claim == claims[0].text
-
+        assert done[0].old == "Young birds left 19 days after the adults." and claims[0].text == done[0].new
+        assert done[0].why == FIGURE and not unchanged
+        assert checked[(0, 1)].verdict in ("supported", "partial") and checked[(0, 1)].claim == claims[0].text
 
 # -- figures given "respectively" (research/respectively.py) ------------------------------------
 
@@ -1203,19 +1161,21 @@ def test_a_passage_that_states_otherwise_outweighs_one_that_shares_the_claims_wo
     assert prune(claims, checked) == 0 and claims[0].sources == [1, 2]
 
 
-def test_a_first_claim_that_could_not_be_restated_is_held_to_the_figures_of_its_own_passages():
-    """m16: the first claim's "100 µg/ml" is on no cited page, but a methods passage of the answer
-    says "100 µl". Withdrawing by every passage keeps it; once restating it failed, it is held to
-    its own passages and withdrawn, and the quote leads."""
+def test_a_claim_that_could_not_be_written_again_is_held_to_the_figures_of_its_own_passages():
+    """The claim's "100 µg/ml" is on no cited page, but a methods passage of the answer says
+    "100 µl". Withdrawing by every passage keeps it; once writing it again failed, it is held to
+    its own passages and withdrawn where another claim of the model is supported."""
     from app.core.research.recite import withdraw_unstated
 
     cited = Evidence(number=1, paper_id="phoenix", page=4, page_label="4", section="Results", score=0.8, text=LC50)
     methods = Evidence(number=2, paper_id="phoenix", page=2, page_label="2", section="Methods", score=0.5,
                        text="Each vial received 100 µl of the extract dissolved in DMSO.")
 
+    other = "The n-hexane fraction was the most toxic."
+
     def answer():
-        claims = [Claim("The n-hexane fraction gave an LC50 of 100 µg/ml.", [1]), Claim(LC50, [1], quoted=True)]
-        checked = {(0, 1): Pair(claims[0].text, cited), (1, 1): Pair(LC50, cited)}
+        claims = [Claim("The n-hexane fraction gave an LC50 of 100 µg/ml.", [1]), Claim(other, [1])]
+        checked = {(0, 1): Pair(claims[0].text, cited), (1, 1): Pair(other, cited)}
         checked[(0, 1)].verdict, checked[(1, 1)].verdict = Support.UNSUPPORTED.value, Support.SUPPORTED.value
         return claims, checked
 
@@ -1224,7 +1184,7 @@ def test_a_first_claim_that_could_not_be_restated_is_held_to_the_figures_of_its_
     claims, checked = answer()
     assert withdraw_unstated(claims, [cited, methods], checked, held_to_cited=frozenset({0})) == [(
         "The n-hexane fraction gave an LC50 of 100 µg/ml.", ["100"])]
-    assert [c.quoted for c in claims] == [True] and set(checked) == {(0, 1)}
+    assert [c.text for c in claims] == [other] and set(checked) == {(0, 1)}
 
 
 ASSAY = "In the validation set, sensitivity was 85% and specificity 92%."
@@ -1355,3 +1315,69 @@ def test_passages_the_prompt_could_not_hold_still_give_quotes(fact_library):
     assert any("did not fit the prompt" in m for m in read.messages)
     assert not any("did not fit the prompt" in m for m in quoted.messages)
     assert_cited_in_place(quoted)
+
+
+# -- does the answer state what was asked? (research/answer_check.py) ----------------------------
+class _RatesAnswers(ScriptedChat):
+    """A scripted model that rates, for the quotes and the answer check, a sentence holding
+    `answering` as stating the answer (P(yes) 0.9) and any other as not (0.1); the support judge
+    answers in words (no probabilities), every pair supported."""
+
+    def __init__(self, replies, answering: str) -> None:
+        super().__init__(replies)
+        self.answering = answering
+
+    def choice_probabilities(self, messages, choices, *, cancelled=None):
+        text = messages[-1]["content"]
+        if "Sentence:" not in text:
+            return None
+        p = 0.9 if self.answering in text.split("Sentence:", 1)[1] else 0.1
+        return {"yes": p, "no": 1 - p}
+
+
+def _all_supported(rewritten: str):
+    def reply(messages):
+        text = messages[-1]["content"]
+        if "Sentences from the researcher's papers" in text:
+            return json.dumps({"claim": rewritten})
+        claims = re.findall(r"^\d+\. Claim: (.*)$", text, flags=re.M)
+        return json.dumps({"verdicts": [{"pair": i, "verdict": "supported"} for i in range(1, len(claims) + 1)]})
+    return reply
+
+
+def test_a_supported_answer_beside_the_point_is_written_again(fact_library):
+    """Asked how fast the front retreated, the model answers how it was measured: true, supported,
+    beside the point. The papers' best sentence is rated clearly better for answering, so the
+    claim is written again from the key passages; the new one is supported and rated higher."""
+    beside = "Drone photogrammetry measures glacier retreat at centimetre accuracy."
+    right = "The glacier front retreated 38 metres per year."
+    first = json.dumps({"claims": [{"text": beside, "sources": [1]}]})
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    question = "How fast did the glacier front retreat?"
+    result, _ = answer_with(fact_library, _RatesAnswers([first] + [_all_supported(right)] * 10, "38 metres"), question, options)
+    lead = result.claims[0]
+    assert lead.text == right and not lead.quoted and lead.support == "supported" and lead.answers == pytest.approx(0.9)
+    assert result.extra["best_answer_p"] == pytest.approx(0.9)
+    assert any("did not state what was asked" in m and beside.rstrip(".") in m for m in result.messages), result.messages
+
+    # Written again no better (it still misses the point): the claim stays, with a note; off, nothing is asked.
+    result, _ = answer_with(fact_library, _RatesAnswers([first] + [_all_supported("Drones were flown at 120 metres.")] * 10,
+                                                         "38 metres"), question, options)
+    assert result.claims[0].text == beside and any(m.startswith("Answer check:") for m in result.messages)
+    chat = _RatesAnswers([first] + [_all_supported(right)] * 10, "38 metres")
+    result, _ = answer_with(fact_library, chat, question, {**options, "answer_check": False})
+    assert result.claims[0].text == beside and result.claims[0].answers is None
+    assert not any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
+
+
+def test_an_answer_rated_near_the_best_sentence_is_left_alone():
+    from app.core.research.answer_check import ANSWER_MARGIN, beside_the_point
+    from app.core.research.rewrite import OFF_POINT, fault
+
+    claims = [Claim("The glacier front retreated quickly.", [1], answers=0.5)]
+    pair = Pair(claims[0].text, _evidence())
+    pair.verdict = Support.SUPPORTED.value
+    checked = {(0, 1): pair}
+    assert fault(claims, checked, 0, "", best_answer=0.5 + ANSWER_MARGIN) == OFF_POINT
+    assert fault(claims, checked, 0, "", best_answer=0.5 + ANSWER_MARGIN - 0.05) is None
+    assert fault(claims, checked, 0, "", best_answer=None) is None and not beside_the_point(None, 0.9)

@@ -13,7 +13,7 @@ from app.core.models.grammar_sampling import GrammarLastSampler, accepts_opening
 from app.core.models.llamacpp import LlamaCppChat
 from app.core.research.claims import claims_schema, parse_claims
 from app.core.research.deep_loop import LOOP_SCHEMA
-from app.core.research.restate import RESTATE_SCHEMA
+from app.core.research.rewrite import REWRITE_SCHEMA
 from app.core.research.support import verdict_schema
 from app.core.settings import ModelConfig
 
@@ -27,7 +27,7 @@ MESSAGES = [
 
 def test_the_opening_follows_the_first_required_property_into_free_text():
     assert reply_opening.forced_opening(claims_schema([1, 2], min_items=1, max_items=3)) == '{"claims": [{"text": "'
-    assert reply_opening.forced_opening(RESTATE_SCHEMA) == '{"claim": "'
+    assert reply_opening.forced_opening(REWRITE_SCHEMA) == '{"claim": "'
     assert reply_opening.forced_opening(verdict_schema(2)) == '{"verdicts": [{"pair":'  # the number is the model's
     assert reply_opening.forced_opening(LOOP_SCHEMA) == '{"iteration":'
 
@@ -73,7 +73,7 @@ def test_an_opening_the_grammar_refuses_is_not_used(chat, monkeypatch):
 
 def test_the_grammar_checks_an_opening_token_by_token(chat):
     llm = chat._llm
-    grammar = LlamaGrammar.from_json_schema(json.dumps(RESTATE_SCHEMA), verbose=False)
+    grammar = LlamaGrammar.from_json_schema(json.dumps(REWRITE_SCHEMA), verbose=False)
     tokens = lambda text: llm.tokenize(text.encode(), add_bos=False, special=False)  # noqa: E731
     assert accepts_opening(llm, grammar, tokens('{"claim": "'))
     assert not accepts_opening(llm, grammar, tokens('{"claims": "'))

@@ -198,6 +198,7 @@ class Claim:
     sources: list[int] = field(default_factory=list)  # evidence numbers the model bound it to
     support: str = ""  # the best verdict over its citations ("" while unchecked)
     quoted: bool = False  # a sentence of its passage quoted as is (key_sentences.py), not written by the model
+    answers: float | None = None  # the model's P(yes) that it states the answer asked for (answer_check.py); None: not rated
 
 
 @dataclass
@@ -240,33 +241,61 @@ class ResearchResult:
         d.update(extra)
         return d
 
-    def claims_view(self) -> list[dict[str, Any]]:
-        """`claims: [{text, support, quoted, citations: [{paper_id, page, printed_page, support, quote}]}]` for `--json`.
+    def model_claims(self) -> list[Claim]:
+        """The sentences the model wrote: the answer itself (quoted sentences are evidence)."""
+        return [c for c in self.claims if not c.quoted]
 
-        `quoted`: the claim is a sentence of its passage quoted as is, not written by the model.
+    def claim_counts(self) -> dict[str, int]:
+        """What the answer's header counts: the model's claims by the check's verdict, and the key
+        passages apart (a quote is supported by construction, so it never counts as a claim)."""
+        mine = self.model_claims()
+        return {"claims": len(mine),
+                "supported": sum(c.support == Support.SUPPORTED.value for c in mine),
+                "partial": sum(c.support == Support.PARTIAL.value for c in mine),
+                "unsupported": sum(c.support == Support.UNSUPPORTED.value for c in mine),
+                "key_passages": len(self.claims) - len(mine)}
+
+    def key_passages_view(self) -> list[dict[str, Any]]:
+        """`key_passages: [{paper_id, page, printed_page, text}]` for `--json`: the papers' own
+        sentences shown beneath the answer as evidence, never counted as the model's claims."""
+        out = []
+        for i, claim in enumerate(self.claims):
+            if not claim.quoted:
+                continue
+            for c in (x for x in self.citations if x.claim == i):
+                out.append({"paper_id": c.paper_id, "page": c.page, "printed_page": c.printed_page or str(c.page),
+                            "text": c.quote or claim.text.strip("“”")})
+        return out
+
+    def claims_view(self) -> list[dict[str, Any]]:
+        """`claims: [{text, support, answers_question, citations: [{paper_id, page, printed_page, support, quote}]}]`
+        for `--json`: the model's own sentences only (the quoted ones are `key_passages_view`);
+        `answers_question` is the model's P(yes) that the claim states what was asked (None: not rated).
+
         Free-text answers (improve, fallback) have no claims: each cited sentence stands in.
         """
         if self.claims:
-            groups = [(c.text, c.support, c.quoted, [x for x in self.citations if x.claim == i]) for i, c in enumerate(self.claims)]
+            groups = [(c.text, c.support, c.answers, [x for x in self.citations if x.claim == i])
+                      for i, c in enumerate(self.claims) if not c.quoted]
         else:
             from itertools import groupby
 
             groups = []
             for _, cits in groupby(sorted(self.citations, key=lambda c: c.start), key=lambda c: c.start):
                 cits = list(cits)
-                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, False, cits))
+                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, None, cits))
         return [
             {
                 "text": text,
                 "support": support,
-                "quoted": quoted,
+                "answers_question": answers,
                 "citations": [
                     {"paper_id": c.paper_id, "page": c.page, "printed_page": c.printed_page or str(c.page),
                      "support": c.support or c.status, "quote": c.quote}
                     for c in cits
                 ],
             }
-            for text, support, quoted, cits in groups
+            for text, support, answers, cits in groups
         ]
 
     @classmethod

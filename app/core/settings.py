@@ -167,9 +167,12 @@ class ResearchParams:
     # 2 vague; right 18/30 both, citations supported 95 % against 89 % (the model's own claims
     # 70 % against 50 %). A reader may copy a marked claim; a withdrawn one stays in the notes.
     withdraw_unsupported: bool = True
-    # After the check, a first claim of the model that no passage supports is written again from
-    # the quoted sentences alone (research/restate.py) and replaces the old one if it is supported.
-    restate_first: bool = True
+    # After the check, a claim of the model it faults is written again once from the key passages
+    # and the sentences it cited (research/rewrite.py); a quote never takes its place.
+    rewrite_faulted: bool = True
+    # The model's direct answer is rated for stating what was asked, like the quote candidates;
+    # one the papers' best sentence outrates by answer_check.ANSWER_MARGIN is written again (answer_check.py).
+    answer_check: bool = True
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

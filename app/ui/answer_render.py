@@ -227,10 +227,12 @@ def render_streaming(text: str) -> str:
 
 
 def citation_summary(result: ResearchResult) -> str:
-    """'12 citations · 9 supported · 2 partly supported · 1 unsupported' for the status line;
-    page and evidence problems count as flagged, and claims that no source supports are counted."""
+    """'12 citations · 9 supported · 2 partly supported · 1 unsupported' for the status line of a
+    free-text answer; page and evidence problems count as flagged. Claim-bound answers count claims."""
+    if result.claims:  # claim-bound: the model's claims are the answer, the quotes its evidence
+        return claims_summary(result)
     total = len(result.citations)
-    if not total and not result.claims:
+    if not total:
         return "No citations"
     counts = {s: sum(1 for c in result.citations if c.status == s) for s in ("verified", "partial", "unsupported")}
     flagged = total - sum(counts.values())
@@ -246,6 +248,18 @@ def citation_summary(result: ResearchResult) -> str:
     bare = len(unbacked_claims(result))
     if bare:
         parts.append(f"{bare} claim{'s' if bare != 1 else ''} without support")
+    return " · ".join(parts)
+
+
+def claims_summary(result: ResearchResult) -> str:
+    """'2 claims · 2 supported · 4 key passages': the model's own sentences by verdict; the quoted
+    key passages are counted apart, since a quote is supported by construction."""
+    n = result.claim_counts()
+    parts = [f"{n['claims']} claim{'s' if n['claims'] != 1 else ''}"]
+    parts += [f"{n[k]} {label}" for k, label in (("supported", "supported"), ("partial", "partly supported"),
+                                                  ("unsupported", "unsupported")) if n[k] or k == "supported"]
+    if n["key_passages"]:
+        parts.append(f"{n['key_passages']} key passage{'s' if n['key_passages'] != 1 else ''}")
     return " · ".join(parts)
 
 

@@ -46,8 +46,9 @@ rests on highlighted. Each claim is checked against its sources:
 <span class="ok">&#10003;</span> supported, <span class="partial"><b>?</b></span> partly supported,
 <span class="bad">&#10007;</span> unsupported (or a paper that was not in the evidence),
 <span class="warn">&#9888;</span> a page that was not in the evidence.
-A claim that no source supports is <span class="unbacked">shaded</span>; a sentence in
-<span class="quoted">“italics and quotation marks”</span> is quoted from the paper as it stands.</p>
+A claim that no source supports is <span class="unbacked">shaded</span>. Beneath the answer,
+<b>Key passages</b> quote the papers' own sentences as they stand, in
+<span class="quoted">“italics and quotation marks”</span>: the evidence, not the model's words.</p>
 """
 
 

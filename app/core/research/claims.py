@@ -201,8 +201,17 @@ def cite_tag(e: Evidence) -> str:
     return f"[{e.paper_id}, page {e.page}]"
 
 
-def claim_separator(index: int) -> str:
-    """What goes before claim `index`: the direct answer stands alone, the supporting claims follow as one paragraph."""
+KEY_PASSAGES = "**Key passages**"  # the heading over the quoted sentences, beneath the model's answer
+
+
+def claim_separator(claims: list[Claim], index: int) -> str:
+    """What goes before `claims[index]` (an index past the end: a claim of the model still being
+    written): the direct answer stands alone, the model's further claims follow as one paragraph,
+    and the quoted sentences are a list under their own heading, set apart as evidence."""
+    if index < len(claims) and claims[index].quoted:
+        if any(c.quoted for c in claims[:index]):
+            return "\n- "
+        return ("\n\n" if index else "") + KEY_PASSAGES + "\n\n- "
     return "" if index == 0 else ("\n\n" if index == 1 else " ")
 
 

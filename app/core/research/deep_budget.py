@@ -39,13 +39,13 @@ CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, 
 # at 30–33 s for answers that took 12–22 s (bench/deep.py). One that runs long is stopped at
 # the budget's end after its next complete claim (deep.py), so the overrun is one claim.
 EXPECTED_FIRST_TURN_CLAIMS = 1.5
-# The first claim written again from the quotes (restate.py): the share of answers that try it
-# (3 of 30 held-out answers: a first claim with a figure no passage states; 3 more: one that only
-# says the question back, question_echo.py), what that call reads (the system prompt, the
-# question and two quoted sentences) and writes (one sentence in its JSON).
-RESTATE_SHARE = 0.2
-RESTATE_READ_TOKENS = 220
-RESTATE_WRITE_TOKENS = 45
+# A claim written again after the check faulted it (rewrite.py): the share of answers that try it
+# (about one in five on the bench's answers: a figure no passage states, a claim no passage
+# supports, one that says the question back), what that call reads (the system prompt, the
+# question, the key passages and the claim's cited sentences) and writes (one sentence in its JSON).
+REWRITE_SHARE = 0.25
+REWRITE_READ_TOKENS = 360
+REWRITE_WRITE_TOKENS = 45
 # A further part of the question ("…, and when was the treatment started?") gets a quote (and,
 # where part_turns is on, a turn) when the first turn's claims leave it open (question_parts.py):
 # they left it open for 20 of 33 two-part bench questions (bench/answers.py --show, 20 development

@@ -29,9 +29,9 @@ from .deep_budget import (
     PROBABILITY_CALL_S,
     PROBABILITY_JUDGE_TOKENS_PER_PAIR,
     PROMPT_OVERHEAD_TOKENS,
-    RESTATE_READ_TOKENS,
-    RESTATE_SHARE,
-    RESTATE_WRITE_TOKENS,
+    REWRITE_READ_TOKENS,
+    REWRITE_SHARE,
+    REWRITE_WRITE_TOKENS,
     QUESTION_TOKENS,
     QUOTE_RATING_TOKENS,
     SECOND_TURN_TOKENS,
@@ -155,10 +155,10 @@ class PlanMixin:
         cost = self.meter.predict_s(read, written, CONSERVATIVE_RATE) + CALL_OVERHEAD_S * calls
         if p.check_support:
             cost += self.check_cost_s(max(1, math.ceil(claims * SOURCES_PER_CLAIM)))
-            if p.restate_first and p.key_sentences > 0:  # one answer in five: one short call, two pairs checked
-                restate = (CALL_OVERHEAD_S + self.meter.predict_s(RESTATE_READ_TOKENS, RESTATE_WRITE_TOKENS, CONSERVATIVE_RATE)
+            if p.rewrite_faulted:  # one answer in four: one short call, two pairs checked
+                rewrite = (CALL_OVERHEAD_S + self.meter.predict_s(REWRITE_READ_TOKENS, REWRITE_WRITE_TOKENS, CONSERVATIVE_RATE)
                            + self.check_cost_s(2))
-                cost += RESTATE_SHARE * restate
+                cost += REWRITE_SHARE * rewrite
         return cost
 
     def _answer_prompt_tokens(self) -> int:

@@ -40,6 +40,7 @@ from ..tables import is_table_unit
 from .abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from .citations import key_terms, stem
+from .back_matter import is_back_matter_section, is_back_matter_unit
 from .front_matter import is_front_matter
 from .reference_lists import entry_marks
 
@@ -110,7 +111,8 @@ class _Candidate:
 def split_sentences(e: Evidence) -> list[_Candidate]:
     """The passage's sentences and blocks. Left out: headings (the section is in the passage
     header), the entries of a reference list the passage runs into (reference_lists.py), a
-    figure's axis ticks (axis_ticks.py) and the paper's front matter (front_matter.py)."""
+    figure's axis ticks (axis_ticks.py), the paper's front matter (front_matter.py) and its
+    back matter (back_matter.py: a unit under such a heading, or opening with one run in)."""
     if is_table_unit(e.text):  # a table's caption or row (tables.py): one unit, kept whole or not at all
         start = len(e.text) - len(e.text.lstrip())
         return [_Candidate(0, 0, start, len(e.text.rstrip()), e.text.strip(), "block", heading=e.section)]
@@ -120,10 +122,10 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     for (start, end, kind), entry in zip(units, entry_marks(e.text, units)):
         if kind == "heading":
             heading = e.text[start:end]
-        if kind == "heading" or entry:
+        if kind == "heading" or entry or is_back_matter_section(heading):
             continue
         text = e.text[start:end].strip()
-        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (kind == "text" and is_front_matter(text)):
+        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (kind == "text" and (is_front_matter(text) or is_back_matter_unit(text))):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind, heading=heading.lstrip("#").strip()))
     return out

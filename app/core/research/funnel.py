@@ -32,6 +32,7 @@ from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
 from .mmr import mmr, scale01
+from .back_matter import is_back_matter_section
 from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
 from .unmentioned import caution, named, unmentioned
@@ -214,8 +215,9 @@ class Funnel:
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
         # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim:
-        # by their heading, or by their text where the layout gave them none (reference_lists.py).
-        candidates = [c for c in candidates if not is_reference_list(c.text, c.section)]
+        # by their heading, or by their text where the layout gave them none (reference_lists.py);
+        # nor is the back matter: acknowledgements, contributions, funding (back_matter.py).
+        candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_section(c.section)]
         # Within papers stage 1 judged relevant, a top keyword match is kept even below the
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]

@@ -131,7 +131,7 @@ def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Cl
     A further part of the question that the claims leave open ("…, and how far did the error
     fall?") gets the first quotes, one each (`params.part_quotes`): the candidates that bear
     best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
-    whole question, for `requotes.requote`."""
+    whole question."""
     params = funnel.params
     asked = asks(query)
 

@@ -6,7 +6,7 @@ usable as the index of a zoo series." Asked how often complications occur "accor
 DVT-prophylaxis review", it may answer that they "occur according to the DVT-prophylaxis
 review". Such a claim names no thing and no figure the question did not, so it cannot be
 wrong, and the support check often passes it; but it answers nothing, and as the answer's
-first sentence it looks like an answer. restate.py writes it again from the quoted sentences.
+first sentence it looks like an answer. rewrite.py writes it again from the key passages.
 
 An answer to a yes-or-no question may repeat the question's words and still answer it ("X does
 Y" to "Does X do Y?"), so such questions are left alone, as is a claim that says yes, no, not

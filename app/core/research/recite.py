@@ -12,8 +12,9 @@ says how many were moved. A claim that has a supported citation drops its unsupp
 topic. Partial citations stay, marked. The judge reads at most `MAX_TRIES` extra pairs an answer (each
 costs ~100 prompt tokens), so the answer's time stays within its budget.
 
-A claim of the model that states a figure no passage of the answer states (`withdraw_unstated`)
-is withdrawn when the answer has a supported claim to stand on: the starter model, asked for
+A claim of the model that states a figure no passage of the answer states (`withdraw_unstated`),
+and that could not be written better (rewrite.py), is withdrawn when another claim of the model
+is supported: the starter model, asked for
 an LC50 the passages give as 2.17 µg/ml, wrote "100 mg/L … against 200 mg/L for the control",
 and the quote under it gave the paper's figures. A shaded claim is still a number a reader
 may copy; the withdrawn claim's text stays in the answer's notes, so nothing is hidden.
@@ -145,10 +146,10 @@ def withdraw_unstated(claims: list[Claim], evidence: list[Evidence], checked: di
     """Remove the model's unsupported claims that state a figure no passage states, if a supported
     claim remains; (claim text, the figures) of each one removed. `checked` is re-keyed to match.
 
-    Claims in `held_to_cited` are held to the passages they cite instead: a first claim whose
-    figure its passages lack, and that could not be written again from the quotes (a quoted
-    passage states otherwise, or no restatement was supported), is wrong for certain even if
-    another passage of the answer happens to hold the same number ("100" in a method)."""
+    Claims in `held_to_cited` are held to the passages they cite instead: a claim whose figure
+    its passages lack, and that could not be written again (rewrite.py: a passage states
+    otherwise, or the new claim was no better supported), is wrong for certain even if another
+    passage of the answer happens to hold the same number ("100" in a method)."""
     if not _any_supported(claims, checked):
         return []
     stated = numbers_stated(context)
@@ -196,8 +197,10 @@ def _verdicts(claims: list[Claim], checked: dict[tuple[int, int], Pair], i: int)
 
 
 def _any_supported(claims: list[Claim], checked: dict[tuple[int, int], Pair]) -> bool:
-    """Some claim has a supported citation: the answer has one to stand on if others are withdrawn."""
-    return any(Support.SUPPORTED.value in _verdicts(claims, checked, i) for i in range(len(claims)))
+    """Some claim of the model has a supported citation: the answer keeps a sentence of the
+    model's own to stand on if others are withdrawn. Quotes do not count: they are evidence, and
+    an answer of quotes alone leaves the reader without the model's answer."""
+    return any(not claims[i].quoted and Support.SUPPORTED.value in _verdicts(claims, checked, i) for i in range(len(claims)))
 
 
 def keep_claims(claims: list[Claim], checked: dict[tuple[int, int], Pair], keep: list[int]) -> None:
@@ -213,13 +216,3 @@ def mark_quoted(p: Pair) -> None:
     """A quote's citation: the passage's own sentence, supported with nothing to doubt."""
     p.quote, p.verdict, p.reason = unquoted(p.claim), Support.SUPPORTED.value, "quoted from the passage"
 
-
-def add_quotes(claims: list[Claim], checked: dict[tuple[int, int], Pair], quotes: list[Claim],
-               by_number: dict[int, Evidence]) -> None:
-    """Append `quotes` (key_sentences.requote) to the claims, each citation supported as a quote is."""
-    for q in quotes:
-        claims.append(q)
-        for n in q.sources:
-            p = Pair(q.text, by_number[n])
-            mark_quoted(p)
-            checked[(len(claims) - 1, n)] = p

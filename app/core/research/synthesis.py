@@ -32,13 +32,12 @@ from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_s
 from .focus import focus_evidence
 from .page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
-from .requotes import requote, withdrawal_messages
-from .question_asks import asks
 from .first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
-from .recite import add_quotes, doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
-from .restate import needs_restating, restate_first
+from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
+from .answer_check import answer_note, answer_probability, beside_the_point
+from .rewrite import fault, rewrite_faulted, withdrawal_messages
 from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
@@ -132,7 +131,6 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
         result.messages.append(f"Stage 3: {len(result.evidence) - len(evidence)} lower-ranked passages did not fit the prompt and were not sent.")
     result.evidence = evidence
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
-    ratings: dict[str, float] | None = None  # each quote candidate's P(yes), where the answer quotes
     funnel.stage(3, "Stage 3: synthesizing…")
 
     template, fields = first_turn(funnel.params) if rest else ("synthesis_claims.md", {})
@@ -149,8 +147,11 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
                                                 {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
-            ratings = {}
+            ratings: dict[str, float] = {}  # each candidate sentence's P(yes) that it states the answer
             quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
+            if funnel.params.answer_check and ratings and claims:  # the direct answer, asked the same question
+                claims[0].answers = answer_probability(chat, result.query, claims[0].text, cancelled=funnel.cancelled)
+                result.extra["best_answer_p"] = round(max(ratings.values()), 3)
             for q in quotes:
                 writer.show(q)
             funnel.stage(3, f"Stage 3: {len(claims)} claim{'s' if len(claims) != 1 else ''} written, "
@@ -166,12 +167,12 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
             _finish(funnel, result, chat, None, started, checked=False, stopped=True)
             result.messages.append("Stopped: the answer keeps the claims written before you cancelled (not checked).")
         raise
-    # A first claim that found no answer in the best passages gives way to sourced claims after it.
-    if len(claims) > 1 and not claims[0].sources and any(c.sources for c in claims[1:]):
+    # A first claim that found no answer in the best passages gives way to the model's sourced claims after it.
+    if len(claims) > 1 and not claims[0].sources and any(c.sources for c in claims[1:] if not c.quoted):
         claims = claims[1:]
     result.timings["synthesis_s"] = round(time.monotonic() - started, 3)
     result.claims = claims
-    _finish(funnel, result, chat, conversation, started, checked=True, ratings=ratings)
+    _finish(funnel, result, chat, conversation, started, checked=True)
     return True
 
 
@@ -191,7 +192,7 @@ class _Writer:
         if not self._shown:
             if "first_words_s" not in self.result.timings:
                 self.result.timings["first_words_s"] = round(self.funnel.elapsed(), 3)
-            self.funnel.emit(Token(claim_separator(len(self.streamed))))
+            self.funnel.emit(Token(claim_separator(self.streamed, len(self.streamed))))
         self.funnel.emit(Token(text[len(self._shown):]))
         self._shown = text
 
@@ -211,7 +212,7 @@ class _Writer:
         if shown and sentence.startswith(shown):
             funnel.emit(Token(sentence[len(shown):]))  # the rest of it: citations and the stop
         else:
-            funnel.emit(Token(("\n\n" if shown else "") + claim_separator(n - 1) + sentence))
+            funnel.emit(Token(("\n\n" if shown else "") + claim_separator(self.streamed, n - 1) + sentence))
 
     def broke_off(self) -> None:
         """A reply that broke mid-claim is asked again: its words on screen are not an answer."""
@@ -278,7 +279,7 @@ def render(result: ResearchResult) -> None:
     citations: list[Citation] = []
     pos = 0
     for i, claim in enumerate(result.claims):
-        sep = claim_separator(i)
+        sep = claim_separator(result.claims, i)
         pieces.append(sep)
         pos += len(sep)
         text, stop = split_stop(claim.text)
@@ -307,9 +308,8 @@ def check_claims(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conv
 
 
 def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *,
-            checked: bool, stopped: bool = False, ratings: dict[str, float] | None = None) -> None:
-    """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported.
-    `ratings`: the quotes' candidates rated (answer_quotes), to quote in place of withdrawn claims."""
+            checked: bool, stopped: bool = False) -> None:
+    """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported."""
     render(result)
     by_number = {e.number: e for e in result.evidence}
     t = time.monotonic()
@@ -331,32 +331,32 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
                     timeout_s=funnel.params.synthesis_timeout_s)
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
-        restated, unrestated = None, frozenset[int]()
-        if funnel.params.restate_first and chat is not None and needs_restating(result.claims, by_claim, result.query):
-            funnel.stage(4, "Stage 4: writing the first claim again from the quoted sentences…")
-            restated = restate_first(result.claims, result.evidence, by_claim, chat, result.query,
-                                     context=context, cancelled=funnel.cancelled)
-            unrestated = frozenset() if restated else frozenset({0})
+        rewritten, unrewritten = [], frozenset[int]()
+        best_answer = result.extra.get("best_answer_p")
+        if funnel.params.rewrite_faulted and chat is not None and any(
+                fault(result.claims, by_claim, i, result.query, best_answer) for i in range(len(result.claims))):
+            funnel.stage(4, "Stage 4: writing a claim again from the sentences it rests on…")
+            rewritten, unrewritten = rewrite_faulted(result.claims, result.evidence, by_claim, chat, result.query,
+                                                     context=context, best_answer=best_answer, cancelled=funnel.cancelled)
         doubt_contradicted(result.claims, by_claim)
         off_topic = doubt_off_topic(result.claims, by_claim, result.unmentioned) if result.caution else 0
         dropped = prune(result.claims, by_claim)
-        withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrestated)
+        withdrawn = (withdraw_unstated(result.claims, result.evidence, by_claim, context, held_to_cited=unrewritten)
                      if funnel.params.withdraw_unstated else [])
         withdrawn += [(text, []) for text in withdraw_unsupported(result.claims, by_claim)] if funnel.params.withdraw_unsupported else []
-        requoted = requote(result.claims, result.evidence, len(withdrawn), ratings, withdrawn=[text for text, _ in withdrawn],
-                           per_passage=funnel.params.quotes_per_passage, asked=asks(result.query)) if withdrawn and ratings is not None else []
-        add_quotes(result.claims, by_claim, requoted, by_number)
-        if moved or restated or dropped or withdrawn:
-            render(result)  # moved and dropped citations, restated and withdrawn claims: the answer's text changes
+        if moved or rewritten or dropped or withdrawn:
+            render(result)  # moved and dropped citations, rewritten and withdrawn claims: the answer's text changes
             pairs = [by_claim[(c.claim, c.evidence_number)] for c in result.citations]
         if moved:
             them = "them" if moved != 1 else "it"
             result.messages.append(f"Support check: {moved} claim{'s' if moved != 1 else ''} cited a passage that does not "
                                    f"state {them}; the citation now points to the passage that does.")
-        if restated:
-            result.messages.append(restated.message())
+        result.messages += [r.message() for r in rewritten]
+        lead = next((c for c in result.claims if not c.quoted), None)
+        if lead is not None and beside_the_point(lead.answers, best_answer):
+            result.messages.append(answer_note(lead.answers, best_answer))
         result.withdrawn += [text for text, _ in withdrawn]
-        result.messages += withdrawal_messages(withdrawn, len(requoted))
+        result.messages += withdrawal_messages(withdrawn)
         if off_topic:
             result.messages.append(f"Support check: {off_topic} citation{'s' if off_topic != 1 else ''} of the model's claims "
                                    "marked partial at most: the passages are not about the question (see the caution above).")

@@ -1,0 +1,46 @@
+"""A paper's back matter is not evidence: acknowledgements, author contributions, funding,
+competing interests, and the "downloaded from" lines a publisher stamps on every page.
+
+They name the paper's subject and its people ("This work was funded by the Wheat Initiative
+grant for heat-stress metabolomics"; "A.B. designed the heat-stress experiments"), so they
+match a question's words and were quoted as the support of a claim about a study's design.
+They say who did or paid for the work, never what it found.
+
+Told by layout, the same in every field: the section they sit under (the heading the extractor
+read: `is_back_matter_section`), or a run-in heading that opens the paragraph ("Funding: …",
+"Author contributions. …", "Acknowledgements We thank …": `is_back_matter_unit`). The heading
+names are the standard section names of journals' back matter (ICMJE, CRediT, the BMC / PLOS /
+Elsevier / Springer templates), not phrases of one paper. A data or code availability
+statement is kept: researchers ask where the data are.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The names of back-matter sections, as headings print them (singular or plural, US or UK spelling).
+_NAMES = (r"acknowledge?ments?|acknowledge?ment of funding|author(?:s'?|'s)? contributions?|contributions? of (?:the )?authors?"
+          r"|credit authorship contribution statement|funding(?: (?:information|sources?|statement))?|financial support"
+          r"|financial disclosures?|sources? of funding|competing (?:financial )?interests?|conflicts? of interests?"
+          r"(?: statement| disclosures?)?|declarations? of (?:competing )?interests?|disclosures?|disclosure statement"
+          r"|ethics declarations?|consent for publication|publisher'?s note|author information|additional information"
+          r"|author details|supplementary (?:information|materials?)|supporting information")
+_SECTION = re.compile(rf"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:{_NAMES})\W*$", re.I)
+# A run-in heading: the name, then a colon, a full stop or a dash, or a capitalised sentence
+# after it ("Acknowledgements We thank the field staff …").
+_RUN_IN = re.compile(rf"^\W*(?:{_NAMES})\s*(?:[:.—–-]\s*|\s+(?=(?-i:[A-Z])))", re.I)
+# The stamp a publisher's server adds to a downloaded copy, on every page: it opens the line and
+# names an address ("Downloaded from https://academic.oup.com/… by guest", "This content
+# downloaded from 128.42.0.1"), unlike a method ("Sequences were downloaded from GenBank").
+_DOWNLOADED = re.compile(r"^\W*(?:this (?:article|content|pdf) (?:was )?)?downloaded (?:from|by)\s+"
+                         r"(?:https?://|www\.|\d{1,3}(?:\.\d{1,3}){3}\b|[\w-]+(?:\.[\w-]+)*\.(?:com|org|edu|net|gov)\b)", re.I)
+
+
+def is_back_matter_section(section: str) -> bool:
+    """The heading of a passage's section names back matter."""
+    return bool(section) and bool(_SECTION.match(section.strip().strip("#").strip()))
+
+
+def is_back_matter_unit(text: str) -> bool:
+    """A sentence or paragraph that opens with a back-matter heading run into it, or a download stamp."""
+    return bool(_RUN_IN.match(text) or _DOWNLOADED.search(text))

@@ -1,0 +1,205 @@
+"""A claim of the model that the check faults is written again once, from the sentences it rests on.
+
+The model writes its answer from the best passages; then the check reads every (claim, cited
+passage) pair. A claim it faults — no cited passage supports it even in part, it states a figure
+none of its passages states, or it only says the question back — gets one more try: the model
+reads the question, the answer's key passages (the sentences ranked best for answering it) and
+the sentences of the passages the claim cited (~300 tokens in all), and writes the claim again in
+one sentence. Where those sentences do not state the answer, the prompt has it say so and name
+the closest finding they do state.
+
+The new claim goes through the same check and takes the old one's place where it is better
+supported (supported over partial over unsupported; an echo of the question is replaced by any
+claim that is not one and that a passage supports at least in part). The answer's notes keep the
+old text. A quote never takes the place of a claim: the answer is the model's, and the key
+passages stay beneath it as evidence, so a reader always sees what the model concluded, marked
+where the check doubts it. A failed call leaves the answer as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import NamedTuple
+
+from ..callbacks import IsCancelled
+from ..errors import Cancelled, ModelError
+from ..models.base import ChatMessage, ChatModel
+from ..paths import load_prompt
+from ..records import Claim, Evidence, Support
+from .answer_check import answer_probability, beside_the_point
+from .key_sentences import unquoted
+from .question_echo import echoes_question
+from .support import ORDER, Pair, check_pairs
+from .support_rules import numbers_in
+
+log = logging.getLogger(__name__)
+
+MAX_REWRITES = 2  # claims written again per answer: each is one short call (~300 tokens read, one sentence written)
+REWRITE_CHARS = 1200  # the sentences it reads, ~300 tokens: the key passages first, then the cited ones best first
+REWRITE_TOKENS = 120  # one sentence in its JSON
+REWRITE_SCHEMA = {"type": "object", "properties": {"claim": {"type": "string"}}, "required": ["claim"]}
+
+ECHO, FIGURE, UNSUPPORTED, OFF_POINT = "echo", "figure", "unsupported", "off point"  # why a claim is written again
+
+
+def rewrite_messages(query: str, sentences: list[str]) -> list[ChatMessage]:
+    system = load_prompt("synthesis_system.md").strip()
+    listed = "\n".join(f"- “{s}”" for s in sentences)
+    user = load_prompt("rewrite.md").strip().format(query=query, sentences=listed)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+class Rewritten(NamedTuple):
+    """A claim of the model written again after the check faulted it."""
+
+    old: str  # the claim as the model first wrote it
+    new: str  # the claim now in the answer
+    why: str  # ECHO, FIGURE or UNSUPPORTED
+
+    def message(self) -> str:
+        said = f"the claim “{self.old.rstrip('. ')}”"
+        because = {ECHO: "only repeated the question", FIGURE: "stated a figure no cited passage states",
+                   UNSUPPORTED: "was not supported by the passages it cited",
+                   OFF_POINT: "did not state what was asked"}[self.why]
+        return f"Support check: {said} {because}; it was written again from the sentences it rests on."
+
+
+def fault(claims: list[Claim], checked: dict[tuple[int, int], Pair], i: int, query: str = "",
+          best_answer: float | None = None) -> str | None:
+    """Why the check faults claim `i` of the model (ECHO, FIGURE, UNSUPPORTED, OFF_POINT), or None.
+
+    A figure is faulted by the rules, not the judge alone: a figure no passage states is wrong for
+    certain (125.3 GeV where the paper gives 125.09 GeV), while the judge agrees with people on
+    4 pairs in 5 at best; a claim the judge finds only partly supported stays as written, unless
+    it is beside the point: a sentence of the papers (P(yes) `best_answer`) is rated clearly
+    better than it for answering the question (answer_check.py)."""
+    claim = claims[i]
+    if claim.quoted:
+        return None
+    if query and echoes_question(claim.text, query):
+        return ECHO
+    pairs = [checked[(i, n)] for n in claim.sources if (i, n) in checked]
+    verdicts = {p.verdict for p in pairs}
+    if Support.SUPPORTED.value in verdicts:
+        return OFF_POINT if beside_the_point(claim.answers, best_answer) else None
+    if any(p.rule == Support.UNSUPPORTED.value and any(numbers_in(m) for m in p.missing) for p in pairs):
+        return FIGURE
+    if Support.PARTIAL.value not in verdicts:
+        return UNSUPPORTED
+    return OFF_POINT if beside_the_point(claim.answers, best_answer) else None
+
+
+def sentences_for(claim: Claim, claims: list[Claim], evidence: list[Evidence]) -> list[tuple[str, int]]:
+    """(sentence, passage number) the claim is written again from: the answer's key passages
+    first, then the sentences of the passages it cited, best first, up to `REWRITE_CHARS`."""
+    by_number = {e.number: e for e in evidence}
+    picked: list[tuple[str, int]] = [(unquoted(q.text), q.sources[0]) for q in claims if q.quoted and q.sources
+                                     and q.sources[0] in by_number]
+    for n in dict.fromkeys(claim.sources):
+        e = by_number.get(n)
+        if e is None:
+            continue
+        ranked = sorted(e.sentences, key=lambda s: -s.score) if e.sentences else []
+        picked += [(s.text, n) for s in ranked] or [(e.focus_text, n)]
+    out, seen, size = [], set(), 0
+    for text, n in picked:
+        key = " ".join(text.lower().split())
+        if key in seen or (out and size + len(text) > REWRITE_CHARS):
+            continue
+        seen.add(key)
+        out.append((text, n))
+        size += len(text)
+    return out
+
+
+def _best(pairs: list[Pair]) -> str:
+    return max((p.verdict for p in pairs if p.verdict), key=ORDER.__getitem__, default=Support.UNSUPPORTED.value)
+
+
+def rewrite_faulted(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair],
+                    chat: ChatModel, query: str, *, context: str = "", best_answer: float | None = None,
+                    cancelled: IsCancelled | None = None) -> tuple[list[Rewritten], frozenset[int]]:
+    """Write each faulted claim of the model again (at most `MAX_REWRITES`), in place.
+
+    Returns the claims written again, and the indices of claims faulted for a figure that could
+    not be written better (they are held to the passages they cite: recite.withdraw_unstated).
+    `checked` receives the new claims' pairs in place of the old ones'."""
+    by_number = {e.number: e for e in evidence}
+    done: list[Rewritten] = []
+    unchanged: set[int] = set()
+    tries = 0
+    for i in range(len(claims)):
+        why = fault(claims, checked, i, query, best_answer)
+        if why is None:
+            continue
+        new = None
+        if tries < MAX_REWRITES:
+            tries += 1
+            new = _rewrite(claims, i, evidence, by_number, checked, chat, query, why, context, cancelled)
+        if new is None:
+            if why == FIGURE:
+                unchanged.add(i)
+            continue
+        done.append(Rewritten(claims[i].text, new.text, why))
+        claims[i] = new
+    return done, frozenset(unchanged)
+
+
+def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: dict[int, Evidence],
+             checked: dict[tuple[int, int], Pair], chat: ChatModel, query: str, why: str, context: str,
+             cancelled: IsCancelled | None) -> Claim | None:
+    """Claim `i` written again and checked, its pairs put in `checked`; None where it came back no better."""
+    old = claims[i]
+    sentences = sentences_for(old, claims, evidence)
+    if not sentences:
+        return None
+    try:
+        reply = chat.chat(rewrite_messages(query, [s for s, _ in sentences]), max_tokens=REWRITE_TOKENS,
+                          temperature=0.0, json_schema=REWRITE_SCHEMA, cancelled=cancelled)
+        text = " ".join(str(json.loads(reply).get("claim", "")).split())
+    except Cancelled:  # the user stopped: the checked answer stands as it was
+        return None
+    except (ModelError, ValueError, AttributeError) as exc:
+        log.warning("writing a claim again failed (%s); it stays as the model wrote it", exc)
+        return None
+    if not text or _plain(text) == _plain(old.text) or echoes_question(text, query):
+        return None
+    pairs = [Pair(text, by_number[n]) for n in dict.fromkeys(n for _, n in sentences)]
+    check_pairs(pairs, chat, context=context, cancelled=cancelled)
+    best = _best(pairs)
+    before = _best([checked[(i, n)] for n in old.sources if (i, n) in checked])
+    answers = None
+    if why == OFF_POINT:  # as well supported, at least in part, and rated higher for answering the question
+        answers = answer_probability(chat, query, text, cancelled=cancelled)
+        better = (ORDER[best] >= ORDER[Support.PARTIAL.value] and answers is not None
+                  and old.answers is not None and answers > old.answers)
+    elif why == ECHO:
+        better = ORDER[best] >= ORDER[Support.PARTIAL.value]
+    else:
+        better = ORDER[best] > ORDER[before]
+    if not better or any(p.contradicts for p in pairs):
+        return None
+    kept, pages = [], set()
+    for p in pairs:  # one citation a page: two key passages of one page would cite it twice
+        page = (p.evidence.paper_id, p.evidence.page)
+        if p.verdict == best and page not in pages:
+            pages.add(page)
+            kept.append(p)
+    for key in [k for k in checked if k[0] == i]:
+        del checked[key]
+    checked.update(((i, p.evidence.number), p) for p in kept)
+    return Claim(text=text, sources=[p.evidence.number for p in kept], answers=answers)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip().strip("“”\"'").rstrip(". ").split())
+
+
+def withdrawal_messages(withdrawn: list[tuple[str, list[str]]]) -> list[str]:
+    """What the answer says of each claim withdrawn: its text, and the figures no cited passage states."""
+    out = []
+    for text, figures in withdrawn:
+        why = f"no passage it cites states {', '.join(figures)}" if figures else "no cited passage supports it"
+        out.append(f"Support check: withdrew the claim “{text.rstrip('. ')}”: {why}.")
+    return out

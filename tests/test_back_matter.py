@@ -1,0 +1,85 @@
+"""Acknowledgements, author contributions, funding and download stamps are never evidence (research/back_matter.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.records import Evidence
+from app.core.research.back_matter import is_back_matter_section, is_back_matter_unit
+from app.core.research.focus import split_sentences
+
+
+@pytest.mark.parametrize("heading", [
+    "Acknowledgements", "## Acknowledgments", "ACKNOWLEDGEMENTS", "Author contributions", "Authors' contributions",
+    "CRediT authorship contribution statement", "Funding", "Funding information", "Competing interests",
+    "Conflict of interest statement", "Conflicts of Interest", "Declaration of competing interest", "Disclosures",
+    "7. Acknowledgements", "Publisher's note", "Additional information", "Supporting information",
+])
+def test_back_matter_headings_are_told(heading):
+    assert is_back_matter_section(heading)
+
+
+@pytest.mark.parametrize("heading", [
+    "Results", "Discussion", "Data availability", "Funding of public hospitals in Malawi", "Methods",
+    "Competing risks regression", "Acknowledging uncertainty in the estimates", "",
+])
+def test_sections_about_the_work_are_not_back_matter(heading):
+    assert not is_back_matter_section(heading)
+
+
+@pytest.mark.parametrize("text", [
+    "Acknowledgements We thank the field staff of the alpine station for ringing the kestrels.",
+    "Funding: This work was supported by the National Science Foundation (grant 1234567).",
+    "Author contributions. A.B. and C.D. designed the heat-stress experiments; E.F. ran the metabolomics.",
+    "Competing interests: The authors declare that they have no competing interests.",
+    "Downloaded from https://academic.oup.com/bioinformatics/article/33/8/1-10/3064465 by guest on 12 March 2024",
+    "This content downloaded from 128.42.0.1 on Tue, 05 Mar 2019 12:00:00 UTC",
+])
+def test_run_in_back_matter_and_download_stamps_are_told(text):
+    assert is_back_matter_unit(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Funding for rural clinics fell by 12% after the reform.",
+    "Acknowledging the bias, we reweighted the sample by age and sex.",
+    "The data were downloaded from the national registry and cleaned in R.",
+    "Author contributions to open-source packages were counted per commit.",
+    "Disclosure of the diagnosis raised adherence to 84%.",
+    "Sequences were downloaded from GenBank and aligned with MAFFT.",
+])
+def test_sentences_about_the_work_are_kept(text):
+    assert not is_back_matter_unit(text)
+
+
+def test_focusing_drops_back_matter_under_its_heading_and_run_in():
+    text = ("Young birds departed 9 days later than adults.\n\n"
+            "## Acknowledgements\n\n"
+            "We thank the observers who recorded the departures of young and adult kestrels.\n\n"
+            "## Results\n\n"
+            "Funding: The departure study of young kestrels was funded by the Alpine Bird Trust.\n\n"
+            "The median departure date was 14 September.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
+
+
+def test_the_library_never_gives_back_matter_as_evidence(make_desk, tmp_path):
+    """A real PDF through the real importer, index and funnel: the acknowledgements and the funding
+    statement share the question's words, and the results do too; only the results are evidence."""
+    from tests.pdf_factory import make_paper
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    make_paper(folder / "kestrels.pdf", "Autumn Departure of Alpine Kestrels", ["Maria Rossi"], [
+        "# Results\n\nYoung kestrels departed from the alpine valleys 9 days later than adult kestrels in autumn.",
+        "# Acknowledgements\n\nWe thank the volunteers who watched kestrels depart from the alpine valleys every autumn.\n\n"
+        "# Funding\n\nThe study of when kestrels depart from alpine valleys in autumn was funded by the Alpine Bird Trust.",
+    ])
+    desk = make_desk(tmp_path / "lib")
+    try:
+        assert desk.add([folder]).ok
+        result = desk.research("When do young kestrels depart from alpine valleys in autumn?", evidence_only=True)
+    finally:
+        desk.close()
+    texts = " ".join(e.text for e in result.evidence)
+    assert "9 days later" in texts
+    assert "volunteers" not in texts and "Alpine Bird Trust" not in texts
