@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import pymupdf
 
+from .letter_spacing import page_dict
 from .line_breaks import join_lines, runs_on
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
 
@@ -85,7 +86,7 @@ def _clean(text: str) -> str:
 
 def _page_blocks(page: pymupdf.Page) -> list[_Block]:
     """Text blocks of a page as rows with font statistics, in PyMuPDF's order."""
-    data = page.get_text("dict", flags=TEXT_FLAGS)
+    data = page_dict(page, TEXT_FLAGS)  # letter-spaced words joined (letter_spacing.py)
     blocks = []
     for b in data["blocks"]:
         if b.get("type", 0) != 0:
@@ -123,7 +124,6 @@ def _font_style(font: str) -> tuple[bool, bool, bool]:
 # of units as in "cm−2") is left as printed: those read as they are meant.
 _TEN = re.compile(r"(?<![\d.,])10\s*$")
 _EXPONENT = re.compile(r"^\s*[-−–+]?\s*\d+(?:\.\d+)?\s*$")
-
 
 _POWER_MARK = re.compile(r"(?<=10)\^(?=[-−–+]?\d)")
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from ..letter_spacing import page_dict
 from .text import clean, letters
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class Front:
 
 
 def page_lines(page: pymupdf.Page) -> list[Line]:
-    data = page.get_text("dict", flags=TEXT_FLAGS)
+    data = page_dict(page, TEXT_FLAGS)  # letter-spaced titles and names with their words whole
     out: list[Line] = []
     for bno, block in enumerate(data["blocks"]):
         if block.get("type", 0) != 0:
