@@ -407,11 +407,16 @@ def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
     render(result)
     for c in result.citations:
         c.status, c.support = "verified", "supported"
+    for claim in result.claims:
+        claim.support = "supported"
     html = render_answer(result)
     start = html.index('<span class="quoted"')
     assert html.index("“Young birds departed 9 days later than adults”") > start
     assert html.index("Kestrels leave around") < start  # the model's own claim is not
     assert html.count('<span class="quoted"') == 1
+    # The quotes stand under their own heading beneath the answer, and the header counts claims apart from them.
+    assert html.index("Kestrels leave around") < html.index("Key passages") < start
+    assert citation_summary(result) == "1 claim · 1 supported · 1 key passage"
 
 
 def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_only_searched(qtbot, qapp):

@@ -92,87 +92,23 @@ class ResearchParams:
     focus_prose: bool = True
     # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
     check_support: bool = True
-    # Evidence tokens in the prompt after focusing: ~1,100-token prompts for the starter model,
-    # which reads ~30 tokens/s on 2 cores. 640 left the gold facts out of the evidence for a third
-    # of the bench questions (bench/focus.py); 800 for a quarter. Raise it for faster models or servers.
-    focus_tokens: int = 800
-    claims_max_tokens: int = 300
-    # Evidence tokens read before the first claim is written (the best passages; the rest follow
-    # in a second turn). 0: one prompt. ~300 tokens ≈ 10 s of reading for the starter model.
-    first_claim_tokens: int = 300
-    # ...and more where the model reads faster: the next answer's first turn is what the model
-    # read in this many seconds in recent answers, up to first_claim_max_tokens, never less than
-    # first_claim_tokens (research/first_turn_size.py). The starter model on 2 cores reads 60-66
-    # tokens/s there, so 5 s is ~330 tokens: on the 30 held-out bench questions right 16/30
-    # against 14/30 at 4.5 s (300 tokens), first claim p50 10.8 s against 11.0 s (run noise);
-    # a machine 1.5 times as fast reads 500. 0: always first_claim_tokens.
-    first_claim_read_s: float = 5.0
-    first_claim_max_tokens: int = 500
-    # Claims the first turn may write: the direct answer, and a claim for each further part of
-    # the question (synthesis_parts.md); 1: the direct answer alone (synthesis_first.md).
-    first_turn_claims: int = 3
-    # Further parts of the question ("…, and how far did the error fall?") that the first turn's
-    # claims leave open, up to N, each get a turn of their own: the passages that bear on that
-    # part, up to part_tokens, and one claim (research/question_parts.py). Off for the starter
-    # model: on 20 two-part development questions right 9/20 against 7/20, but on the 30 held-out
-    # questions 15/30 against 16/30 in the same run, its part claims supported less often (45 %
-    # of the model's citations against 49 %) and answers 2.4 s slower at p50, 16 s at p95
-    # (docs/research.md). Measure it with a larger model: bench/answers.py --variant "parts:part_turns=2".
-    part_turns: int = 0
-    part_tokens: int = 250
-    # Further parts of the question that the claims leave open, up to N, each get a quote of their
-    # own, the first of the key sentences: the sentence that bears best on that part, among the
-    # six best by that part rated by the model against it (research/key_sentences.answer_quotes).
-    # Off: on the 30 held-out questions (one run, both ways) it changed the quotes of 4 answers,
-    # three only in their order, and no right answer; the four quotes already hold what the
-    # focused evidence says about the other parts. 2: on.
-    part_quotes: int = 0
-    # After the first turn, N > 0: the answer quotes up to N of the best evidence sentences
-    # verbatim (research/key_sentences.py); 0: the model reads the other passages and adds claims
-    # (synthesis_more.md). On the answer bench (20 questions, bench/answers.py) the quotes were
-    # right 4/20 against 2/20, supported 81 % against 67 %, in 10 s against 31 s. Four, not two:
-    # on the 30 held-out questions each further quote held a gold fact the others lacked (right
-    # 5/30 with the first claim alone, 10, 11, 12, 13 with 1–4 quotes, in one run), and a quote
-    # costs no model time (the candidates are rated either way). Not five or six: with two quotes
-    # a passage and the same first claims (bench/answers.py --fixed-first-turn), right 18/30 all
-    # three, while the answer grew from 175 to 192 and 199 words p50.
-    key_sentences: int = 4
-    # Sentences quoted from one passage at most; with 2, neighbours join into one quote. (Either
-    # way a quote must add key terms or a figure to what the claims and the quotes before it say.)
-    # The answer page often holds the answer in two sentences (the figure, and the one naming what
-    # it measures; q10's "The multi0 argument is relevant only for…" and the next sentence, which
-    # says what it does), and with one quote a passage the second went to another paper. On the
-    # 30 held-out questions (bench/answers.py --fixed-first-turn, same first claims in both) right
-    # 18/30 against 16/30 (q10, q54 won, none lost), citations supported 88 % both, gold page
-    # cited 83 % against 87 %, answer p50 unchanged; the quotes hold ~20 % more text. Not more
-    # than two, so a broad question still hears from several papers. docs/research.md.
-    quotes_per_passage: int = 2
-    # Key sentences the model rates before they are quoted: the best N by focus score are each
-    # asked "does this sentence answer the question?" (yes/no, P(yes) where the backend gives it,
-    # ~0.9 s a sentence for the starter model) and re-ranked by it. On 30 bench questions it
-    # was not tuned on, answers were right 12/30 against 9/30 by focus score alone, in 18.5 s against
-    # 11.3 s (docs/research.md). Twelve, not eight: a gold fact sits at rank 8-13 by focus score
-    # for 8 of the 58 development questions; simulated on them (odd-numbered r-papers and mixed
-    # fields), the four quotes held 60 + 16 of 145 gold fact groups with 12 rated against 56 + 15
-    # with 8, and 16 rated added none (~0.6 s a sentence). 0: focus score alone.
-    quote_candidates: int = 12
-    # After the check, a claim of the model that states a figure no passage states, and that no
-    # passage supports, is withdrawn (named in the answer's notes) if a supported claim remains.
-    withdraw_unstated: bool = True
-    # After the check, a claim of the model that no cited passage supports even in part is
-    # withdrawn (named in the answer's notes) if a supported claim remains (recite.withdraw_unsupported).
-    # On the 30 held-out questions (bench/answers.py --fixed-first-turn, --variant against the
-    # same first claims) 9 claims went: 5 wrong ("scores 1, 2 and 3", "(x || g): correlated"),
-    # 2 right (m20's "No, catch trials did not lead to consolidation", which the judge rates 0.21),
-    # 2 vague; right 18/30 both, citations supported 95 % against 89 % (the model's own claims
-    # 70 % against 50 %). A reader may copy a marked claim; a withdrawn one stays in the notes.
-    withdraw_unsupported: bool = True
-    # After the check, a claim of the model it faults is written again once from the key passages
-    # and the sentences it cited (research/rewrite.py); a quote never takes its place.
-    rewrite_faulted: bool = True
-    # The model's direct answer is rated for stating what was asked, like the quote candidates;
-    # one the papers' best sentence outrates by answer_check.ANSWER_MARGIN is written again (answer_check.py).
-    answer_check: bool = True
+    # The measurements behind the values below are in docs/research.md, "The answer's settings".
+    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/focus.py)
+    claims_max_tokens: int = 300  # tokens the model may write for its claims
+    first_claim_tokens: int = 300  # evidence tokens the first turn reads at least (0: one prompt)
+    first_claim_read_s: float = 5.0  # the first turn reads what the model read in this many seconds lately (0: the floor)
+    first_claim_max_tokens: int = 500  # ...up to this many tokens
+    first_turn_claims: int = 3  # claims the first turn may write: the direct answer and one per further part
+    part_turns: int = 0  # further parts of the question the first turn left open, each a turn of its own (question_parts.py)
+    part_tokens: int = 250  # evidence tokens such a turn reads
+    part_quotes: int = 0  # further parts of the question, each with a key passage of its own first
+    key_sentences: int = 4  # key passages quoted beneath the answer (key_sentences.py); 0: the model reads on instead
+    quotes_per_passage: int = 2  # key passages from one passage at most (neighbours join into one)
+    quote_candidates: int = 12  # candidate sentences the model rates for answering the question before quoting
+    withdraw_unstated: bool = True  # withdraw a claim stating a figure no passage states, if another claim of the model is supported
+    withdraw_unsupported: bool = True  # withdraw a claim no cited passage supports even in part, likewise
+    rewrite_faulted: bool = True  # write a claim the check faults again once, from the key passages and its cited sentences (rewrite.py)
+    answer_check: bool = True  # rate the direct answer for stating what was asked; write it again if clearly outrated (answer_check.py)
     synthesis_timeout_s: float = 600.0
     temperature: float = 0.2
 

@@ -380,17 +380,20 @@ def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversat
         claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
     result.timings["check_s"] = round(time.monotonic() - t, 3)
     funnel.finish_references(result)
-    total = len(result.citations)
-    supported = sum(c.support == Support.SUPPORTED.value for c in result.citations)
-    partial = sum(c.support == Support.PARTIAL.value for c in result.citations)
-    bare = sum(1 for c in result.claims if not c.sources)
+    mine = [c for c in result.citations if not result.claims[c.claim].quoted]  # the model's; a key passage is supported as quoted
+    total = len(mine)
+    supported = sum(c.support == Support.SUPPORTED.value for c in mine)
+    partial = sum(c.support == Support.PARTIAL.value for c in mine)
+    bare = sum(1 for c in result.model_claims() if not c.sources)
     if not checked:
         if total:
             result.messages.append(f"Support check: not run ({'stopped' if stopped else 'off in Settings'}); "
                                    "the citations are marked by key-term overlap only.")
     elif total - supported:
-        result.messages.append(f"Support check: {supported} of {total} citations supported, {partial} partly; the others are marked in the answer.")
+        result.messages.append(f"Support check: {supported} of the model's {total} citations supported, {partial} partly; "
+                               "the others are marked in the answer.")
     if bare:
-        result.messages.append(f"Support check: {bare} of {len(result.claims)} claims cite no passage (marked).")
+        result.messages.append(f"Support check: {bare} of the model's {len(result.model_claims())} claims cite no passage (marked).")
     if not stopped:
-        funnel.stage(4, f"Stage 4: {len(result.claims)} claims, {supported} of {total} citations supported")
+        n = result.claim_counts()  # the model's claims: the key passages are supported by construction
+        funnel.stage(4, f"Stage 4: {n['claims']} claim{'s' if n['claims'] != 1 else ''}, {n['supported']} supported")
