@@ -367,3 +367,26 @@ def test_bundle_recipe_collects_every_runtime_dependency():
     known = set().union(*needed.values()) | {"llama_cpp", "lance", "docx", "yaml"}
     stale = sorted(m for m in bundled if m not in known)
     assert not stale, f"the spec collects packages the project no longer uses: {stale}"
+
+
+def _second_start(qtbot, files: list[str], library: str = "") -> str:
+    """`hand_over` in another process, as a second `research-desk paper.pdf` runs it; its answer."""
+    code = ("import sys; from app.ui.single_instance import hand_over; "
+            "print(hand_over(sys.argv[2:], sys.argv[1] or None))")
+    proc = subprocess.Popen([sys.executable, "-c", code, library, *files], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    qtbot.waitUntil(lambda: proc.poll() is not None, timeout=60_000)  # the window answers meanwhile
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    return out.strip()
+
+
+def test_a_second_start_hands_its_pdfs_to_the_running_window(window_on, qtbot, tmp_path):
+    """`research-desk paper.pdf` while a window runs: that window imports and shows it."""
+    window = window_on()
+    pdf = make_paper(tmp_path / "later.pdf", "Permafrost Carbon Release", ["Grace Hopper"], PAGES)
+    assert _second_start(qtbot, [str(pdf)]) == "True"
+    qtbot.waitUntil(lambda: window.reader.isVisible() and window.pdf_viewer.path is not None, timeout=120_000)
+    assert [p.source_file for p in window.library_pane.papers()] == ["later.pdf"]
+    # A start for another library is not handed over: it opens its own window.
+    assert _second_start(qtbot, [str(pdf)], str(tmp_path / "elsewhere")) == "False"

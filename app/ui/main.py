@@ -19,10 +19,12 @@ def open_window(library: str | None = None, files: list[str] | None = None, sett
     from .error_dialog import install_excepthook
     from .main_window import MainWindow
     from .open_files import import_and_show
+    from .single_instance import InstanceServer
 
     setup_logging(echo_warnings=True)  # idempotent: `research-desk` (the CLI) has done it already
     window = MainWindow(settings or Settings.load(), library)
     install_excepthook(window)
+    window.instance_server = InstanceServer(window)  # later starts hand their PDFs to this window
     window.show()
     if files:
         import_and_show(window, files)
@@ -39,6 +41,7 @@ def run_app(library: str | None = None, argv: list[str] | None = None, files: li
     from app.core.settings import Settings
 
     from . import theme
+    from .single_instance import hand_over
 
     setup_logging(echo_warnings=True)
     QCoreApplication.setOrganizationName("research-desk")
@@ -48,6 +51,9 @@ def run_app(library: str | None = None, argv: list[str] | None = None, files: li
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setWindowIcon(theme.app_icon())
     app.setDesktopFileName("research-desk")  # matches packaging/research-desk.desktop
+    if hand_over(files or [], library):  # a window of this user runs already: it takes the files
+        log.info("handed %d file(s) to the running window", len(files or []))
+        return 0
     settings = Settings.load()
     theme.apply_theme(app, settings.theme)
     log.info("Research Desk %s starting (library %s, %d file(s) to open)", app_version(), library or "from settings",
