@@ -390,3 +390,34 @@ def test_a_second_start_hands_its_pdfs_to_the_running_window(window_on, qtbot, t
     assert [p.source_file for p in window.library_pane.papers()] == ["later.pdf"]
     # A start for another library is not handed over: it opens its own window.
     assert _second_start(qtbot, [str(pdf)], str(tmp_path / "elsewhere")) == "False"
+
+
+def test_the_desktop_entrys_command_opens_a_pdf_and_quits_cleanly_on_sigterm(tiny_models, tmp_path):
+    """What a file manager runs (`research-desk /path/paper.pdf`), as a process, offscreen."""
+    import os
+    import signal
+    import time
+
+    lib = tmp_path / "library"
+    ui_settings(tiny_models, lib).save()
+    pdf = make_paper(tmp_path / "paper.pdf", "Sea Ice Thinning in the Beaufort Sea", ["Ada Lovelace"], PAGES)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", str(pdf)], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log_path = log_file()
+    deadline = time.monotonic() + 180
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if log_path.is_file() and "showing " in log_path.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, proc.communicate()[0][-3000:]
+        assert "showing " in log_path.read_text(encoding="utf-8")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = log_path.read_text(encoding="utf-8")
+    assert "Research Desk closed" in text and " ERROR " not in text and " CRITICAL " not in text
+    assert (lib / "pdfs").is_dir() and len(list((lib / "pdfs").glob("*.pdf"))) == 1
