@@ -8,7 +8,6 @@ it shares the support check with claims (support.check_pairs).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
 from ..events import Token
@@ -16,13 +15,12 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import CitationStatus, Evidence, ResearchResult
 from ..wording import trim_repetition
+from .context import AnswerContext
 from .citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, claim_before, normalise_answer, parse_citations
 from .references import build_references
 from .support import Pair, check_pairs
 
 
-if TYPE_CHECKING:
-    from .funnel import Funnel
 
 LOOP_WORDS = 20  # a repeated run of this many words (tags included) means the answer is looping
 CITATION_FORMAT = "[PAPER_ID, page N]"
@@ -30,7 +28,7 @@ CITATION_FORMAT = "[PAPER_ID, page N]"
 NUMBERED_TEMPLATES = {"synthesis.md": "synthesis_numbered.md"}
 
 
-def write_free_text(self: "Funnel", result: ResearchResult, template: str, extra: dict[str, str]) -> None:
+def write_free_text(self: AnswerContext, result: ResearchResult, template: str, extra: dict[str, str]) -> None:
     """Stage 3 as prose: the free-text prompt, a loop guard on the stream, then stage 4."""
     t = time.monotonic()
     self.stage(3, "Stage 3: synthesizing…")
@@ -90,7 +88,7 @@ def write_free_text(self: "Funnel", result: ResearchResult, template: str, extra
     result.timings["formatting_s"] = time.monotonic() - t
 
 
-def _time_first_claim(self: "Funnel", result: ResearchResult, tokens: list[str]) -> None:
+def _time_first_claim(self: AnswerContext, result: ResearchResult, tokens: list[str]) -> None:
     """The first words on screen, and the first claim: the first sentence closed by a citation."""
     timings = result.timings
     if "first_words_s" not in timings:
@@ -102,7 +100,7 @@ def _time_first_claim(self: "Funnel", result: ResearchResult, tokens: list[str])
         timings["first_claim_s"] = round(self.elapsed(), 3)
 
 
-def format_into(self: "Funnel", result: ResearchResult, answer: str) -> None:
+def format_into(self: AnswerContext, result: ResearchResult, answer: str) -> None:
     """Parse the citations of a prose answer, check them, number the references."""
     papers = self.papers()
     citations = parse_citations(answer, result.evidence, list(papers))
@@ -131,7 +129,7 @@ def format_into(self: "Funnel", result: ResearchResult, answer: str) -> None:
     self.stage(4, f"Stage 4: {len(citations)} citations, {len(citations) - len(flagged)} verified")
 
 
-def _check_free_text(self: "Funnel", answer: str, citations, result: ResearchResult) -> None:
+def _check_free_text(self: AnswerContext, answer: str, citations, result: ResearchResult) -> None:
     """The support check for citations parsed from prose (improve, fallback): the same judges as claims."""
     from .synthesis import STATUS_OF
 
@@ -149,7 +147,7 @@ def _check_free_text(self: "Funnel", answer: str, citations, result: ResearchRes
             c.note = f"{p.reason}; {c.note}" if c.note else p.reason
 
 
-def build_prompt(self: "Funnel", chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
+def build_prompt(self: AnswerContext, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
     """Fit whole evidence passages, best first, into the context window."""
     system = load_prompt("synthesis_system.md").strip()
     numbered = self.params.citation_style == "numbers" and template in NUMBERED_TEMPLATES

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import Callable, NamedTuple
 
 from ..callbacks import IsCancelled
 from ..errors import ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
+from .context import AnswerContext
 from .citations import key_stems, key_terms, stem
 from .code_blocks import first_command
 from .focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
@@ -43,8 +44,6 @@ from .question_parts import open_parts, part_scores
 from .reference_lists import is_entry
 from .support_rules import numbers_in, two_digits_or_more
 
-if TYPE_CHECKING:
-    from .funnel import Funnel
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +123,7 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     return [Claim(text=quoted(c.text), sources=[c.number], quoted=True) for c in chosen]
 
 
-def answer_quotes(funnel: "Funnel", chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence],
+def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence],
                   ratings: dict[str, float] | None = None) -> list[Claim]:
     """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can.
 

@@ -24,19 +24,18 @@ answer it, and a split there would cut a name in two.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..models.base import ChatMessage, ChatModel, EmbeddingModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, ResearchResult
+from .context import AnswerContext
 from .citations import key_terms, stem
 from .first_turn_size import fit_within
 from .second_turn import repeats
 
-if TYPE_CHECKING:
-    from .funnel import Funnel
 
 Ask = Callable[..., tuple[str, "list[Claim] | None"]]  # synthesis._Writer.ask
 
@@ -129,7 +128,7 @@ def answer_part(ask: Ask, chat: ChatModel, conversation: list[ChatMessage], quer
     return kept, bool(written) and not any(c.sources for c in written)
 
 
-def answer_open_parts(funnel: "Funnel", ask: Ask, chat: ChatModel, conversation: list[ChatMessage], result: ResearchResult,
+def answer_open_parts(funnel: AnswerContext, ask: Ask, chat: ChatModel, conversation: list[ChatMessage], result: ResearchResult,
                       claims: list[Claim], evidence: list[Evidence], read: set[int], show: Callable[[Evidence], str]) -> list[Claim]:
     """A claim for each further part of the question that `claims` leave open, up to `part_turns`.
 

@@ -27,6 +27,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
 from ..wording import trim_repetition
+from .context import AnswerContext
 from .citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from .focus import focus_evidence
@@ -42,7 +43,6 @@ from .support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
     from ..settings import ResearchParams
-    from .funnel import Funnel
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class StructureBroken(Exception):
     """The model's reply did not hold to the claims schema."""
 
 
-def focus_into(funnel: "Funnel", result: ResearchResult, qvec=None) -> None:
+def focus_into(funnel: AnswerContext, result: ResearchResult, qvec=None) -> None:
     """Keep only the sentences of each passage that bear on the question (the prompt's evidence)."""
     if not result.evidence or any(e.sentences for e in result.evidence):
         return
@@ -111,7 +111,7 @@ def answer_beginning(template: str = "synthesis_first.md", fields: dict | None =
     return [{"role": "system", "content": system}, {"role": "user", "content": rules}]
 
 
-def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
+def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text.
 
     Two phases in one conversation, so the first claim is on screen while the model is
@@ -179,7 +179,7 @@ def synthesize_claims(funnel: "Funnel", result: ResearchResult) -> bool:
 class _Writer:
     """Asks for claims, streams each as it completes, retries a broken structure once."""
 
-    def __init__(self, funnel: "Funnel", result: ResearchResult, by_number: dict[int, Evidence]) -> None:
+    def __init__(self, funnel: AnswerContext, result: ResearchResult, by_number: dict[int, Evidence]) -> None:
         self.funnel, self.result, self.by_number = funnel, result, by_number
         self.streamed: list[Claim] = []
         self._shown = ""  # the text of the claim being written that is on screen already
@@ -302,12 +302,12 @@ def render(result: ResearchResult) -> None:
     result.citations = citations
 
 
-def check_claims(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation=None) -> None:
+def check_claims(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conversation=None) -> None:
     """Render, check and reference `result.claims` (deep research: claims kept at a deadline cut)."""
     _finish(funnel, result, chat, conversation, time.monotonic(), checked=True)
 
 
-def _finish(funnel: "Funnel", result: ResearchResult, chat: ChatModel, conversation, started: float, *,
+def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conversation, started: float, *,
             checked: bool, stopped: bool = False) -> None:
     """Render, check and reference the claims. `stopped`: the user cancelled; no stage is reported."""
     render(result)
