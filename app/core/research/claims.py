@@ -215,9 +215,12 @@ def claim_separator(claims: list[Claim], index: int) -> str:
     return "" if index == 0 else ("\n\n" if index == 1 else " ")
 
 
-def split_stop(text: str) -> tuple[str, str]:
-    """(claim text without its final stop, the stop): citations go before the stop."""
+def split_stop(text: str, quoted: bool = False) -> tuple[str, str]:
+    """(claim text without its final stop, the stop): citations go before the stop. A key passage
+    is an item of a list, in quotation marks, and takes no stop after its citation."""
     text = text.rstrip()
+    if quoted:
+        return text, ""
     if text and text[-1] in ".!?":
         return text[:-1].rstrip(), text[-1]
     return text, "."
@@ -225,6 +228,6 @@ def split_stop(text: str) -> tuple[str, str]:
 
 def claim_sentence(claim: Claim, by_number: dict[int, Evidence]) -> str:
     """One claim as a sentence with its citations before the final stop (synthesis.render gives the same text)."""
-    text, stop = split_stop(claim.text)
+    text, stop = split_stop(claim.text, claim.quoted)
     tags = "".join(" " + cite_tag(by_number[n]) for n in dict.fromkeys(claim.sources) if n in by_number)
     return f"{text}{tags}{stop}"

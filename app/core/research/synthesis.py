@@ -282,7 +282,7 @@ def render(result: ResearchResult) -> None:
         sep = claim_separator(result.claims, i)
         pieces.append(sep)
         pos += len(sep)
-        text, stop = split_stop(claim.text)
+        text, stop = split_stop(claim.text, claim.quoted)
         pieces.append(text)
         pos += len(text)
         for n in dict.fromkeys(claim.sources):
