@@ -50,7 +50,9 @@ from retrieval import gold_pages, load_questions, spread_questions  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
 from app.core.research.citations import claim_before  # noqa: E402
+from app.core.research.back_matter import is_back_matter_section, is_back_matter_unit  # noqa: E402
 from app.core.research.first_turn_size import reading_speed  # noqa: E402
+from app.core.research.reference_lists import is_bibliography, is_entry  # noqa: E402
 from app.core.research.support import Pair, check_pairs  # noqa: E402
 
 QUESTIONS = REPO / "bench" / "questions"
@@ -102,6 +104,15 @@ def answer_parts(result: ResearchResult) -> tuple[str, str]:
         return result.answer, ""
     mine = " ".join(c.text for c in result.claims if not getattr(c, "quoted", False))
     return mine, " ".join(passages + quoted)
+
+
+def not_evidence(result: ResearchResult, i: int) -> bool:
+    """Quoted claim `i` is a reference-list entry or back matter (acknowledgements, contributions,
+    funding, download stamps), by the text quoted or the section of the passage it came from."""
+    text = result.claims[i].text.strip("“”")
+    sections = [e.section for e in result.evidence if e.number in result.claims[i].sources]
+    return (is_entry(text) or is_back_matter_unit(text) or any(is_back_matter_section(s) or is_bibliography(s)
+                                                               for s in sections))
 
 
 def split_questions(split: str, r_path: Path, m_path: Path) -> tuple[list[dict], list[dict]]:
@@ -184,7 +195,7 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
                 print(f"  [{name}]: a question failed" if quiet else f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
-                for key in ("right", "right_model", "right_quotes"):
+                for key in ("right", "right_model", "right_quotes", "has_model"):
                     s[key].append(0.0)
                 continue
             wall = time.monotonic() - started
@@ -195,6 +206,8 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["right"].append(float(answer_right(result.answer, facts)))
             s["right_model"].append(float(answer_right(mine, facts)))
             s["right_quotes"].append(float(answer_right(quotes, facts)))
+            s["has_model"].append(float(bool(mine.strip())))
+            s["bad_quotes"].append(float(sum(not_evidence(result, i) for i, c in enumerate(result.claims) if c.quoted)))
             s["cited"].append(cited_share(result))
             s["supported"].extend(float(v == "supported") for v in verdicts)
             # The model's own claims: a quoted sentence of a passage is supported by construction.
@@ -254,7 +267,7 @@ def main() -> int:
             if overrides.get("structured_answers", True):
                 overrides.setdefault("first_claim_read_s", 0.0)
 
-    stats = {name: {k: [] for k in ("right", "right_model", "right_quotes", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
+    stats = {name: {k: [] for k in ("right", "right_model", "right_quotes", "has_model", "bad_quotes", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
                                           "first_tokens", "reading", "length")} for name in PIPELINES}
     r_questions, m_questions = Path(args.questions), Path(args.mixed_questions)
     if args.split:
@@ -296,14 +309,18 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
           "citations supported | of the model's claims | gold page cited | "
           "evidence p50/p95 | first words p50/p95 | first claim p50/p95 | answer p50/p95 | answer p50 / unit |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
     for name, s in stats.items():
-        mean = lambda xs: statistics.mean(xs) if xs else float("nan")  # noqa: E731
         right = " | ".join(f"{mean(s[k]):.0%} ({int(sum(s[k]))}/{len(s[k])})" for k in ("right", "right_model", "right_quotes"))
         print(f"| {name} | {right} | {mean(s['cited']):.0%} | "
               f"{mean(s['supported']):.0%} | {mean(s['written']):.0%} | {mean(s['gold']):.0%} | {pct(s['evidence'], .5):.1f} / {pct(s['evidence'], .95):.1f} s | "
               f"{pct(s['words'], .5):.1f} / {pct(s['words'], .95):.1f} s | "
               f"{pct(s['first'], .5):.1f} / {pct(s['first'], .95):.1f} s | {pct(s['total'], .5):.1f} / {pct(s['total'], .95):.1f} s | "
               f"{pct(s['total'], .5) / unit:.2f} |")
+    for name, s in stats.items():  # every answer should have the model's own answer; no quote should be a reference or back matter
+        if s["has_model"]:
+            print(f"- {name}: a sentence of the model's in {mean(s['has_model']):.0%} of answers; quotes from a reference "
+                  f"list or back matter: {int(sum(s['bad_quotes']))}")
     # A longer answer holds a gold fact more easily ("right" looks for its spellings): say how long.
     for name, s in stats.items():
         if s["length"]:
