@@ -131,3 +131,21 @@ def test_glyphs_that_cannot_be_read_leave_mupdfs_text(tmp_path, monkeypatch):
         assert letter_spacing.page_dict(doc[0], TEXT_FLAGS) == doc[0].get_text("dict", flags=TEXT_FLAGS)
     meta, markdown = _read(path)  # imports as before: MuPDF's words
     assert meta.title and "Gr a phical abstr ac t" in markdown
+
+
+def test_an_author_line_set_as_large_as_the_title_is_never_the_title(tmp_path):
+    """A preprint's names above its title, in the title's type: the names are the authors."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 60), "bioRxiv preprint doi: https://doi.org/10.1101/2021.01.02.425001; "
+                     "this version posted January 3, 2021.", fontsize=6, fontname="helv")
+    page.insert_text((72, 100), "Maria Gonzalez, Peter Novak, Sun Li", fontsize=16, fontname="hebo")
+    page.insert_text((72, 130), "Stress granules buffer translation", fontsize=16, fontname="hebo")
+    page.insert_text((72, 150), "in dividing yeast cells", fontsize=16, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 180, 540, 400), "Abstract\n" + "Stress granules form when cells stop "
+                        "translating, and they dissolve when translation starts again. " * 5, fontsize=10, fontname="tiro")
+    doc.save(tmp_path / "preprint.pdf")
+    doc.close()
+    meta, _ = _read(tmp_path / "preprint.pdf")
+    assert meta.title == "Stress granules buffer translation in dividing yeast cells"
+    assert meta.authors == ["Maria Gonzalez", "Peter Novak", "Sun Li"]

@@ -40,8 +40,9 @@ import itertools
 import logging
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import pymupdf
 
@@ -53,7 +54,8 @@ TRACKED_MIN = 0.04  # em: the least tracking that counts (normal type: 0.00 em)
 TRACKED_MAX = 0.35  # em: more is a monospaced grid of one-letter cells, not a word
 WORD_GAP = 0.15  # em above the tracking: a word space (0.2-0.33 em) passes, a kerning pair (< 0.1) does not
 MIN_PAIRS = 4  # letter pairs needed to measure a line's tracking
-JUDGED_GLYPHS = 32  # a style is judged on the first glyphs of its first line with letter pairs enough
+JUDGED_GLYPHS = 16  # a style is judged on the first glyphs of its first line with letter pairs enough
+TRIES = 3  # lines of a style read before one that cannot tell is taken as normal
 SPREAD = 0.05  # em: tracked letters sit this close to the tracking, but for kerning pairs
 STEADY = 0.6  # share of letter pairs that must: a formula's letters are spaced unevenly
 _TRACKED_SPACE = 0.5  # em: a word space at most, besides the tracking on either side of it
@@ -122,13 +124,13 @@ def spaces_to_drop(glyphs: list[Glyph], style_track: float | None = None) -> set
 
 
 def _line_glyphs(line: Any, most: int | None = None) -> list[Glyph]:
-    """The characters of one MuPDF text line (a `pymupdf.mupdf.FzStextLine`), the first `most`."""
+    """The characters of one MuPDF text line (a `pymupdf.mupdf.FzStextLine`), the first `most`:
+    each from its origin to the right edge of its box (its advance), about 20 µs a glyph."""
     out = []
     for ch in itertools.islice(line, most):
         c = ch.m_internal
-        quad = c.quad
         drawn = c.c == 32 and _SYNTHETIC is not None and not c.flags & _SYNTHETIC
-        out.append(Glyph(chr(c.c), min(quad.ul.x, quad.ll.x), max(quad.ur.x, quad.lr.x), c.size, drawn))
+        out.append(Glyph(chr(c.c), c.origin.x, c.quad.ur.x, c.size, drawn))
     return out
 
 
@@ -159,21 +161,24 @@ def _style(line: dict[str, Any]) -> Style:
     """The line's style, as its first span sets it (cheaper than weighing the spans; a style
     is judged over many lines anyway)."""
     span = line["spans"][0]
-    return span["font"], round(span["size"], 1)
+    return span["font"], round(span["size"] * 2) / 2
 
 
 @dataclass
 class _Styles:
-    """Per document: the tracking of each style (font, size) judged so far, from its first line
-    with letter pairs enough; 0.0 for a style set normally."""
+    """Per document: the tracking of each style (font, size to half a point) judged so far, from
+    its first line with letter pairs enough; 0.0 for a style set normally, or one whose first
+    `TRIES` lines could not tell (too few letters among their first glyphs)."""
 
     track: dict[Style, float] = field(default_factory=dict)
+    tries: Counter = field(default_factory=Counter)
 
     def judge(self, style: Style, glyphs: list[Glyph]) -> None:
         if style not in self.track:
             measured = 0.0 if _MATH_FONT.search(style[0]) else tracking(glyphs)
-            if measured is not None:
-                self.track[style] = measured
+            self.tries[style] += 1
+            if measured is not None or self.tries[style] >= TRIES:
+                self.track[style] = measured or 0.0
 
     def tracked(self, style: Style) -> bool:
         return tracked(self.track.get(style))
@@ -214,15 +219,24 @@ def page_dict(page: pymupdf.Page, flags: int) -> dict[str, Any]:
         for block in data["blocks"]:
             if block.get("type", 0) == 0:
                 for line in block["lines"]:
-                    unsure += _respace(line, block["number"], styles, lines)
+                    if line["spans"] and not _plainly_normal(line, styles):
+                        unsure += _respace(line, block["number"], styles, lines)
         for line, glyphs in unsure:  # a short piece ("I n e s") before the line that judged its style
             _drop_spaces(line, glyphs, styles.track.get(_style(line)))
-        for block in data["blocks"]:
-            if block.get("type", 0) == 0:
-                block["lines"] = _rejoined(block["lines"], styles)
+        if any(tracked(t) for t in styles.track.values()):
+            for block in data["blocks"]:
+                if block.get("type", 0) == 0:
+                    block["lines"] = _rejoined(block["lines"], styles)
     except Exception as exc:  # noqa: BLE001 - the text as MuPDF reads it is always a usable answer
         log.info("letter spacing not read on page %d: %s", page.number + 1, exc)
     return data
+
+
+def _plainly_normal(line: dict[str, Any], styles: _Styles) -> bool:
+    """The quick answer for most lines: a style judged normal, and not split letter by letter (whose
+    first word would be one letter and a space: "G r a p h")."""
+    known = styles.track.get(_style(line))
+    return known is not None and not tracked(known) and (line["spans"][0]["text"][1:2] != " " or not _split_letters(_text(line)))
 
 
 def _respace(line: dict[str, Any], block_no: int, styles: _Styles,
@@ -232,10 +246,7 @@ def _respace(line: dict[str, Any], block_no: int, styles: _Styles,
     if abs(line["dir"][0]) < 0.99 or line["dir"][0] < 0 or not line["spans"]:
         return []  # vertical or upside-down text: positions along x say nothing
     style = _style(line)
-    known = styles.track.get(style)
-    if known is not None and not tracked(known) and not _split_letters(_text(line)):
-        return []
-    if known is None and not _split_letters(text := _text(line)):
+    if style not in styles.track and not _split_letters(text := _text(line)):
         if len(_LETTER_PAIR.findall(text)) < MIN_PAIRS:
             return []  # too short to judge the style by
         stext = lines.line(block_no, tuple(line["bbox"]))

@@ -15,8 +15,8 @@ import pymupdf
 from ..records import PaperMeta
 from . import abstract as abstract_reader
 from . import authors as author_reader
-from . import dates, identifiers, title as title_reader, venue as venue_reader
-from .layout import Front, Line, read_front
+from . import dates, doi_sources, identifiers, title as title_reader, venue as venue_reader
+from .layout import TEXT_FLAGS, Front, Line, read_front
 from .text import clean, key, letters
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,9 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
     on_first_page = bool(text) and labelled
     end = _front_end(front, title_bottom, abs_y if on_first_page else 0.0)
     region = [ln for ln in front.lines if title_bottom - 1 < ln.y0 < end and ln not in found_title.lines]
+    # A preprint may set its author line above the title: the name lines just over it.
+    region = [ln for ln in front.lines if title_top - 4 * front.body < ln.y0 < title_top
+              and title_reader.name_line(ln.main)] + region
     meta.authors, authors_unsure = _authors(front, region, info.get("author", ""))
     if authors_unsure:
         unsure.append("authors")
@@ -104,12 +107,12 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
                    if ln.y1 <= max(end, abs_y) + 1 + 4 * front.body or ln.size < front.body * 0.95
                    or ln.y0 < 0.1 * front.page_height or ln.y1 > 0.85 * front.page_height]
     front_text = "\n".join(ln.text for ln in front_lines)
-    last_text = doc.load_page(doc.page_count - 1).get_text() if doc.page_count > 1 else ""
-    meta.doi = identifiers.page_doi(front, last_text, max(end, abs_y))
-    if not meta.doi:
-        meta_doi = identifiers.find_doi(" ".join(info.get(k, "") for k in ("subject", "keywords", "title", "doi")))
-        if meta_doi and key(meta_doi) in key(front.all_text + last_text):
-            meta.doi = meta_doi
+    meta.doi = identifiers.page_doi(front, "", max(end, abs_y))
+    if not meta.doi:  # a later page ("Cite this article as", a footer), or the XMP metadata
+        meta.doi, printed = doi_sources.doi_elsewhere(doc, front.pages, front.all_text,
+                                                      doi_sources.info_dict_doi(info), TEXT_FLAGS)
+        if meta.doi and not printed:
+            unsure.append("doi")
 
     meta.arxiv_id = identifiers.find_arxiv(filename, front.all_text, info)
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .authors import names_in
 from .layout import Front, Line
 from .text import clean, key, letters
 
@@ -49,7 +50,19 @@ def _seed(ln: Line) -> bool:
     text = ln.main
     if re.search(r"@|\buniversity\b|\bdepartment\b", text, re.I):
         return False
-    return text != text.lower() and (len(text.split()) >= 2 or letters(text) >= 12)
+    return text != text.lower() and (len(text.split()) >= 2 or letters(text) >= 12) and not name_line(text)
+
+
+def name_line(text: str) -> bool:
+    """A line of three or more author names, comma-separated, and nothing else ("Maria Gonzalez,
+    Peter Novak, Sun Li"): never a title, however large a preprint sets it, nor a title's next line.
+    Two names are not enough: a title's line reads as two ("Common Protocol and Open Data")."""
+    if text.count(",") < 2:
+        return False
+    # Names in capitals are left to the layout: a title in capitals reads as names ("TUNER TESTING
+    # OF A DRESSED 3.9 GHz CAVITY" is two of them, cut at the digits).
+    names = [n for n in names_in(text) or [] if n != n.upper()]
+    return len(names) >= 3 and letters("".join(names)) >= 0.85 * letters(text)
 
 
 _NUMBER_LABEL = re.compile(r"^(?:\d+(?:\.\d+)*|[IVX]+)\.?$")
@@ -84,7 +97,8 @@ def from_layout(front: Front) -> TitleFound:
         same_row = abs(ln.y1 - prev.y1) < 0.4 * seed.size and 0 <= ln.x0 - prev.bbox[2] < 2 * seed.size
         if min(ln.bbox[2], seed.bbox[2]) <= max(ln.x0, seed.x0) and not same_row:
             continue  # beside the title, not under it nor next in its row: the other column
-        if abs(ln.size - seed.size) > 0.6 or ln.bold != seed.bold or ln.y0 - prev.y1 > 1.2 * seed.size or len(picked) >= 6:
+        if (abs(ln.size - seed.size) > 0.6 or ln.bold != seed.bold or ln.y0 - prev.y1 > 1.2 * seed.size
+                or len(picked) >= 6 or name_line(ln.main)):
             break
         picked.append(ln)
     distinct = seed.size >= front.body * 1.15
