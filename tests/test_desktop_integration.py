@@ -421,3 +421,15 @@ def test_the_desktop_entrys_command_opens_a_pdf_and_quits_cleanly_on_sigterm(tin
     text = log_path.read_text(encoding="utf-8")
     assert "Research Desk closed" in text and " ERROR " not in text and " CRITICAL " not in text
     assert (lib / "pdfs").is_dir() and len(list((lib / "pdfs").glob("*.pdf"))) == 1
+
+
+def test_file_open_events_import_and_show(window_on, qtbot, qapp, tmp_path):
+    """macOS "Open with" sends the running app a file-open event per file, not argv."""
+    from PySide6.QtGui import QFileOpenEvent
+
+    window = window_on()
+    pdf = make_paper(tmp_path / "dock.pdf", "Coral Bleaching Thresholds", ["Rachel Carson"], PAGES)
+    qapp.sendEvent(qapp, QFileOpenEvent(str(pdf)))
+    assert window.file_open_events.pending == [str(pdf)]
+    qtbot.waitUntil(lambda: window.reader.isVisible() and window.pdf_viewer.path is not None, timeout=120_000)
+    assert [p.source_file for p in window.library_pane.papers()] == ["dock.pdf"]

@@ -13,18 +13,22 @@ log = logging.getLogger(__name__)
 def open_window(library: str | None = None, files: list[str] | None = None, settings=None):
     """The main window on `library` (or the configured one), shown; `files` (PDFs) are imported
     into that library through the window's worker and the first is shown when they are in."""
+    from PySide6.QtWidgets import QApplication
+
     from app.core.desk import setup_logging
     from app.core.settings import Settings
 
     from .error_dialog import install_excepthook
     from .main_window import MainWindow
-    from .open_files import import_and_show
+    from .open_files import FileOpenEvents, import_and_show
     from .single_instance import InstanceServer
 
     setup_logging(echo_warnings=True)  # idempotent: `research-desk` (the CLI) has done it already
     window = MainWindow(settings or Settings.load(), library)
     install_excepthook(window)
     window.instance_server = InstanceServer(window)  # later starts hand their PDFs to this window
+    window.file_open_events = FileOpenEvents(window)  # macOS hands files to the running app
+    QApplication.instance().installEventFilter(window.file_open_events)
     window.show()
     if files:
         import_and_show(window, files)
