@@ -14,7 +14,8 @@ Two parts, no chat model needed:
   and one with `--no-tables` to compare.
 
     .venv/bin/python bench/tables.py --scan
-    .venv/bin/python bench/tables.py --library /tmp/mixlib --build ../shared/corpus/mixed [--no-tables]
+    .venv/bin/python bench/tables.py --cost ../shared/corpus/r-papers
+    .venv/bin/python bench/tables.py --library /tmp/mixlib --build ../shared/corpus/mixed [--no-tables] [--model PATH]
 """
 
 from __future__ import annotations
@@ -26,14 +27,21 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
 import pymupdf  # noqa: E402
 
 from app.core import tables  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
+from app.core.models import provision  # noqa: E402
+from app.core.settings import ModelConfig, Settings  # noqa: E402
 
 CORPORA = REPO.parent / "shared" / "corpus"
 NEAR = 120  # characters between a row's name and its value in one passage
+# The mixed-fields bench's questions whose answer is a table row (Table 3 of the wheat paper, the
+# dropout paper's MNIST table, DPR's top-20 accuracies, the LC50 table, the Ki table).
+BENCH_IDS = ("m03", "m10", "m11", "m16", "m17")
+SAMPLE = 400  # running chunks embedded to time the embedding of all of them
 
 # (id, PDF, page, question, the row's name, the value asked for). Rows read by eye from the PDFs.
 QUESTIONS = [
@@ -124,10 +132,56 @@ def scan(all_pages: bool) -> None:
             print(f"  find_tables on every page: {every['found']} tables, {every['s']:.1f} s")
 
 
-def questions(library: str, build: str, no_tables: bool) -> None:
+def import_cost(corpus: Path, model: str) -> None:
+    """What tables add to an import, by part: reading the pages (text and chunks, as before),
+    reading their tables, and embedding the chunks and the table units (running chunks from a
+    sample of SAMPLE, scaled), each timed alone in one process, so that other work on a shared
+    machine moves both sides alike."""
+    from app.core.chunking import chunk_pages, token_counter
+    from app.core.pdf_extract import iter_pages, open_pdf
+    from app.core.models.factory import make_embedding
+
+    path = Path(model) if Path(model).exists() else provision.require(model)
+    embedder = make_embedding(ModelConfig(path=str(path), context_length=512))
+    count = token_counter(embedder)
+    text_s = table_s = 0.0
+    chunks: list[str] = []
+    units: list[str] = []
+    for pdf in sorted(corpus.glob("*.pdf")):
+        doc = open_pdf(pdf)
+        found = tables.PaperTables(doc)
+        t = time.perf_counter()
+        pages = list(iter_pages(doc))
+        chunks += [c.text for c in chunk_pages("", pages, target_tokens=300, max_tokens=400, overlap_tokens=80, count_tokens=count)]
+        text_s += time.perf_counter() - t
+        t = time.perf_counter()
+        for page in pages:
+            found.read(page)
+        table_s += time.perf_counter() - t
+        units += [u.text for u in found.units()]
+        doc.close()
+    sample = chunks[:: max(1, len(chunks) // SAMPLE)][:SAMPLE]
+    embedder.embed(["warm up"])
+    t = time.perf_counter()
+    for i in range(0, len(sample), 16):
+        embedder.embed(sample[i:i + 16])
+    chunk_embed_s = (time.perf_counter() - t) * len(chunks) / max(1, len(sample))
+    t = time.perf_counter()
+    for i in range(0, len(units), 16):
+        embedder.embed(units[i:i + 16])
+    unit_embed_s = time.perf_counter() - t
+    before = text_s + chunk_embed_s
+    added = table_s + unit_embed_s
+    print(f"{corpus.name}: {len(chunks)} chunks, {len(units)} table units; pages read {text_s:.1f} s, chunks embedded "
+          f"~{chunk_embed_s:.1f} s; tables read {table_s:.1f} s, units embedded {unit_embed_s:.1f} s; "
+          f"import work +{added / before:.1%} ({before:.0f} s -> {before + added:.0f} s, LanceDB writes aside)")
+
+
+def questions(library: str, build: str, no_tables: bool, model: str) -> None:
     if no_tables:  # the library as before tables were units (for the "before" figures)
         tables.PaperTables.read = lambda self, page: None
-    desk = Desk(library=library)
+    path = Path(model) if Path(model).exists() else provision.require(model)
+    desk = Desk(Settings(embedding=ModelConfig(path=str(path), context_length=512)), library=library)
     if build and not desk.library.list_papers():
         started = time.perf_counter()
         report = desk.add([Path(build)])
@@ -150,10 +204,34 @@ def questions(library: str, build: str, no_tables: bool) -> None:
         in_focus += bool(focused)
         kind = "unit" if any(tables.is_table_unit(e.text) for e in focused or stage2) else "text" if stage2 else "-"
         print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} ({kind}) {question[:70]}")
-    desk.close()
     if asked:
         print(f"row in the evidence: {in_evidence}/{asked} ({in_evidence / asked:.0%}); "
               f"in the focused evidence: {in_focus}/{asked} ({in_focus / asked:.0%})")
+    bench_questions(desk, by_file)
+    desk.close()
+
+
+def bench_questions(desk: Desk, by_file: dict[str, str]) -> None:
+    """The mixed-fields bench questions whose answer is in a table row: every gold fact in the
+    evidence, and in the focused evidence (as bench/focus.py counts them)."""
+    from app.core.research.synthesis import focus_into
+    from focus import facts_in
+    from retrieval import load_questions
+
+    rows = [q for q in load_questions(REPO / "bench" / "questions" / "mixed.jsonl")
+            if q["id"] in BENCH_IDS and all(a["file"] in by_file for a in q["answers"])]
+    stage2 = focused = 0
+    for q in rows:
+        funnel = desk.funnel(None)
+        result = funnel.run(q["question"], evidence_only=True)
+        whole = facts_in(" ".join(e.text for e in result.evidence), q["facts"])
+        focus_into(funnel, result, funnel.embedder.embed_one(q["question"]))
+        kept = facts_in(" ".join(e.focus_text for e in result.evidence), q["facts"])
+        stage2 += whole
+        focused += kept
+        print(f"{q['id']} gold facts in evidence {'yes' if whole else 'no '} focused {'yes' if kept else 'no '}")
+    if rows:
+        print(f"bench table questions: facts in the evidence {stage2}/{len(rows)}, in the focused evidence {focused}/{len(rows)}")
 
 
 def main() -> int:
@@ -162,16 +240,20 @@ def main() -> int:
     ap.add_argument("--all-pages", action="store_true", help="with --scan: find_tables on every page too")
     ap.add_argument("--layout", action="store_true",
                     help="find_tables with its layout model (pymupdf-layout), as PyMuPDF does by default")
+    ap.add_argument("--cost", help="a corpus folder: what reading its tables adds to an import, by part")
     ap.add_argument("--library")
     ap.add_argument("--build", default="", help="import this folder first if the library is empty")
     ap.add_argument("--no-tables", action="store_true", help="import without table units (before)")
+    ap.add_argument("--model", default="all-minilm-l6-v2-f16", help="embedding model: catalog id or GGUF path")
     args = ap.parse_args()
     if args.layout:
         tables._find_tables = lambda page: page.find_tables().tables
     if args.scan:
         scan(args.all_pages)
+    if args.cost:
+        import_cost(Path(args.cost), args.model)
     if args.library:
-        questions(args.library, args.build, args.no_tables)
+        questions(args.library, args.build, args.no_tables, args.model)
     return 0
 
 

@@ -90,6 +90,8 @@ def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
     found = locate_passage(pdf, 2, ROW_B)
     assert found.method == "row"
     (rect,) = found.rects
+    line = locate_passage(pdf, 2, ROW_B.split(" · ", 1)[1])  # a row line of the table's unit, quoted alone
+    assert line.rects == found.rects
     x0, y0, x1, y1 = _row_rect(1)
     assert y0 - 1 <= rect[1] and rect[3] <= y1 + 1  # on row B's line, not row A's or C's
     assert rect[0] < COLUMNS[1] and rect[2] > COLUMNS[3]  # from the first cell to the last
@@ -124,6 +126,25 @@ def test_focusing_keeps_a_row_unit_whole_as_one_sentence():
     assert only.text == ROW_B
 
 
+def test_the_table_unit_brings_its_rows_each_a_sentence_for_focusing(tmp_path):
+    """A question that compares rows ("which strain grew fastest?") matches the caption: the
+    table's own unit holds the caption and every row, and focusing reads a row per line."""
+    pdf = make_table_paper(tmp_path / "yeast.pdf")
+    with pymupdf.open(pdf) as doc:
+        (table,) = tables.scan_pages(doc).tables
+    (text,) = tables.table_texts(table)
+    caption, *rows = text.split("\n")
+    assert caption == f"Table 2 (page 2) · {CAPTION} · columns: " + ", ".join(HEADERS)
+    assert rows[1] == ROW_B.split(" · ", 1)[1]
+    units = split_sentences(Evidence(1, "p", 2, "2", "Table 2", text, 0.5))
+    assert [u.text for u in units] == [caption, *rows]
+    assert all(text[u.start:u.end] == u.text for u in units)  # spans within the passage, as for prose
+    many = tables.PageTable(2, "2", CAPTION, HEADERS, ROWS * 30, [(0, 0, 1, 1)] * 90, (0, 0, 1, 1))
+    parts = tables.table_texts(many)
+    assert len(parts) > 1 and all(p.startswith("Table 2 (page 2) · ") and len(p) <= tables.MAX_TABLE_CHARS for p in parts)
+    assert sum(p.count("\n") for p in parts) == 90  # every row once
+
+
 def test_a_row_is_indexed_and_found_as_evidence(make_desk, tmp_path):
     """The real importer writes the rows as content chunks with page, table and rectangle; a
     question about a row's value gets that row as evidence, and focusing keeps it whole."""
@@ -138,7 +159,8 @@ def test_a_row_is_indexed_and_found_as_evidence(make_desk, tmp_path):
         rows = table.to_arrow().to_pylist()
         units = [r for r in rows if r["source_type"] in tables.TABLE_TYPES]
         assert [r["source_type"] for r in units] == ["table", "table_row", "table_row", "table_row"]
-        row_b = next(r for r in units if "Strain B" in r["text"])
+        assert units[0]["text"].split("\n")[2] == ROW_B.split(" · ", 1)[1]  # the table's unit holds its rows
+        row_b = next(r for r in units if r["source_type"] == "table_row" and "Strain B" in r["text"])
         assert row_b["text"] == ROW_B
         assert (row_b["page"], row_b["table_no"], row_b["section"]) == (2, "2", "Table 2")
         assert row_b["rect"] == pytest.approx(_row_rect(1), abs=1.5)

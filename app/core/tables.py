@@ -55,6 +55,7 @@ MIN_ROWS = 2
 MIN_FILLED = 0.5  # share of cells with text
 MAX_MEDIAN_CELL = 40  # characters: two-column body text read as a table has line-long cells
 MAX_ROW_WORDS = 120  # a row longer than this is cut (it is a paragraph, not a row)
+MAX_TABLE_CHARS = 1500  # a table unit's part (~300-400 tokens, a chunk's size): a longer table is cut
 LOW_RANK_ROWS = 0.5  # share of rows with an identifier that makes a reagent table…
 LOW_RANK_MEASURES = 0.2  # …when at most this share of its data cells is a measurement
 
@@ -106,7 +107,8 @@ def has_caption(text: str) -> bool:
 
 
 def is_table_unit(text: str) -> bool:
-    """A table unit written by `unit_text` (focusing keeps it whole, as one sentence)."""
+    """A table's unit (tables.py): a row (focusing keeps it whole, as one sentence) or the table
+    (caption and rows: each line one sentence)."""
     return bool(_UNIT_HEAD.match(text))
 
 
@@ -323,6 +325,24 @@ def caption_text(table: PageTable) -> str:
     return SEP.join(parts)
 
 
+def table_texts(table: PageTable) -> list[str]:
+    """The whole table as text: the caption line, then a line per row (without the "Table 3
+    (page 14)" each row unit opens with), cut into parts of at most MAX_TABLE_CHARS, each
+    opening with the caption line. A question that compares rows ("which metabolite rose the
+    most?") matches the caption, not a row: this unit brings the rows with it."""
+    head = caption_text(table)
+    parts: list[str] = []
+    lines: list[str] = []
+    for row in table.rows:
+        line = row_text(table, row).split(SEP, 1)[1]
+        if lines and len(head) + sum(len(x) + 1 for x in lines) + len(line) > MAX_TABLE_CHARS:
+            parts.append("\n".join([head, *lines]))
+            lines = []
+        lines.append(line)
+    parts.append("\n".join([head, *lines]))
+    return parts
+
+
 def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str = "") -> list[TableChunk]:
     """Caption and row units of the tables, with their spans where the page text has them.
 
@@ -336,8 +356,9 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
         md = page_texts.get(t.page, "")
         name = f"Table {t.number}" if t.number else "Table"
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
-        out.append(TableChunk("", 0, caption_text(t), t.page, label or str(t.page), name, start, end,
-                              CAPTION_UNIT, table_no=t.number, rect=t.rect))
+        for text in table_texts(t):
+            out.append(TableChunk("", 0, text, t.page, label or str(t.page), name, start, end,
+                                  CAPTION_UNIT, table_no=t.number, rect=t.rect))
         kind = LOW_ROW_UNIT if t.low_rank else ROW_UNIT
         for row, rect in zip(t.rows, t.row_rects):
             start, end = _span(md, [c for c in row if c])
@@ -367,10 +388,11 @@ def _span(md: str, cells: list[str]) -> tuple[int, int]:
 
 # -- the viewer: where a row unit is on its page ---------------------------------------
 def row_cells(text: str) -> list[str]:
-    """The cell values of a row unit's text (headers left out), as printed."""
-    if not is_table_unit(text):
+    """The cell values of a row unit's text, or of a row line of a table unit (headers left
+    out), as printed."""
+    if "\n" in text.strip() or SEP not in text:
         return []
-    parts = text.split(SEP)[1:]
+    parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
     return [p.split(": ", 1)[1] if ": " in p and not _is_number(p) else p for p in parts]
 
 

@@ -113,9 +113,13 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     header), the entries of a reference list the passage runs into (reference_lists.py), a
     figure's axis ticks (axis_ticks.py), the paper's front matter (front_matter.py) and its
     back matter (back_matter.py: a unit under such a heading, or opening with one run in)."""
-    if is_table_unit(e.text):  # a table's caption or row (tables.py): one unit, kept whole or not at all
-        start = len(e.text) - len(e.text.lstrip())
-        return [_Candidate(0, 0, start, len(e.text.rstrip()), e.text.strip(), "block", heading=e.section)]
+    if is_table_unit(e.text):  # a table's row, or its caption and rows (tables.py): a line is a sentence, whole
+        lines, at = [], 0
+        for line in e.text.split("\n"):
+            if line.strip():
+                lines.append(_Candidate(0, len(lines), at, at + len(line), line.strip(), "block", heading=e.section))
+            at += len(line) + 1
+        return lines
     out = []
     units = text_units(e.text)
     heading = e.section
