@@ -125,7 +125,8 @@ def test_answer_marks_each_verdict_distinctly_and_flags_unbacked_claims():
     assert ">Retreat doubled after 2010</span>" in html and "no\u00a0source" in html
     assert html.index("no\u00a0source") > html.index("Retreat doubled after 2010")
     assert "Glacier tongues retreated by 31 metres per year" in html.split('<span class="unbacked"')[0]  # a supported claim is not flagged
-    assert citation_summary(result) == "3 citations · 1 supported · 1 partly supported · 1 unsupported · 2 claims without support"
+    # The header counts the model's claims by verdict (a claim citing nothing is unsupported).
+    assert citation_summary(result) == "4 claims · 1 supported · 1 partly supported · 2 unsupported"
 
 
 def test_evidence_preview_links_the_best_focused_sentences():
