@@ -19,6 +19,12 @@ the two readings. Title: exact match after bench/metadata.py's normalisation.
 
 `--time N`: N rounds of reading the r-papers corpus (open, metadata, every page's markdown),
 before and after in turn; the least CPU time of each is printed.
+
+Measured (2026-11-28): synthetic held-out set, titles exact 1/5 before and 5/5 after, broken
+tokens in titles 66/90 -> 0/35, in headings 4/63 -> 0/70, in the text 265/2536 -> 0/2287 (the
+author lines and split headings), author lists exact 5/5 after; mixed: 2 lines change (a report's
+"W E B S I T E S" and "R E F E R E N C E S" headings, set letter-spaced, read "WEBSITES",
+"REFERENCES"), titles 28/30 both; r-papers: no line changes, titles 28/29 both.
 """
 
 from __future__ import annotations
