@@ -28,9 +28,10 @@ def find_doi(text: str) -> str:
     return tidy_doi(m.group(1)) if m else ""
 
 
-def page_doi(front: Front, last_page_text: str, front_end: float) -> str:
+def page_doi(front: Front, front_end: float) -> str:
     """The paper's own DOI: labelled in the header, footer or front matter of its first page,
-    then anywhere on that page, then on the next page, then a "Cite this article as" line."""
+    then anywhere on that page, then in the margins of the next page. Later pages ("Cite this
+    article as" on the last one) and the XMP metadata: doi_sources.py."""
     def margin_or_front(ln: Line) -> bool:
         return ln.y1 <= front_end or ln.y0 < 0.12 * front.page_height or ln.y1 > 0.85 * front.page_height
     first = [ln.text for ln in front.lines if margin_or_front(ln)]
@@ -42,13 +43,7 @@ def page_doi(front: Front, last_page_text: str, front_end: float) -> str:
     if doi:
         return doi
     m = _DOI_LABELLED.search(" ".join(ln.text for ln in front.next_lines if margin_or_front(ln)))
-    if m:
-        return tidy_doi(m.group(1))
-    i = last_page_text.lower().find("cite this article as")
-    if i >= 0:
-        m = _DOI_LABELLED.search(last_page_text[max(0, i - 120): i + 600])
-        return tidy_doi(m.group(1)) if m else ""
-    return ""
+    return tidy_doi(m.group(1)) if m else ""
 
 
 def find_arxiv(filename: str, text: str, info: dict[str, str]) -> str:

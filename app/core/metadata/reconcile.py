@@ -107,7 +107,7 @@ def read(doc: pymupdf.Document, filename: str) -> PaperMeta:
                    if ln.y1 <= max(end, abs_y) + 1 + 4 * front.body or ln.size < front.body * 0.95
                    or ln.y0 < 0.1 * front.page_height or ln.y1 > 0.85 * front.page_height]
     front_text = "\n".join(ln.text for ln in front_lines)
-    meta.doi = identifiers.page_doi(front, "", max(end, abs_y))
+    meta.doi = identifiers.page_doi(front, max(end, abs_y))
     if not meta.doi:  # a later page ("Cite this article as", a footer), or the XMP metadata
         meta.doi, printed = doi_sources.doi_elsewhere(doc, front.pages, front.all_text,
                                                       doi_sources.info_dict_doi(info), TEXT_FLAGS)
