@@ -55,7 +55,7 @@ class PaperWrite:
             c.chunk_index = self.n_chunks
             c.source_type = c.source_type or "content"  # tables.TableChunk: "table", "table_row"…
             self.n_chunks += 1
-        vectors = embedder.embed([c.text for c in chunks])
+        vectors = embedder.embed([getattr(c, "embed_text", "") or c.text for c in chunks])  # tables.TableChunk
         self._pending.extend(chunks)
         self._pending_vectors.append(vectors)
         if len(self._pending) >= WRITE_BATCH:

@@ -68,6 +68,10 @@ class TableChunk(Chunk):
 
     table_no: str = ""  # "3", "S2", "II"; "" where the table has no numbered caption
     rect: Rect | None = None  # the row's (or the whole table's) rectangle on the page, PDF points
+    # What the embedder reads where it is not the text: a table's unit by its caption line alone.
+    # With its rows, its vector drifted from the question's (the wheat paper's Table 3 fell out of
+    # the 15 passages for "which metabolite rose the most…"); the rows still count for full text.
+    embed_text: str = ""
 
 
 @dataclass
@@ -320,8 +324,10 @@ def row_text(table: PageTable, row: list[str]) -> str:
 
 def caption_text(table: PageTable) -> str:
     parts = [where(table.number, table.page), table.caption or "table"]
-    if any(table.headers):
-        parts.append("columns: " + ", ".join(h for h in table.headers if h))
+    # It ends on the columns or the number of rows, never on the caption's full stop: focusing
+    # reads a line without its stop as running on into the lines under it (focus.runs_on), so
+    # the caption is kept with its first rows.
+    parts.append("columns: " + ", ".join(h for h in table.headers if h) if any(table.headers) else f"{len(table.rows)} rows")
     return SEP.join(parts)
 
 
@@ -358,7 +364,7 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
         for text in table_texts(t):
             out.append(TableChunk("", 0, text, t.page, label or str(t.page), name, start, end,
-                                  CAPTION_UNIT, table_no=t.number, rect=t.rect))
+                                  CAPTION_UNIT, table_no=t.number, rect=t.rect, embed_text=text.split("\n", 1)[0]))
         kind = LOW_ROW_UNIT if t.low_rank else ROW_UNIT
         for row, rect in zip(t.rows, t.row_rects):
             start, end = _span(md, [c for c in row if c])

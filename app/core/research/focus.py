@@ -117,7 +117,8 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
         lines, at = [], 0
         for line in e.text.split("\n"):
             if line.strip():
-                lines.append(_Candidate(0, len(lines), at, at + len(line), line.strip(), "block", heading=e.section))
+                kind = "text" if not lines and "\n" in e.text.strip() else "block"  # the caption line runs on into the rows
+                lines.append(_Candidate(0, len(lines), at, at + len(line), line.strip(), kind, heading=e.section))
             at += len(line) + 1
         return lines
     out = []
