@@ -239,6 +239,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=40, help="r-papers questions (spread over the set)")
     ap.add_argument("--mixed-limit", type=int, default=10)
     ap.add_argument("--show", action="store_true", help="print each answer")
+    ap.add_argument("--corpora", choices=["both", "mixed"], default="both",
+                    help="mixed: only the mixed-field questions (a run that must fit a short session; say so with its totals)")
     ap.add_argument("--split", choices=["development", "held-out"],
                     help="the questions of this part of bench/questions/split.json (held-out: all of them, totals only)")
     ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "second"],
@@ -272,7 +274,7 @@ def main() -> int:
     r_questions, m_questions = Path(args.questions), Path(args.mixed_questions)
     if args.split:
         r_questions, m_questions = split_questions(args.split, r_questions, m_questions)
-    sets = [(args.library, r_questions, args.limit)]
+    sets = [(args.library, r_questions, args.limit)] if args.corpora != "mixed" else []
     if args.mixed_library:
         sets.append((args.mixed_library, m_questions, args.mixed_limit))
     read = write = 0.0
