@@ -8,7 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import tables
+from app.core import table_rows, tables
 from app.core.records import Evidence
 from app.core.research.focus import focus_evidence, split_sentences
 
@@ -86,7 +86,7 @@ def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
 
     pdf = make_table_paper(tmp_path / "yeast.pdf")
     with pymupdf.open(pdf) as doc:
-        assert tables.locate_row(doc[1], "Strain B grew at 0.57 per hour.") == []  # not a row unit
+        assert table_rows.locate_row(doc[1], "Strain B grew at 0.57 per hour.") == []  # not a row unit
     found = locate_passage(pdf, 2, ROW_B)
     assert found.method == "row"
     (rect,) = found.rects

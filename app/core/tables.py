@@ -216,7 +216,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     # A header on two or three lines: rows of names under it whose first cell is empty ("F Ratio",
     # "(g kernel-1)"), or a row of names that fills a column the header left empty ("Architecture").
     for _ in range(3):
-        if not (headers and cells and not any(_is_number(c) for c in cells[0])):
+        if not (headers and cells and not any(is_number(c) for c in cells[0])):
             break
         fills_gap = any(not h and k < len(cells[0]) and cells[0][k] for k, h in enumerate(headers) if k > 0)
         if (cells[0][0] or not _header_like(cells[0], len(cells[0]) // 2)) and not (
@@ -258,14 +258,14 @@ def _cell_text(words: list[tuple], rect: Any) -> str:
     return re.sub(r"(\w)- (\w)", r"\1-\2", text).strip()  # "Alpha-" | "aminoadipate" on two lines
 
 
-def _is_number(cell: str) -> bool:
+def is_number(cell: str) -> bool:
     return bool(_NUMBER.match(cell.replace("−", "-")))
 
 
 def _header_like(row: list[str], least: int = 2) -> bool:
     """A row of names, not numbers: most cells filled (`least` at minimum), none a bare number."""
     filled = [c for c in row if c]
-    return len(filled) >= max(least, 1, len(row) // 2) and not any(_is_number(c) for c in filled)
+    return len(filled) >= max(least, 1, len(row) // 2) and not any(is_number(c) for c in filled)
 
 
 def _merge_continuations(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
@@ -274,7 +274,7 @@ def _merge_continuations(cells: list[list[str]], rects: list[Rect]) -> tuple[lis
     out_rects: list[Rect] = []
     for row, rect in zip(cells, rects):
         filled = sum(1 for c in row if c)
-        if out and row and not row[0] and 0 < filled <= len(row) // 2 and not any(_is_number(c) for c in row if c):
+        if out and row and not row[0] and 0 < filled <= len(row) // 2 and not any(is_number(c) for c in row if c):
             prev = out[-1]
             out[-1] = [(a + " " + b).strip() for a, b in zip(prev, row)]
             p = out_rects[-1]
@@ -390,37 +390,3 @@ def _span(md: str, cells: list[str]) -> tuple[int, int]:
             return pos, end
         pos = md.find(cells[0], pos + 1)
     return 0, 0
-
-
-# -- the viewer: where a row unit is on its page ---------------------------------------
-def row_cells(text: str) -> list[str]:
-    """The cell values of a row unit's text, or of a row line of a table unit (headers left
-    out), as printed."""
-    if "\n" in text.strip() or SEP not in text:
-        return []
-    parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
-    return [p.split(": ", 1)[1] if ": " in p and not _is_number(p) else p for p in parts]
-
-
-def locate_row(page: Any, text: str) -> list[Rect]:
-    """The rectangle of the table row a row unit's `text` names, on `page` (a pymupdf.Page).
-
-    Each cell value is searched on the page; the row is the line (a band of y) where most of
-    them are found, left to right. [] if the text is not a row unit or the row is not found."""
-    cells = [c for c in row_cells(text) if c.strip()]
-    if len(cells) < 2:
-        return []
-    hits = [[tuple(r) for r in page.search_for(c)] for c in cells[:8]]
-    best: list[Rect] = []
-    for anchor in hits[0]:
-        cy = (anchor[1] + anchor[3]) / 2
-        row = [anchor]
-        for found in hits[1:]:
-            same = [r for r in found if r[1] - 2 <= cy <= r[3] + 2 and r[0] >= anchor[0]]
-            if same:
-                row.append(min(same, key=lambda r: r[0]))
-        if len(row) > len(best):
-            best = row
-    if len(best) < min(2, len(cells)):
-        return []
-    return [(min(r[0] for r in best), min(r[1] for r in best), max(r[2] for r in best), max(r[3] for r in best))]

@@ -28,7 +28,7 @@ from ..ingest import ImportOutcome, ImportReport
 from ..library_layout import LibraryLayout
 from ..mupdf_guard import MUPDF
 from ..pdf_extract import locate_text
-from ..tables import locate_row
+from ..table_rows import locate_row
 from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..wording import plural
 from .models import ModelOperations

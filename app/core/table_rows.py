@@ -1,0 +1,45 @@
+"""The viewer's side of a table row: where a row unit stands on its PDF page.
+
+A row unit's text is its cells written out with their column headers (tables.py), which the
+page's own text never holds in that form, so the highlighter cannot search for the text as it
+does for a sentence. It finds the row by its cell values instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .tables import SEP, Rect, is_number, is_table_unit
+
+
+def row_cells(text: str) -> list[str]:
+    """The cell values of a row unit's text, or of a row line of a table unit (headers left
+    out), as printed."""
+    if "\n" in text.strip() or SEP not in text:
+        return []
+    parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
+    return [p.split(": ", 1)[1] if ": " in p and not is_number(p) else p for p in parts]
+
+
+def locate_row(page: Any, text: str) -> list[Rect]:
+    """The rectangle of the table row a row unit's `text` names, on `page` (a pymupdf.Page).
+
+    Each cell value is searched on the page; the row is the line (a band of y) where most of
+    them are found, left to right. [] if the text is not a row unit or the row is not found."""
+    cells = [c for c in row_cells(text) if c.strip()]
+    if len(cells) < 2:
+        return []
+    hits = [[tuple(r) for r in page.search_for(c)] for c in cells[:8]]
+    best: list[Rect] = []
+    for anchor in hits[0]:
+        cy = (anchor[1] + anchor[3]) / 2
+        row = [anchor]
+        for found in hits[1:]:
+            same = [r for r in found if r[1] - 2 <= cy <= r[3] + 2 and r[0] >= anchor[0]]
+            if same:
+                row.append(min(same, key=lambda r: r[0]))
+        if len(row) > len(best):
+            best = row
+    if len(best) < min(2, len(cells)):
+        return []
+    return [(min(r[0] for r in best), min(r[1] for r in best), max(r[2] for r in best), max(r[3] for r in best))]
