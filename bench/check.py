@@ -1,11 +1,20 @@
 """How well `check` tells mis-citations from correct citations, and how fast.
 
-`bench/check/` holds two drafts written over the shared corpus — `r-papers.tex` (LaTeX,
-natbib/biblatex commands, over ../shared/corpus/r-papers/) and `mixed.md` (Pandoc, over
-../shared/corpus/mixed/) — with their .bib files and `labels.jsonl`: one line per
+`bench/check/` holds four drafts written over the shared corpus — `r-papers.tex` (LaTeX,
+natbib/biblatex commands, over ../shared/corpus/r-papers/), `mixed.md` (Pandoc, over
+../shared/corpus/mixed/), and two in fields beyond statistics over the mixed papers:
+`biomed.md` (Pandoc; evolution software, surgery, heart failure, a hospital survey, an enzyme
+inhibitor) and `physics.tex` (natbib; an accelerator cavity, a lattice study, cosmology,
+phytochemistry, scheduling), whose sentences are one a source line inside paragraphs and
+often open with a lower-case name or symbol in emphasis (`*codeML*`, `\emph{n}-hexane`,
+`$q$`) — with their .bib files and `labels.jsonl`: one line per
 (draft line, key) with its truth (correct / miscited) and the kind of mis-citation
 (wrong-paper, number, direction, method-attribution, entity, not-in-library,
 missing-from-bib). Correct sentences use the papers' own wording of a fact.
+
+Every labelled line is a citing sentence the parser must find on its own, with the labelled
+keys and no other's: "citing sentences found" counts them (a sentence merged with the one
+before it is missing, and its citation goes to the wrong sentence).
 
 A citation counts as flagged when its verdict is "not found in the cited paper" or "not
 in the library"; "partial" is shown apart (the report asks the user to look). Prints the
@@ -13,7 +22,7 @@ share of mis-citations flagged, of correct citations wrongly flagged, and second
 citation (the check stage only: parsing and model loading are not counted).
 
     RESEARCH_DESK_MODELS_DIR=/tmp/mdl/starter .venv/bin/python bench/check.py \\
-        --library /tmp/rlib --mixed-library /tmp/mlib [--limit N] [--show]
+        --library /tmp/rlib --mixed-library /tmp/mlib [--drafts biomed.md,physics.tex] [--limit N] [--show]
 
 Seconds depend on what else runs on the machine, so it also prints the machine's load and
 the model tokens llama.cpp actually evaluated per citation (prompt tokens after its prefix
@@ -43,7 +52,29 @@ from app.core.check.report import FLAGGED, Verdict  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 
 DATA = REPO / "bench" / "check"
-DRAFTS = [("r-papers.tex", "r-papers.bib", "library"), ("mixed.md", "mixed.bib", "mixed_library")]
+DRAFTS = [("r-papers.tex", "r-papers.bib", "library"), ("mixed.md", "mixed.bib", "mixed_library"),
+          ("biomed.md", "biomed.bib", "mixed_library"), ("physics.tex", "physics.bib", "mixed_library")]
+
+
+def sentences_found(draft: str, labels: list[dict]) -> tuple[int, int, list[str]]:
+    """(labelled citing sentences the parser finds whole, labelled, what went wrong): a labelled
+    line must start a sentence that cites exactly its labelled keys."""
+    from app.core.check.parse import parse_draft
+
+    want: dict[int, set[str]] = {}
+    for r in labels:
+        if r["draft"] == draft:
+            want.setdefault(r["line"], set()).add(r["key"])
+    got: dict[int, list[set[str]]] = {}
+    for s in parse_draft(DATA / draft).sentences:
+        got.setdefault(s.line, []).append({c.key for c in s.cites})
+    found, wrong = 0, []
+    for line, keys in sorted(want.items()):
+        if keys in got.get(line, []):
+            found += 1
+        else:
+            wrong.append(f"line {line}: want {sorted(keys)}, parsed {got.get(line, 'no sentence')}")
+    return found, len(want), wrong
 
 
 def stop_after(limit: int) -> events.Task:
@@ -110,8 +141,10 @@ class TokenCounter:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--library", required=True, help="library holding ../shared/corpus/r-papers")
-    ap.add_argument("--mixed-library", required=True, help="library holding ../shared/corpus/mixed")
+    ap.add_argument("--library", default="", help="library holding ../shared/corpus/r-papers (its draft is skipped without)")
+    ap.add_argument("--mixed-library", default="",
+                    help="library holding ../shared/corpus/mixed (at least the papers the other drafts cite)")
+    ap.add_argument("--drafts", default="", help="comma-separated draft names to run (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="sentences per draft (0: all)")
     ap.add_argument("--sample", type=int, default=0,
                     help="check only N labelled lines per draft, spread over the draft (correct and mis-cited alike)")
@@ -124,9 +157,18 @@ def main() -> int:
 
     labels = [json.loads(line) for line in (DATA / "labels.jsonl").read_text().splitlines() if line.strip()]
     truth = {(r["draft"], r["line"], r["key"]): r for r in labels}
-    rows = []  # (label, verdict)
+    rows = []  # (draft, label, verdict)
     seconds, citations, non_model_s = 0.0, 0, 0.0
+    per_draft: dict[str, list[float]] = {}  # draft -> [seconds, citations]
+    found_lines: dict[str, tuple[int, int]] = {}
+    chosen = [d for d in args.drafts.split(",") if d]
     for draft, bib, lib_arg in DRAFTS:
+        if (chosen and draft not in chosen) or not getattr(args, lib_arg):
+            continue
+        found, labelled, wrong = sentences_found(draft, labels)
+        found_lines[draft] = (found, labelled)
+        for w in wrong:
+            print(f"  {draft}: citing sentence not found whole: {w}")
         desk = Desk(library=getattr(args, lib_arg))
         desk.embedder()
         desk.chat()  # loaded before the clock starts: the figure is per citation, not per model load
@@ -134,7 +176,9 @@ def main() -> int:
         t = time.monotonic()
         path = sampled(draft, labels, args.sample) if args.sample else DATA / draft
         report = check_manuscript(desk, path, DATA / bib, stop_after(args.limit))
-        seconds += time.monotonic() - t - report.timings.get("parse_s", 0.0)
+        spent = time.monotonic() - t - report.timings.get("parse_s", 0.0)
+        seconds += spent
+        per_draft[draft] = [spent, sum(len(x.citations) for x in report.sentences)]
         non_model_s += report.timings.get("check_s", 0.0) - report.timings.get("model_s", 0.0)
         loads.append(os.getloadavg()[0])
         print(f"{draft}: {len(report.sentences)} sentences, counts {report.counts}, {report.timings}, "
@@ -149,13 +193,22 @@ def main() -> int:
                 if label is None:
                     print(f"  unlabelled: {draft}:{s.line} {c.key}")
                     continue
-                rows.append((label, c.verdict))
+                rows.append((draft, label, c.verdict))
                 if args.show:
                     mark = "FLAG" if c.verdict in FLAGGED else "ok  "
                     print(f"  {mark} {label['truth']:9} {label['kind'] or '-':18} {c.key:26} {c.verdict:15} p{c.page} "
                           f"{(c.better_source.paper_id if c.better_source else ''):20} | {s.text[:70]} | {c.note[:80]}")
         desk.close()
 
+    print()
+    for draft, (found, labelled) in found_lines.items():
+        d_mis = [v for d, r, v in rows if d == draft and r["truth"] == "miscited"]
+        d_ok = [v for d, r, v in rows if d == draft and r["truth"] == "correct"]
+        spent, n = per_draft.get(draft, [0.0, 0])
+        print(f"{draft}: citing sentences found {found}/{labelled}; mis-citations flagged "
+              f"{sum(v in FLAGGED for v in d_mis)}/{len(d_mis)}; correct flagged {sum(v in FLAGGED for v in d_ok)}/{len(d_ok)}"
+              f" (partial {sum(v == Verdict.PARTIAL.value for v in d_ok)}); {spent / max(1, n):.2f} s a citation")
+    rows = [(r, v) for _, r, v in rows]
     mis = [(r, v) for r, v in rows if r["truth"] == "miscited"]
     ok = [(r, v) for r, v in rows if r["truth"] == "correct"]
     flagged_mis = sum(v in FLAGGED for _, v in mis)

@@ -331,9 +331,11 @@ def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_l
         "@article{gupta2021, title={Glacier Retreat Measured by Drone Photogrammetry}, author={Gupta, Anil}, year={2021}}\n"
     )
     report = check_manuscript(desk, draft, bib, events.quiet())
-    assert len(spy.calls) == 2 and report.timings["model_pairs"] == 2
-    first, second = (c[-1]["content"] for c in spy.calls)
-    assert spy.calls[0][0] == spy.calls[1][0]  # the system message
+    # Each pair: the best window with its neighbours, and, the model finding no support there,
+    # one other place of the paper (judge.model_reads) — two reads a pair at most.
+    assert 2 <= len(spy.calls) <= 4 and report.timings["model_pairs"] == len(spy.calls)
+    first, second = spy.calls[0][-1]["content"], spy.calls[-1][-1]["content"]
+    assert spy.calls[0][0] == spy.calls[-1][0]  # the system message
     cut = first.index("Sentence:")
     assert first[:cut] == second[:cut] and second.index("Sentence:") == cut  # the instruction: one cached prefix
     assert "Young birds migrated" in first[cut:] and "9 days later" in first[cut:]  # the sentence and its quote, last
@@ -341,6 +343,7 @@ def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_l
     assert spy.schema == {"type": "string", "enum": ["supported", "partial", "unsupported"]}
     assert [s.citations[0].verdict for s in report.sentences] == ["not-found", "not-found"]
     assert "model judged" in report.sentences[0].citations[0].note
+    assert "Aerial images" in second[second.index("Sentence:"):]
 
 
 def test_latex_comment_before_a_blank_line_still_ends_the_paragraph():

@@ -63,6 +63,11 @@ def parse_docx(path: Path) -> Draft:
     source = "\n".join(paragraphs)
     mapped = Mapped()
     offset = 0
+    set_apart: set[int] = set()  # source offsets where italic or bold text begins
+    for p, text in zip(document.paragraphs, paragraphs):
+        set_apart.update(offset + k for k in _styled_starts(p, text))
+        offset += len(text) + 1
+    offset = 0
     for text in paragraphs:
         mapped.add_at("\n\n", offset)  # each paragraph stands apart
         pos = 0
@@ -72,5 +77,23 @@ def parse_docx(path: Path) -> Draft:
             pos = end
         scan_line(text[pos:], offset + pos, mapped)
         offset += len(text) + 1
+    # An italic word may open a sentence in lower case ("*lacZ* mutants"), as in Markdown.
+    mapped.marked.update(i for i, off in enumerate(mapped.offsets) if off in set_apart)
     draft.sentences = citing_sentences(mapped, source)
     return draft
+
+
+def _styled_starts(paragraph, text: str) -> list[int]:
+    """Offsets in the paragraph's text where an italic or bold run begins (none where its runs
+    do not spell the text: fields and hyperlinks the runs leave out)."""
+    runs = list(paragraph.runs)
+    if "".join(r.text for r in runs) != text:
+        return []
+    out, pos, before = [], 0, False
+    for r in runs:
+        styled = bool(r.italic or r.bold)
+        if styled and not before and r.text:
+            out.append(pos + len(r.text) - len(r.text.lstrip()))
+        before = styled and bool(r.text)
+        pos += len(r.text)
+    return out

@@ -12,6 +12,8 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+from ..sentences import sentence_spans
+
 log = logging.getLogger(__name__)
 
 # A citation in the cleaned text: one private-use character, its number after it in the
@@ -55,6 +57,9 @@ class Mapped:
         self.chars: list[str] = []
         self.offsets: list[int] = []
         self.cites: list[Cite] = []
+        # Positions in the text where the source set a word apart (emphasis, code, math):
+        # such a word may start a sentence in lower case ("*lacZ* mutants", "$p$-values").
+        self.marked: set[int] = set()
 
     def add(self, text: str, start: int) -> None:
         for i, ch in enumerate(text):
@@ -66,6 +71,10 @@ class Mapped:
         for ch in text:
             self.chars.append(ch)
             self.offsets.append(offset)
+
+    def mark(self) -> None:
+        """The next character added opens a word the source set apart (its markup is dropped)."""
+        self.marked.add(len(self.chars))
 
     def cite(self, cites: list[Cite], offset: int) -> None:
         for c in cites:
@@ -80,40 +89,14 @@ class Mapped:
 
 # -- sentences -----------------------------------------------------------------------
 
-# Words that end with a full stop without ending the sentence ("et al.", "Fig. 2").
-_ABBREVIATIONS = {
-    "al", "e.g", "i.e", "cf", "fig", "figs", "eq", "eqs", "vs", "resp", "approx", "no", "nos", "p", "pp", "ca",
-    "sec", "ref", "refs", "dr", "prof", "mr", "ms", "st", "vol", "ed", "eds", "ch", "etc", "c.f", "viz", "tab",
-}
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_END = re.compile(r"[.!?][\"')\]’”]*(?=\s|$|" + MARK + ")")
 
+def _sentence_spans(text: str, marked: set[int]) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of the cleaned text (the project's rule: sentences.py).
 
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence in `text`: paragraphs, then full stops before a capital."""
-    spans = []
-    pos = 0
-    for para in [*_PARAGRAPH.finditer(text), None]:
-        stop = para.start() if para else len(text)
-        start = pos
-        for m in _END.finditer(text, pos, stop):
-            end = m.end()
-            # A citation right after the stop belongs to this sentence ("… shown.\cite{x} Next").
-            while end < stop and text[end] == MARK:
-                end += 1
-            rest = text[end:stop].lstrip()
-            if not rest:
-                continue
-            word = re.search(r"([\w.]+)\.[\"')\]’”]*$", text[start : m.end()])
-            if text[m.start()] == "." and word and word.group(1).lower() in _ABBREVIATIONS:
-                continue
-            if not (rest[0].isupper() or rest[0].isdigit() or rest[0] in "\"'“‘([" + MARK):
-                continue
-            spans.append((start, end))
-            start = end
-        spans.append((start, stop))
-        pos = para.end() if para else len(text)
-    return spans
+    A citation mark right after a stop belongs to the sentence before it; a word the source
+    set apart (`marked`) may open a sentence in lower case ("*lacZ* mutants …").
+    """
+    return sentence_spans(text, marked=marked, attached=MARK)
 
 
 _SPACE_BEFORE = re.compile(r"\s+([.,;:!?)\]])")
@@ -145,7 +128,7 @@ def citing_sentences(mapped: Mapped, source: str) -> list[CitingSentence]:
     out = []
     numbers = [i for i, ch in enumerate(text) if ch == MARK]
     cite_at = {pos: mapped.cites[n] for n, pos in enumerate(numbers)}
-    for start, end in _sentence_spans(text):
+    for start, end in _sentence_spans(text, mapped.marked):
         cites = [cite_at[i] for i in range(start, end) if i in cite_at]
         if not cites:
             continue

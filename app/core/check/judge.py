@@ -39,7 +39,7 @@ from ..research.clause_figures import misplaced_figure
 from ..research.support import judge_beginning, support_probability, verdict_for
 from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
-from .locate import PaperText, Window
+from .locate import PaperText, Window, around, missing_terms, stating
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +47,13 @@ VERBATIM = 0.8  # share of the sentence's terms found in order in the window: "t
 FLIP_COVERAGE = 0.5  # an opposite word counts only in a window holding this share of the sentence's terms
 NEGATION_COVERAGE = 0.75  # a negation of the sentence that the window lacks counts only in a window this close
 NUMBER_SLACK = 0.25  # a window stating the sentence's numbers may share this much less of its terms than the best
-QUOTE_CHARS = 420  # the quote the model reads: one or two sentences
+QUOTE_CHARS = 560  # the quote the model reads: one to three sentences
 VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Support's terms
 _CODE_NAME = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")  # "mob()", "estfun()": a function a paper documents
 _VERSION = re.compile(r"\b\d+(?:\.\d+){2,}\b")  # "2.4.0": a release a paper names (not a number support.py reads)
 # A number with the word after it, its unit: "10 days", "50%", "15 participants".
-_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
+# Not an uncertainty after "±" or "+−" ("Ki = 11.21 +−0.74 nM": 0.74 is no other Ki).
+_NUMBER_UNIT = re.compile(r"(?<![\w.±])(?<!\+−)(?<!\+-)(?<!\+/-)(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
 _NOT_UNITS = {"and", "or", "of", "to", "in", "the", "with", "for", "by", "on", "at", "from", "than", "per", "is", "are",
               "was", "were", "as", "that", "which", "it", "we", "et", "al", "vs", "see", "table", "fig", "figure", "and"}
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
@@ -135,12 +136,16 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
     if numbers:
         # A window that states the numbers counts only if it is about the sentence too (a "5" in
         # "Table 5" is no support for "below 5%").
-        stating = [w for w in windows if numbers <= w.numbers and w.coverage >= min(best.coverage, 1.0) - NUMBER_SLACK]
-        if not stating:
+        floor = min(best.coverage, 1.0) - NUMBER_SLACK
+        found = next((w for w in windows if numbers <= w.numbers and w.coverage >= floor), None)
+        # Not in the best windows: read on before saying "not stated" — the sentences around
+        # them, then the whole paper (locate.stating).
+        found = found or stating(claim, numbers, windows, paper, floor)
+        if found is None:
             missing = sorted(numbers - best.numbers)
             return Ruling(Support.UNSUPPORTED.value,
                           f"the paper does not state {', '.join(missing[:3])} where it says this", best, missing)
-        best = stating[0]
+        best = found
         conflict = unit_conflict(claim, best.text)
         if conflict:
             return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
@@ -177,6 +182,38 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
 
 
 # -- the model ------------------------------------------------------------------------
+
+SECOND_LOOK = True  # where the model finds no support, it reads one other place of the paper
+SECOND_LOOK_SLACK = 0.25  # …that holds at least the first one's share of the claim's terms less this
+
+
+def model_reads(window: Window, windows: list[Window], paper: PaperText) -> list[Window]:
+    """What the model reads, in turn, until it finds support: the rules' window with the
+    sentence before and after it (a claim may join them, or lean on the one naming its
+    subject) where that fits the quote, then the best window elsewhere in the paper."""
+    first = window
+    for before, after in ((1, 1), (1, 0), (0, 1)):
+        grown = around(paper, window, before, after)
+        if len(" ".join(grown.text.split())) <= QUOTE_CHARS:
+            first = grown
+            break
+    reads = [first]
+    if SECOND_LOOK:
+        for w in windows:
+            apart = w.chunk != first.chunk or w.last < first.first or w.first > first.last
+            if apart and w.coverage >= window.coverage - SECOND_LOOK_SLACK:
+                reads.append(w)
+                break
+    return reads
+
+
+def partial_note(claim: str, window: Window) -> str:
+    """What of the claim the passage does not state, in the claim's words."""
+    missing = missing_terms(claim, window)
+    if not missing:
+        return "the passage states only part of this"
+    return "the passage states only part of this; it does not state " + ", ".join(f'"{m}"' for m in missing[:4])
+
 
 VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
 

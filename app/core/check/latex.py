@@ -31,6 +31,10 @@ _DROP_ARG = {
 _HEADINGS = {"section", "subsection", "subsubsection", "chapter", "paragraph", "subparagraph", "part", "title", "author"}
 _MATH_ENVS = {"equation", "align", "gather", "multline", "eqnarray", "displaymath", "math", "flalign", "alignat"}
 _SKIP_ENVS = {"tabular", "tabular*", "verbatim", "lstlisting", "minted", "tikzpicture", "comment", "thebibliography"}
+# Commands that set their argument apart (emphasis, code, a font): a word they open may
+# start a sentence in lower case.
+_EMPHASIS = {"emph", "textit", "textbf", "textsl", "texttt", "textsf", "textsc", "textup", "mathit", "mathrm",
+             "underline", "em", "it", "bf", "sl", "tt", "sc"}
 _SYMBOLS = {"%": "%", "&": "&", "$": "$", "#": "#", "_": "_", "{": "", "}": "", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "}
 
 
@@ -116,6 +120,7 @@ def _walk(src: str, i: int, stop: int, out: Mapped, draft: Draft) -> None:
                 i = stop if para < 0 else para
                 continue
             if not display:  # inline math may carry a number the sentence states ("$n = 120$")
+                out.mark()  # …and is a symbol, which may open a sentence in lower case ("$p$-values")
                 out.add(_math_text(src[i + 1 : close]), i + 1)
             else:
                 out.add_at(" ", i)
@@ -130,6 +135,11 @@ def _walk(src: str, i: int, stop: int, out: Mapped, draft: Draft) -> None:
         if ch == "~":
             out.add_at(" ", i)
             i += 1
+            continue
+        if src.startswith("--", i):  # TeX's dashes: "Lemaître--Tolman" reads "Lemaître–Tolman"
+            dash = 3 if src.startswith("---", i) else 2
+            out.add_at("—" if dash == 3 else "–", i)
+            i += dash
             continue
         out.add(ch, i)
         i += 1
@@ -158,6 +168,7 @@ def _command(src: str, i: int, stop: int, out: Mapped, draft: Draft) -> int:
             draft.problems.append(_where(src, i, draft, f"unclosed {src[i:i+2]} math"))
             return stop
         if src[i + 1] == "(":
+            out.mark()
             out.add(_math_text(src[i + 2 : close]), i + 2)
         return close + 2
     name_m = re.match(r"\\([A-Za-z]+\*?)", src[i:])
@@ -215,6 +226,8 @@ def _command(src: str, i: int, stop: int, out: Mapped, draft: Draft) -> int:
             out.add_at("\n\n", end)
         return end
     # Any other command: dropped, its braced arguments read as text (\emph{x} -> x).
+    if base in _EMPHASIS:
+        out.mark()  # "\emph{p}-values", "{\it lacZ}": a name that may open a sentence in lower case
     if src[j : j + 1] == " " and base not in ("and",):
         return j + 1  # TeX swallows the space after a control word; keep one word gap
     return j

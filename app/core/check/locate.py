@@ -10,15 +10,17 @@ scores every window of one or two consecutive sentences:
 - lexically: the sentence's key terms, each weighted by how rare it is within the paper
   (a paper's topic words are everywhere; the words that pick out one statement are not),
   with the sentence's numbers and specific names counting double;
-- semantically: the chunk's stored vector against the sentence's embedding (no new
-  embedding: re-ranking the best windows by their own embeddings picked the same windows
-  on bench/check.py's 63 sentences, only tighter quotes, at 4 embeddings a citation —
-  ~0.6 s on a loaded 2-core machine; pass `embedder` to have it anyway).
+- semantically: the chunk's stored vector against the sentence's embedding, and, given
+  an `embedder`, the `PRESELECT` best windows by their own embeddings (a paraphrase shares
+  the statement's meaning, not its rare words).
 
 A two-sentence window must add a term of the sentence to beat its better single sentence
 (so the quote stays as short as the statement).
 
-The best windows come back best first, each with its chunk (page, printed page, span).
+The best windows come back best first, each with its chunk (page, printed page, span) and
+its place among the chunk's sentences, so that the check can read on around it (`around`)
+and look for a number the claim states a sentence or two away, or anywhere in the paper,
+before it says the paper does not state it (`stating`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from ..table_reader import snapshot
 
 log = logging.getLogger(__name__)
 
-PRESELECT = 4  # windows re-ranked by their own embedding when an embedder is given
+PRESELECT = 12  # windows re-ranked by their own embedding when an embedder is given
+NEAR = 2  # a number the claim states may be this many sentences from where the paper says the rest
 TWO_SENTENCE_COST = 0.05  # lexical share a second sentence must add (one ordinary term weighs ~0.07-0.1)
 SPECIFIC_WEIGHT = 2.0  # a number or a name of the sentence weighs this many ordinary terms
 # Final score: the window's meaning, its terms, and its chunk's closeness to the sentence.
@@ -63,6 +66,9 @@ class Window:
     terms: frozenset[str]
     numbers: frozenset[str]
     prefixes: dict[str, list[str]] = field(default_factory=dict)  # 5-letter prefix -> the terms with it
+    chunk: int = 0  # index of its passage in PaperText.passages
+    first: int = 0  # its first and last sentence in PaperText.units[chunk]
+    last: int = 0
     lexical: float = 0.0
     coverage: float = 0.0  # share of the sentence's terms (unweighted) the window holds
     semantic: float = 0.0
@@ -80,6 +86,8 @@ class PaperText:
     windows: list[Window] = field(default_factory=list)
     window_chunk: list[int] = field(default_factory=list)  # passage index of each window
     window_size: list[int] = field(default_factory=list)  # sentences in each window (1 or 2)
+    units: list[list[tuple[int, int]]] = field(default_factory=list)  # each passage's sentence spans
+    unit_numbers: list[list[frozenset[str]]] = field(default_factory=list)  # numbers each sentence states
     df: dict[str, int] = field(default_factory=dict)  # in how many windows each term occurs
     squashed: str = ""  # the whole text, lower case, letters and digits only
 
@@ -100,7 +108,12 @@ def terms_of(text: str) -> set[str]:
 def read_paper(table, paper_id: str) -> PaperText:
     """The paper's chunks from the content table (LanceDB filter on paper_id), split into windows."""
     data = snapshot(table).dataset.to_table(columns=_COLUMNS, filter=f"paper_id = {sql_str(paper_id)}")
-    rows = sorted(data.to_pylist(), key=lambda r: (r["page"], r["char_start"]))
+    return paper_from_rows(paper_id, data.to_pylist())
+
+
+def paper_from_rows(paper_id: str, rows: list[dict]) -> PaperText:
+    """The paper's windows from its content rows (columns as `_COLUMNS`), in page order."""
+    rows = sorted(rows, key=lambda r: (r["page"], r["char_start"]))
     passages, vectors = [], []
     for r in rows:
         if not (r["text"] or "").strip() or is_reference_list(r["text"], r["section"] or ""):
@@ -117,18 +130,15 @@ def read_paper(table, paper_id: str) -> PaperText:
     for i, e in enumerate(passages):
         units = split_sentences(e)
         squashed.append("".join(ch for ch in e.text.lower() if ch.isalnum()))
+        paper.units.append([(u.start, u.end) for u in units])
+        paper.unit_numbers.append([frozenset(numbers_stated(e.text[u.start : u.end])) for u in units])
         for k, u in enumerate(units):
             # A window of one sentence, and of it with the next: claims often join two.
-            for last in units[k : k + 2]:
+            for j, last in enumerate(units[k : k + 2]):
                 text = e.text[u.start : last.end]
                 if looks_like_references(text):
                     continue
-                terms = frozenset(terms_of(text))
-                prefixes: dict[str, list[str]] = {}
-                for t in terms:
-                    if len(t) >= 5:
-                        prefixes.setdefault(t[:5], []).append(t)
-                paper.windows.append(Window(e, text, u.start, last.end, terms, frozenset(numbers_stated(text)), prefixes))
+                paper.windows.append(_window(e, text, u.start, last.end, i, k, k + j))
                 paper.window_chunk.append(i)
                 paper.window_size.append(1 if last is u else 2)
     paper.squashed = " ".join(squashed)
@@ -136,6 +146,85 @@ def read_paper(table, paper_id: str) -> PaperText:
         for t in w.terms:
             paper.df[t] = paper.df.get(t, 0) + 1
     return paper
+
+
+def _window(e: Evidence, text: str, start: int, end: int, chunk: int, first: int, last: int) -> Window:
+    terms = frozenset(terms_of(text))
+    prefixes: dict[str, list[str]] = {}
+    for t in terms:
+        if len(t) >= 5:
+            prefixes.setdefault(t[:5], []).append(t)
+    return Window(e, text, start, end, terms, frozenset(numbers_stated(text)), prefixes, chunk=chunk, first=first, last=last)
+
+
+def around(paper: PaperText, w: Window, before: int = 1, after: int = 1) -> Window:
+    """The window grown by up to `before`/`after` sentences of its passage (a claim often rests
+    on a sentence and the one that names what it is about, or joins two a sentence apart)."""
+    units = paper.units[w.chunk] if w.chunk < len(paper.units) else []
+    if not units:
+        return w
+    first, last = max(0, w.first - before), min(len(units) - 1, w.last + after)
+    if (first, last) == (w.first, w.last):
+        return w
+    start, end = units[first][0], units[last][1]
+    grown = _window(w.evidence, w.evidence.text[start:end], start, end, w.chunk, first, last)
+    return replace(grown, chunk_cosine=w.chunk_cosine, score=w.score, lexical=w.lexical, coverage=w.coverage)
+
+
+def numbers_near(paper: PaperText, w: Window, reach: int) -> frozenset[str]:
+    """The numbers stated within `reach` sentences of the window, in its passage."""
+    if w.chunk >= len(paper.unit_numbers):
+        return w.numbers
+    nums = paper.unit_numbers[w.chunk]
+    out = set(w.numbers)
+    for k in range(max(0, w.first - reach), min(len(nums), w.last + reach + 1)):
+        out |= nums[k]
+    return frozenset(out)
+
+
+def coverage_of(claim: str, w: Window) -> float:
+    """Share of the claim's terms that the window holds."""
+    terms = terms_of(claim)
+    return sum(_has(t, w) for t in terms) / max(1, len(terms))
+
+
+def missing_terms(claim: str, w: Window) -> list[str]:
+    """The claim's own words (key terms and names) that the window does not hold, in claim order."""
+    out = []
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\d+(?:\.\d+)?", claim):
+        low = word.lower()
+        if low not in key_terms(low) or low in out:
+            continue
+        if not _has(stem(low), w) and not (w.numbers & numbers_in(word)):
+            out.append(low)
+    return out
+
+
+def stating(claim: str, numbers: set[str], windows: list[Window], paper: PaperText, floor: float) -> Window | None:
+    """Where the paper states all of the claim's `numbers` about what the claim says, looked for
+    before the check says it does not: first within `NEAR` sentences of the best windows (the
+    smallest run of sentences that holds them: a claim joining "… ~400 Hz peak." and, two
+    sentences on, "… budget … is just 30 Hz"), then in every window of the paper that holds
+    the numbers and at least `floor` of the claim's terms (the best by that share)."""
+    for w in windows:
+        if not numbers <= numbers_near(paper, w, NEAR):
+            continue
+        nums = paper.unit_numbers[w.chunk]
+        need, first, last = set(numbers) - w.numbers, w.first, w.last
+        for step in range(1, NEAR + 1):  # grow toward the nearer sentence that states a missing number
+            for k in (w.first - step, w.last + step):
+                if 0 <= k < len(nums) and nums[k] & need:
+                    need -= nums[k]
+                    first, last = min(first, k), max(last, k)
+        if not need:
+            return around(paper, w, w.first - first, last - w.last)
+    found, found_cov = None, floor
+    for w in paper.windows:
+        if numbers <= w.numbers:
+            cov = coverage_of(claim, w)
+            if cov >= found_cov:
+                found, found_cov = w, cov
+    return replace(found, coverage=found_cov) if found is not None else None
 
 
 def _has(term: str, w: Window) -> bool:

@@ -3,10 +3,13 @@
 Per sentence: embed it once. Per (sentence, cited paper): the cited paper is read whole
 (once per check) and its sentence windows ranked against the sentence (locate.py);
 the rules settle the pair where the text leaves no doubt — a number or a name the paper
-does not state, the opposite direction, near-verbatim agreement — and the model reads
-the best window only where they cannot tell (judge.py: one short call, a one-word
-verdict). Supported and partial keep their verdict; unsupported means "not found in the
-cited paper", with the best page found offered. Another paper's passage (a hybrid search
+does not state anywhere near the sentence's terms (looked for around the best windows and
+then in the whole paper), the opposite direction, near-verbatim agreement — and the model
+reads the best window with its neighbouring sentences only where they cannot tell, then,
+if it finds no support there, one other place of the paper (judge.py: short calls, a
+verdict each). Supported and partial keep their verdict (partial names the claim's words the
+passage lacks); unsupported means "not found in the cited paper", with the best passage
+and its page offered. Another paper's passage (a hybrid search
 of the whole library) that the support check's rules accept and that is closer to the
 sentence than anything in the cited paper is suggested as `better_source` (rules only:
 a second model call per citation would double the time).
@@ -31,7 +34,7 @@ from ..research import retrieval
 from ..research.reference_lists import is_reference_list
 from ..research.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
-from .judge import model_verdict, rule_ruling
+from .judge import model_reads, model_verdict, partial_note, rule_ruling
 from .locate import PaperText, Window, best_windows, read_paper
 from .parse import parse_draft
 from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
@@ -43,6 +46,9 @@ LIBRARY_WIDE = 12  # passages fetched from the whole library (better sources)
 BETTER_MIN_COSINE = 0.45  # a suggestion for a key not in the library must be at least this close
 BETTER_MARGIN = 0.02  # …and for a cited paper, this much closer than the cited paper's best passage
 MODEL_TIMEOUT_S = 120.0
+# The paper's best windows by terms re-ranked by their own embeddings (locate.PRESELECT of
+# them, ~5-12 ms each): a paraphrase shares the meaning, not the rare words.
+RERANK_WINDOWS = True
 SentenceSink = Callable[[CheckedSentence], None]
 
 VERDICT_OF = {
@@ -207,7 +213,8 @@ class _Checker:
         t = time.monotonic()
         # The whole library, for better sources; the cited papers are read whole (locate.py).
         wide = _evidence(retrieval.search(self._table, qvec, s.text, limit=LIBRARY_WIDE), s.text)
-        windows = {c.paper.id: best_windows(s.text, qvec, self._paper_text(c.paper.id), None) for c in in_library}
+        reranker = self._embedder if RERANK_WINDOWS else None
+        windows = {c.paper.id: best_windows(s.text, qvec, self._paper_text(c.paper.id), reranker) for c in in_library}
         self._spent("search_s", t)
         cited_ids = {c.paper.id for c in in_library}
         for c in cited:
@@ -231,25 +238,32 @@ class _Checker:
             return CheckedCitation(key, paper.id, Verdict.NOT_FOUND.value,
                                    note="the paper has no indexed text to search (re-index it)")
         context = " ".join([paper.title, *paper.authors])
-        ruling = rule_ruling(claim, windows, self._paper_text(paper.id), context)
-        verdict, note = ruling.verdict, ruling.reason
+        text = self._paper_text(paper.id)
+        ruling = rule_ruling(claim, windows, text, context)
+        verdict, note, w = ruling.verdict, ruling.reason, ruling.window
         if verdict:
             self.counts["rule_pairs"] += 1
         else:
             chat = self.chat()
             failure = "no chat model"
             if chat is not None:
-                t = time.monotonic()
-                verdict, failure = model_verdict(chat, claim, ruling.window, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
-                self._spent("model_s", t)
-                self.counts["model_pairs"] += 1
+                # The model reads the window with its neighbours; where it finds no support
+                # there, one other place of the paper that holds as much of the sentence.
+                for w in model_reads(ruling.window, windows, text):
+                    t = time.monotonic()
+                    verdict, failure = model_verdict(chat, claim, w, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
+                    self._spent("model_s", t)
+                    self.counts["model_pairs"] += 1
+                    if verdict != Support.UNSUPPORTED.value:
+                        break
             if not verdict:  # no model verdict: the rules found nothing wrong, but nothing settles it either
+                w = ruling.window
                 verdict, note = Support.PARTIAL.value, f"checked by rules only ({failure}): read the quote"
             elif verdict == Support.UNSUPPORTED.value:
-                note = "the model judged the passage not to state this"
+                w = ruling.window
+                note = "the model judged the paper's closest passages not to state this"
             elif verdict == Support.PARTIAL.value:
-                note = "the passage states only part of this"
-        w = ruling.window
+                note = partial_note(claim, w)
         e = w.evidence
         return CheckedCitation(key, paper.id, VERDICT_OF[verdict], e.page, e.page_label or str(e.page),
                                " ".join(w.text.split()), note=note)

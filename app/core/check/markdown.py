@@ -69,16 +69,20 @@ def scan_line(line: str, offset: int, out: Mapped) -> None:
         if ch == "`":
             close = line.find("`", i + 1)
             if close > 0:
+                out.mark()  # code: a name, which may open a sentence in lower case
                 out.add(line[i + 1 : close], offset + i + 1)
                 i = close + 1
                 continue
         if ch == "$":
             close = line.find("$", i + 1)
             if close > 0:
+                out.mark()  # "$p$-values": a symbol
                 out.add(re.sub(r"\\[A-Za-z]+|[{}^_]", " ", line[i + 1 : close]), offset + i + 1)
                 i = close + 1
                 continue
         if ch in "*_" and (i + 1 >= len(line) or not line[i + 1].isalnum() or i == 0 or not line[i - 1].isalnum()):
+            if i + 1 < len(line) and line[i + 1].isalnum():
+                out.mark()  # an emphasis opens: "*lacZ* mutants" may start a sentence in lower case
             i += 1  # emphasis markers (an underscore inside a word stays)
             continue
         if ch == "\\" and i + 1 < len(line):

@@ -148,8 +148,8 @@ def render_markdown(report: CheckReport) -> str:
         for c in s.citations:
             paper = f" → {c.paper_id}" if c.paper_id else ""
             lines.append(f"- `{c.key}`{paper}: **{LABELS.get(c.verdict, c.verdict)}**{_where(c)}" + (f" — {c.note}" if c.note else ""))
-            if c.quote:
-                lines.append(f"  > {c.quote}")
+            if c.quote:  # a not-found verdict still shows where the paper came closest
+                lines.append(f"  > {'closest passage: ' if c.verdict == Verdict.NOT_FOUND.value else ''}{c.quote}")
             if c.better_source:
                 b = c.better_source
                 lines.append(f"  - better source: {b.paper_id}, page {b.page}"

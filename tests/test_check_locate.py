@@ -1,0 +1,79 @@
+"""Finding a claim's support anywhere in the cited paper (check/locate.py, check/judge.py):
+numbers a sentence or two apart, numbers stated elsewhere in the paper, what the model
+reads, and what a partial verdict says is missing. Rows stand in for the paper's
+LanceDB content rows (read_paper reads them with a paper_id filter)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.core.check.judge import model_reads, partial_note, rule_ruling
+from app.core.check.locate import around, best_windows, paper_from_rows
+
+CAVITY = [
+    (1, "Tuner test", "The tuner was installed on the dressed cavity. The piezo actuators were preloaded by stretching the "
+                      "cavity. The safety gap was set during tuner assembly."),
+    (2, "Microphonics", "During the test no resources were available to suppress external vibration, and the overall level "
+                        "of microphonics was ~400 Hz peak. The LLRF system captured the detuning continuously for several "
+                        "minutes. A spectrogram of the cavity microphonics is shown in Fig. 6. For reference, the "
+                        "microphonics budget for the cavity is just 30 Hz peak."),
+    (3, "Summary", "Measured cavity frequency shift during cool-down was 6.5 MHz. Thirteen tuners were tested in total."),
+]
+
+
+def _paper():
+    rows = []
+    for k, (page, section, text) in enumerate(CAVITY):
+        vec = np.zeros(8, dtype=np.float32)
+        vec[k] = 1.0
+        rows.append({"paper_id": "cavity", "page": page, "page_label": str(page), "section": section, "text": text,
+                     "char_start": 0, "char_end": len(text), "vector": vec})
+    return paper_from_rows("cavity", rows)
+
+
+def _rule(claim: str):
+    paper = _paper()
+    windows = best_windows(claim, np.ones(8, dtype=np.float32) / np.sqrt(8), paper, None)
+    return rule_ruling(claim, windows, paper, "Tuner testing of a dressed cavity"), windows, paper
+
+
+def test_numbers_three_sentences_apart_are_found_before_the_check_says_not_stated():
+    ruling, _, _ = _rule("The microphonics of the cavity reached about 400 Hz peak, against a budget of just 30 Hz.")
+    assert ruling.verdict != "unsupported"
+    assert "400 Hz" in ruling.window.text and "30 Hz" in ruling.window.text and ruling.window.evidence.page == 2
+
+
+def test_a_number_the_paper_never_states_is_still_not_found():
+    ruling, _, _ = _rule("The microphonics of the cavity reached about 400 Hz peak, against a budget of just 80 Hz.")
+    assert ruling.verdict == "unsupported" and "80" in ruling.reason
+
+
+def test_a_number_stated_outside_the_best_windows_is_found_in_the_whole_paper():
+    ruling, windows, _ = _rule("Thirteen tuners were tested and the frequency shift in cool-down was 6.5 MHz.")
+    assert ruling.verdict != "unsupported" and ruling.window.evidence.page == 3
+
+
+def test_the_model_reads_the_window_with_its_neighbours_then_another_place():
+    paper = _paper()
+    claim = "The LLRF system captured the cavity detuning for several minutes."
+    windows = best_windows(claim, np.ones(8, dtype=np.float32), paper, None)
+    reads = model_reads(windows[0], windows, paper)
+    assert reads[0].text.startswith("During the test") or "400 Hz" in reads[0].text  # the sentence before it too
+    assert "LLRF" in reads[0].text and len(reads) <= 2
+    if len(reads) == 2:
+        assert "LLRF" not in reads[1].text  # the second read is elsewhere
+
+
+def test_around_grows_within_the_passage_only():
+    paper = _paper()
+    w = best_windows("Thirteen tuners were tested in total.", np.ones(8, dtype=np.float32), paper, None)[0]
+    grown = around(paper, w, 3, 3)
+    assert grown.evidence.page == 3 and grown.text.startswith("Measured") and grown.text.endswith("in total.")
+
+
+def test_a_partial_verdict_names_the_words_the_passage_does_not_state():
+    paper = _paper()
+    claim = "Thirteen tuners were tested in total at two laboratories."
+    w = best_windows(claim, np.ones(8, dtype=np.float32), paper, None)[0]
+    note = partial_note(claim, w)
+    assert '"laboratories"' in note and "tuners" not in note
