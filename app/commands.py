@@ -215,7 +215,7 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
     else:
         _out(Desk.answer_markdown(result))
     # The model's claims only: a key passage is the paper's own sentence, supported by construction.
-    checked = [c for c in result.citations if c.claim is None or c.claim >= len(result.claims) or not result.claims[c.claim].quoted]
+    checked = result.model_citations()
     if checked:
         # Every verdict, not only the flagged ones: the reader sees what each claim rests on.
         counts = result.claim_counts()

@@ -245,6 +245,10 @@ class ResearchResult:
         """The sentences the model wrote: the answer itself (quoted sentences are evidence)."""
         return [c for c in self.claims if not c.quoted]
 
+    def model_citations(self) -> list[Citation]:
+        """The citations of the model's claims (a key passage's citation is supported as quoted)."""
+        return [c for c in self.citations if c.claim is None or c.claim >= len(self.claims) or not self.claims[c.claim].quoted]
+
     def claim_counts(self) -> dict[str, int]:
         """What the answer's header counts: the model's claims by the check's verdict, and the key
         passages apart (a quote is supported by construction, so it never counts as a claim)."""

@@ -380,7 +380,7 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
         claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
     result.timings["check_s"] = round(time.monotonic() - t, 3)
     funnel.finish_references(result)
-    mine = [c for c in result.citations if not result.claims[c.claim].quoted]  # the model's; a key passage is supported as quoted
+    mine = result.model_citations()
     total = len(mine)
     supported = sum(c.support == Support.SUPPORTED.value for c in mine)
     partial = sum(c.support == Support.PARTIAL.value for c in mine)
