@@ -253,14 +253,10 @@ class LlamaCppChat(ChatModel):
             log.debug("prefix cache: %d prompt tokens restored instead of read", saved)
 
     def reseed(self, seed: int) -> None:
-        """Sample the next replies from `seed`: the same calls then write the same words (benchmarks).
-
-        The cached prompt is dropped too: a reply that reuses the cache reads only the prompt's
-        last tokens, and on some CPU builds (the portable one, without AVX-512) those logits
-        differ in the last bits from a whole read, which at temperature 1 is another word."""
+        """Sample the next replies from `seed`: the same calls then write the same words (benchmarks)."""
         with self._lock:
             self._llm.set_seed(seed)
-            self._llm.reset()
+            self._llm.reset()  # a cached prompt's last logits differ in the last bits on some CPU builds
 
     def close(self) -> None:
         llm, self._llm = getattr(self, "_llm", None), None
