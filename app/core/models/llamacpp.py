@@ -119,8 +119,7 @@ class LlamaCppChat(ChatModel):
         self.drafts: PromptLookup | None = PromptLookup()  # replies copy their prompt (None: a token a pass)
 
     def count_tokens(self, text: str) -> int:
-        # No lock: tokenizing reads only the vocabulary, never the context,
-        # so counting need not wait for a reply being generated.
+        # No lock: tokenizing reads only the vocabulary, so counting need not wait for a reply.
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def chat(
