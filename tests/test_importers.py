@@ -209,12 +209,13 @@ def test_zotero_import_metadata_collections_and_resync(make_desk, zotero, tmp_pa
     assert kestrel.authors == ["Maria Lindqvist", "Tomas Berg"]  # orderIndex order, authors only
     assert (kestrel.published, kestrel.doi, kestrel.venue) == ("2019-09", "10.1234/kestrel.2019", "Journal of Alpine Ornithology")
     assert kestrel.abstract == "When do kestrels leave the Alps?"
-    assert kestrel.tags == ["Birds/Raptors", "migration", "to-read"]
+    # Zotero's collections and tags come in apart (issue 53: both are shown and filterable).
+    assert kestrel.tags == ["migration", "to-read"] and kestrel.collections == ["Birds/Raptors"]
     assert kestrel.status == "indexed" and desk.library.count_chunks(CONTENT_CHUNKS, kestrel.id) > 0
     assert desk.library.text_path(kestrel.id).read_text().startswith("# Kestrel Migration Timing")
     glacier = papers[f"zotero:1:{ids['glacier_key']}"]
     assert glacier.authors == ["Anil Gupta"] and glacier.published == "2021"
-    assert glacier.venue == "Proceedings of the Glaciology Conference" and glacier.tags == ["Glaciers"]
+    assert glacier.venue == "Proceedings of the Glaciology Conference" and glacier.collections == ["Glaciers"] and glacier.tags == []
 
     # A second sync of the unchanged library imports and re-embeds nothing.
     chunks = desk.library.count_chunks(CONTENT_CHUNKS), desk.library.count_chunks(SUMMARY_CHUNKS)
@@ -230,7 +231,7 @@ def test_zotero_import_metadata_collections_and_resync(make_desk, zotero, tmp_pa
     assert third.count("updated") == 1 and third.count("unchanged") == 1 and third.pdfs is None
     updated = desk.library.get_paper(kestrel.id)
     assert updated.title == "Autumn Departure of Alpine Kestrels"
-    assert "Favourites" in updated.tags and "Birds/Raptors" in updated.tags
+    assert "Favourites" in updated.collections and "Birds/Raptors" in updated.collections
     assert desk.library.count_chunks(CONTENT_CHUNKS) == chunks[0]
     profile = desk.library.chunks_table(SUMMARY_CHUNKS).search().where(f"paper_id = '{kestrel.id}' AND source_type = 'abstract'").limit(10).to_list()
     assert any("Autumn Departure" in r["text"] for r in profile)  # scoping sees the new title
@@ -247,7 +248,7 @@ def test_zotero_pdf_already_imported_as_bare_file_takes_zotero_metadata(make_des
     assert report.count("updated") == 1 and report.count("imported") == 1, [o.message for o in report.outcomes]
     after = desk.library.get_paper(before.id)
     assert after.title == "Kestrel Migration Timing in Alpine Valleys"
-    assert after.source_key == f"zotero:1:{ids['kestrel_key']}" and "Birds/Raptors" in after.tags
+    assert after.source_key == f"zotero:1:{ids['kestrel_key']}" and "Birds/Raptors" in after.collections
     assert len(desk.library.list_papers()) == 2  # no second copy of the kestrel paper
 
 

@@ -420,6 +420,7 @@ class Importer:
             venue=meta.venue,
             unsure=list(meta.unsure),
             tags=list(entry.tags) if entry is not None else list(previous.tags) if previous is not None else [],
+            collections=list(entry.collections) if entry is not None else list(previous.collections) if previous is not None else [],
             source_key=entry.source_key if entry is not None else previous.source_key if previous is not None else "",
             source_file=previous.source_file if previous is not None and previous.source_file else item.path.name,
             page_count=item.page_count,

@@ -41,6 +41,7 @@ def papers_schema() -> pa.Schema:
             pa.field("tags", pa.list_(pa.string())),
             pa.field("source_key", pa.string()),
             pa.field("unsure", pa.list_(pa.string())),
+            pa.field("collections", pa.list_(pa.string())),  # issue 53; nulls in older tables
         ]
     )
 
@@ -116,7 +117,7 @@ def migrate_papers(table) -> None:
 def paper_from_row(row: dict[str, Any]) -> Paper:
     names = {f.name for f in fields(Paper)}
     data = {k: v for k, v in row.items() if k in names}
-    for key in ("authors", "page_labels", "tags", "unsure"):
+    for key in ("authors", "page_labels", "tags", "unsure", "collections"):
         data[key] = list(data.get(key) or [])
     for key in ("venue", "source_key"):
         data[key] = data.get(key) or ""

@@ -70,11 +70,12 @@ class Paper:
     status_reason: str = ""
     summarized: bool = False
     venue: str = ""
-    tags: list[str] = field(default_factory=list)  # e.g. Zotero collections
+    tags: list[str] = field(default_factory=list)  # the user's or Zotero's tags
     # Where the paper came from when not a bare file: "zotero:<library>:<item key>",
     # "bibtex:<citation key>", "ris:<id>". A later sync matches on it.
     source_key: str = ""
     unsure: list[str] = field(default_factory=list)  # metadata fields to check (see PaperMeta)
+    collections: list[str] = field(default_factory=list)  # "Parent/Child" paths (Zotero's, or the user's)
 
     @property
     def year(self) -> str:

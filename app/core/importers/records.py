@@ -22,6 +22,7 @@ class SourceEntry:
     pdf: Path | None = None
     tags: list[str] = field(default_factory=list)
     missing: str = ""  # why `pdf` is None (or where it was looked for)
+    collections: list[str] = field(default_factory=list)  # Zotero's "Parent/Child" collection paths
 
     def merged_meta(self, found: PaperMeta) -> PaperMeta:
         """The entry's values where it has them, the ones read from the PDF elsewhere.

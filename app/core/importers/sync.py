@@ -127,11 +127,13 @@ def _update(importer: Importer, paper: Paper, entry: SourceEntry) -> EntryOutcom
     meta = entry.merged_meta(current)
     # Keep a key from another source: the paper's own source keeps syncing it.
     source_key = entry.source_key if not paper.source_key or paper.source_key == entry.source_key else paper.source_key
-    # A sync replaces the tags it set before (an item taken out of a collection loses that
-    # tag); a paper that came from elsewhere keeps its own tags beside the entry's.
-    own = [] if paper.source_key == entry.source_key else paper.tags
-    tags = list(dict.fromkeys(entry.tags + own))
-    updated = replace(paper, **{f: getattr(meta, f) for f in META_FIELDS}, unsure=meta.unsure, tags=tags, source_key=source_key)
+    # A sync replaces the tags and collections it set before (an item taken out of a collection
+    # leaves it here too); a paper that came from elsewhere keeps its own beside the entry's.
+    same_source = paper.source_key == entry.source_key
+    tags = list(dict.fromkeys(entry.tags + ([] if same_source else paper.tags)))
+    collections = list(dict.fromkeys(entry.collections + ([] if same_source else paper.collections)))
+    updated = replace(paper, **{f: getattr(meta, f) for f in META_FIELDS}, unsure=meta.unsure, tags=tags,
+                      collections=collections, source_key=source_key)
     # The user's own corrections outrank the source's metadata, as they do on re-import.
     updated = corrections.apply(updated, corrections.for_paper(importer.library.root, paper.content_hash))
     if updated == paper:
@@ -140,5 +142,5 @@ def _update(importer: Importer, paper: Paper, entry: SourceEntry) -> EntryOutcom
     profile_changed = (updated.title, updated.authors, updated.abstract) != (paper.title, paper.authors, paper.abstract)
     if profile_changed:
         index_summary_side(importer.library, importer.embedder, updated)
-    changed = [f for f in (*META_FIELDS, "tags", "source_key") if getattr(updated, f) != getattr(paper, f)]
+    changed = [f for f in (*META_FIELDS, "tags", "collections", "source_key") if getattr(updated, f) != getattr(paper, f)]
     return EntryOutcome(entry.label, entry.source_key, "updated", paper.id, f"{entry.label}: updated {', '.join(changed)} of {paper.id}")

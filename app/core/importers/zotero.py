@@ -224,9 +224,8 @@ def _read(con: sqlite3.Connection, path: Path, base: Path | None) -> ZoteroLibra
         found = pdfs.get(item_id, [])
         file = next((f for _, f, _ in found if f is not None), None)
         why = "; ".join(w for _, f, w in found if w) or "no PDF attachment"
-        entries.append(SourceEntry(f"zotero:{library_id}:{key}", label, meta, file,
-                                   list(dict.fromkeys(collections.get(item_id, []) + tags.get(item_id, []))),
-                                   "" if file else why))
+        entries.append(SourceEntry(f"zotero:{library_id}:{key}", label, meta, file, list(dict.fromkeys(tags.get(item_id, []))),
+                                   "" if file else why, list(dict.fromkeys(collections.get(item_id, [])))))
     return ZoteroLibrary(path, entries, userdata, notes)
 
 
