@@ -2,7 +2,8 @@
 
 Resources and the model catalog sit at the repository root (`resources/`,
 `models/`); a frozen (PyInstaller) build puts them beside the executable's
-data under `sys._MEIPASS`.
+data under `sys._MEIPASS`, and an installed wheel (pip, pipx) inside the package
+as `app/_data/` (setup.py copies them there).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ def _root() -> Path:
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
         return Path(frozen)
-    return Path(__file__).resolve().parents[2]
+    installed = Path(__file__).resolve().parents[1] / "_data"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[2]
 
 
 def resources_dir() -> Path:
