@@ -94,6 +94,20 @@ def cmd_list(desk: Desk, args, run: Run) -> int:
     return 0
 
 
+def cmd_search(desk: Desk, args, run: Run) -> int:
+    hits = desk.search_text(args.text, limit=max(1, args.limit))
+    if args.json:
+        _out(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        _out(f"No paper prints “{args.text}”.")
+        return 0
+    for h in hits:
+        page = f"p. {h.page}" + (f" (printed {h.page_label})" if h.page_label and h.page_label != str(h.page) else "")
+        _out(f"{h.paper_id}  {page}{'' if h.exact else '  (words apart)'}\n    {h.snippet}")
+    return 0
+
+
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 

@@ -29,6 +29,7 @@ from ..library_layout import LibraryLayout
 from ..mupdf_guard import MUPDF
 from ..pdf_extract import locate_text
 from ..table_rows import locate_row
+from ..text_search import TextHit
 from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..wording import plural
 from .models import ModelOperations
@@ -53,6 +54,6 @@ __all__ = [
     "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
-    "DraftResult", "LedgerRow", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
+    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
     "RoundRecord", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]

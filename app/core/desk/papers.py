@@ -11,6 +11,7 @@ from ..events import PaperUpdated, Task
 from ..ingest import Importer, ImportReport
 from ..records import Paper, PaperStatus, ResearchResult
 from ..table_reader import latest_version
+from ..text_search import TextHit
 from .parts import DeskParts
 from .results import LibrarySnapshot, PaperCheck, PaperFiles, PaperTexts, SummaryReport, ValidationReport
 
@@ -50,6 +51,12 @@ class PaperOperations(DeskParts):
     def paper_texts(self, paper_id: str) -> PaperTexts:
         lib = self.library  # not paper_files: a remote library would fetch the PDF for nothing
         return PaperTexts(lib.get_paper(paper_id), _read(lib.summary_path(paper_id)), _read(lib.notes_path(paper_id)))
+
+    def search_text(self, query: str, *, limit: int = 200, papers: list[str] | None = None) -> list[TextHit]:
+        """Every place the papers print `query` (a word or phrase), with its page and a snippet."""
+        from ..text_search import search_text
+
+        return search_text(self.library, query, limit=limit, papers=papers)
 
     def last_result(self) -> ResearchResult | None:
         state = self.library.load_state().get(STATE_KEY)
