@@ -114,7 +114,7 @@ def report(name: str, score: np.ndarray, rows: list[dict], pairs: list[Pair]) ->
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pairs", default=str(REPO / "bench" / "questions" / "support-pairs.jsonl"))
+    ap.add_argument("--pairs", default=str(REPO / "resources" / "judge" / "support-pairs.jsonl"))
     ap.add_argument("--limit", type=int, default=0)
     args = ap.parse_args()
     rows = load(Path(args.pairs))[: args.limit or None]

@@ -1,6 +1,6 @@
 """How often the support check agrees with hand labels on (claim, cited passage) pairs.
 
-`bench/questions/support-pairs.jsonl` holds pairs labelled by hand — supported, partial,
+`resources/judge/support-pairs.jsonl` (shipped with the app for `models calibrate`) holds pairs labelled by hand — supported, partial,
 unsupported — from three sources. Constructed pairs (no `"source"`): a passage and a claim written
 for it, a third of them misattributions that share the passage's topic (a number, organism, gene,
 method or direction changed). Answer pairs (`"source": "answers"`): the starter model's own claims
@@ -39,40 +39,22 @@ sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.models.catalog import JudgeCutoffs  # noqa: E402
-from app.core.records import Evidence, Support  # noqa: E402
+from app.core.records import Support  # noqa: E402
+from app.core.rating.labelled import GRID, MISATTRIBUTIONS, pairs_of, product  # noqa: E402,F401 (the app's pairs and rule)
 from app.core.research.support import (  # noqa: E402
     DEFAULT_JUDGE,
     ORDER,
     Pair,
-    check_specifics,
     judge_beginning,
     judge_text,
     model_verdicts,
-    quote_for,
     support_probability,
     verdict_for,
 )
 
-MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
-
 
 def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def pairs_of(rows: list[dict]) -> list[Pair]:
-    """The labelled rows as the check's pairs, quoted and capped by the rules as in an answer."""
-    pairs = []
-    for r in rows:
-        e = Evidence(number=1, paper_id=Path(r["file"]).stem, page=int(r["page"]), page_label=str(r["page"]), section="", text=r["passage"], score=0.0)
-        p = Pair(r["claim"], e)
-        # As in an answer, the question is the context of the quote and the rules (its words weigh
-        # less in choosing the quote; a figure the user gave is not the claim's to prove).
-        p.quote = quote_for(p.claim, e, r.get("question", ""))
-        finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
-        p.rule, p.judged = finding.cap, finding.judged
-        pairs.append(p)
-    return pairs
 
 
 def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
@@ -84,14 +66,6 @@ def score(name: str, rows: list[dict], verdicts: list[str]) -> None:
     accepted = sum(v == "supported" for v in sup)
     print(f"| {name} | {agree}/{len(rows)} = {agree / len(rows):.0%} | {binary / len(rows):.0%} | "
           f"{passed}/{len(mis)} = {passed / max(1, len(mis)):.0%} | {accepted}/{len(sup)} = {accepted / max(1, len(sup)):.0%} |")
-
-
-def product(pair: Pair, p_yes: float, cuts: JudgeCutoffs) -> str:
-    """The verdict as check_pairs combines them: the rules decide a pair they cap, unless they left
-    part of the claim to the model (`Pair.judged`, P(yes) of that part); the stricter wins."""
-    if not pair.for_model:
-        return pair.rule
-    return min(verdict_for(p_yes, cuts), pair.rule, key=ORDER.__getitem__)
 
 
 def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
@@ -108,8 +82,7 @@ def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
     everything = list(range(len(rows)))
     print("\n| P(yes) cut for supported | for partial | agrees (3-way) | misattributions passed | supported accepted |")
     print("|---|---|---|---|---|")
-    cuts = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
-    grid = [(cs, cp) for cs in cuts for cp in (0.2, 0.25, *cuts) if cp <= cs]
+    grid = GRID
     for cs, cp in grid:
         agree, passed, nmis, acc, nsup = combined(cs, cp, everything)
         print(f"| {cs:.2f} | {cp:.2f} | {agree:.0%} | {passed}/{nmis} | {acc}/{nsup} |")
@@ -125,7 +98,7 @@ def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pairs", default=str(REPO / "bench" / "questions" / "support-pairs.jsonl"))
+    ap.add_argument("--pairs", default=str(REPO / "resources" / "judge" / "support-pairs.jsonl"))
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--batch", type=int, default=1, help="pairs per call of the word judge (an answer's pairs share one call)")
     ap.add_argument("--no-words", action="store_true", help="skip the word judge (the path of backends without probabilities)")

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
-PAIRS = BENCH / "questions" / "support-pairs.jsonl"
+PAIRS = BENCH.parent / "resources" / "judge" / "support-pairs.jsonl"  # shipped with the app: `models calibrate` reads it
 LABELS = {"supported", "partial", "unsupported"}
 
 

@@ -131,6 +131,8 @@ class Settings:
     library_endpoint: str = ""  # S3-compatible server (MinIO, Ceph) of an s3:// library
     chat: ModelConfig = field(default_factory=ModelConfig)
     embedding: ModelConfig = field(default_factory=lambda: ModelConfig(context_length=512))
+    # The support check's judge; backend "" (the default): the chat model judges its own claims.
+    judge: ModelConfig = field(default_factory=lambda: ModelConfig(backend=""))
     research: ResearchParams = field(default_factory=ResearchParams)
     deep: DeepParams = field(default_factory=DeepParams)
     theme: str = "system"  # system | light | dark

@@ -132,7 +132,7 @@ def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
     # Spent: the system's answers to these questions were read and labelled.
     questions = {q["question"]: q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "heldout.jsonl")
                  for q in map(json.loads, (HERE / f).read_text().splitlines())}
-    pairs = map(json.loads, (HERE / "support-pairs.jsonl").read_text().splitlines())
+    pairs = map(json.loads, (HERE.parents[1] / "resources" / "judge" / "support-pairs.jsonl").read_text().splitlines())
     spent = {questions[p["question"]] for p in pairs if p.get("question") in questions}
     logs, tracked = git("log", "--format=%B"), git("grep", "-I", "-h", "-E", r"\b[qmh][0-9]{2}\b", "--", ".", ":!bench/questions")
     if logs is None or tracked is None:

@@ -36,7 +36,7 @@ from ..paths import load_prompt
 from ..records import Support
 from ..research.citations import key_terms, stem
 from ..research.clause_figures import misplaced_figure
-from ..research.support import judge_beginning, support_probability, verdict_for
+from ..research.support import judge_beginning, judge_of, support_probability, verdict_for
 from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
 from .locate import PaperText, Window, around, missing_terms, stating
@@ -243,6 +243,7 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
     The answer engine's judge decides (support.py: a yes/no question, the verdict cut from
     the model's confidence) where the backend gives probabilities; others answer in one word.
     """
+    chat = judge_of(chat)  # the judge the settings name, if another model
     try:
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
         p_yes = support_probability(chat, claim, quote_text(window), cancelled=cancelled)

@@ -51,6 +51,8 @@ class DeskParts:
         self._embedder: EmbeddingModel | None = None
         self._chat_key = ""
         self._embed_key = ""
+        self._judge: ChatModel | None = None
+        self._judge_key = repr(None)
 
     # -- parts -------------------------------------------------------------------
     @property
@@ -97,7 +99,30 @@ class DeskParts:
                 self._chat.close()
             self._chat = make_chat(cfg)
             self._chat_key = key
+        self._chat.judge = self.judge()
         return self._chat
+
+    def judge_config(self) -> ModelConfig | None:
+        """The support check's judge where the settings name one apart from the chat model; None: the chat model judges."""
+        cfg = self.settings.judge
+        if not cfg.backend:
+            return None
+        cfg = effective_config(cfg, "chat")
+        return None if repr(cfg) == repr(self.chat_config()) else cfg
+
+    def judge(self) -> ChatModel | None:
+        """The judge model, loaded once (None: the chat model judges its own claims)."""
+        from ..models.factory import make_chat
+
+        cfg = self.judge_config()
+        key = repr(cfg)
+        if key != self._judge_key:
+            if self._judge is not None:
+                self._judge.close()
+                self._judge = None
+            self._judge = make_chat(cfg) if cfg is not None else None
+            self._judge_key = key
+        return self._judge
 
     def set_chat_model(self, model: ChatModel) -> None:
         """Use an already-built chat model (tests, failure injection)."""
@@ -105,10 +130,11 @@ class DeskParts:
         self._chat_key = repr(self.chat_config()) if self.settings.chat.path else ""
 
     def close(self) -> None:
-        for model in (self._chat, self._embedder):
+        for model in (self._chat, self._embedder, self._judge):
             if model is not None:
                 model.close()
-        self._chat = self._embedder = None
+        self._chat = self._embedder = self._judge = None
+        self._judge_key = repr(None)
 
     def stale_reason(self) -> str:
         return self.library.index_stale_reason(self.embedding_identity())

@@ -56,6 +56,9 @@ class ChatModel(ABC):
     # The support check's cut-offs on this model's P(yes), where the catalog has them calibrated
     # (set by the factory); None: research/support.py's defaults.
     judge_cutoffs: "JudgeCutoffs | None" = None
+    # The model that judges this one's claims in the support check, where the settings name another
+    # (a stronger model, or one whose backend gives probabilities); None: the model judges itself.
+    judge: "ChatModel | None" = None
 
     @abstractmethod
     def chat(

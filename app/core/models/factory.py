@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..settings import ModelConfig
-from . import catalog
+from . import calibrations, catalog
 from .base import ChatModel, EmbeddingModel, RemoteModel, require_json
 
 __all__ = ["BACKENDS", "RemoteModel", "list_models", "make_chat", "make_embedding", "require_json"]
@@ -25,9 +25,10 @@ def _unknown(cfg: ModelConfig) -> ModelError:
 
 
 def make_chat(cfg: ModelConfig) -> ChatModel:
-    """The chat model of `cfg`, with the support check's cut-offs calibrated for it, if the catalog has them."""
+    """The chat model of `cfg`, with the support check's cut-offs calibrated for it: on this machine
+    (`models calibrate`, calibrations.py), else in the catalog; None: support.py's defaults."""
     chat = _chat_backend(cfg)
-    chat.judge_cutoffs = catalog.judge_cutoffs(cfg.catalog_id or cfg.path)
+    chat.judge_cutoffs = calibrations.cutoffs_for(cfg, chat.name) or catalog.judge_cutoffs(cfg.catalog_id or cfg.path)
     return chat
 
 

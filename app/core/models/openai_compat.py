@@ -13,6 +13,7 @@ as "stop generating".
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Any
@@ -33,6 +34,7 @@ DEFAULT_READ_TIMEOUT_S = 300.0  # longest silence between two streamed events
 MAX_RETRIES = 2  # the SDK retries connection failures, 408/409/429 and 5xx with backoff
 EMBED_REQUEST_SIZE = 64  # texts per /embeddings request
 SERVER_HINT = "start the server, or change the URL in Settings"
+TOP_LOGPROBS = 20  # the most alternatives OpenAI's API allows a token; yes and no are among them when either is likely
 
 
 def normalise_base_url(base_url: str) -> str:
@@ -121,6 +123,8 @@ def _transport_error(exc: Exception) -> bool:
 
 
 class OpenAIChat(ChatModel):
+    gives_probabilities = True  # until the server answers a judge's question without logprobs
+
     def __init__(self, cfg: ModelConfig) -> None:
         self._server = _Server(cfg)
         # Fail now, with a clear message, if nothing listens at the URL.
@@ -215,8 +219,68 @@ class OpenAIChat(ChatModel):
             raise self._server.failure(exc) from None
         return "".join(pieces), finish
 
+    def choice_probabilities(self, messages: list[ChatMessage], choices: list[str], *,
+                             cancelled: IsCancelled | None = None) -> dict[str, float] | None:
+        # One token written greedily with its `top_logprobs`: the same next-token distribution the
+        # in-process backend reads from its logits (llama.cpp's server, vLLM and LM Studio's /v1
+        # return it). A server that returns none (or refuses the fields) judges in words from then on.
+        if not self.gives_probabilities:
+            return None
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        request: dict[str, Any] = {
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": TOP_LOGPROBS,
+            "model": self._server.model or openai.NOT_GIVEN,
+        }
+        try:
+            with self._lock:
+                reply = self._server.client.chat.completions.create(**request)
+        except openai.BadRequestError as exc:
+            log.info("%s refuses logprobs (%s): the judge answers in words", self._server.base_url, _error_text(exc))
+            self.gives_probabilities = False
+            return None
+        except openai.OpenAIError as exc:
+            raise self._server.failure(exc) from None
+        top = _top_logprobs(reply)
+        if top is None:
+            log.info("%s returns no logprobs: the judge answers in words", self._server.base_url)
+            self.gives_probabilities = False
+            return None
+        return choice_mass(top, choices)
+
     def close(self) -> None:
         self._server.close()
+
+
+def _top_logprobs(reply: Any) -> dict[str, float] | None:
+    """The first written token's alternatives, token text → log-probability (None: the server sent none)."""
+    choice = reply.choices[0] if reply.choices else None
+    content = choice.logprobs.content if choice is not None and choice.logprobs is not None else None
+    if not content or not content[0].top_logprobs:
+        return None
+    out: dict[str, float] = {}
+    for alt in content[0].top_logprobs:
+        out[alt.token] = max(out.get(alt.token, -math.inf), alt.logprob)
+    return out
+
+
+def choice_mass(top: dict[str, float], choices: list[str]) -> dict[str, float]:
+    """Each choice's share of the probability among `choices`, from a server's top alternatives.
+
+    As in process, a choice counts every spelling of its first token (Yes, yes, " yes", YES); a
+    choice missing from the list is at most as likely as its least likely entry, so it gets that
+    (a bound: the verdict errs towards doubt, never towards a confident yes)."""
+    floor = math.exp(min(top.values()))
+    mass = {c: 0.0 for c in choices}
+    for token, logprob in top.items():
+        word = token.strip().lower()
+        for c in choices:
+            if word == c.lower():
+                mass[c] += math.exp(logprob)
+    mass = {c: m or floor for c, m in mass.items()}
+    total = sum(mass.values())
+    return {c: m / total for c, m in mass.items()}
 
 
 class _Rejected(Exception):

@@ -277,14 +277,19 @@ class Funnel:
         The standard answer is claim-bound (synthesis.py); `improve` and models whose
         structured output fails twice use the free-text prompt and the citation parser.
         """
+        from .support import uncalibrated_note
+
+        written = False
         if template == "synthesis.md" and self.params.structured_answers:
             from .synthesis import synthesize_claims
 
-            if synthesize_claims(self, result):
-                return
-        from .free_text import write_free_text
+            written = synthesize_claims(self, result)
+        if not written:
+            from .free_text import write_free_text
 
-        write_free_text(self, result, template, extra or {})
+            write_free_text(self, result, template, extra or {})
+        if self.params.check_support and result.citations and (note := uncalibrated_note(self.chat_loaded())):
+            result.messages.append(note)
 
     def format_into(self, result: ResearchResult, answer: str) -> None:
         """Parse, check and number the citations of a free-text answer (stage 4)."""

@@ -242,6 +242,20 @@ def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCan
     return out
 
 
+def judge_of(chat: ChatModel) -> ChatModel:
+    """The model that judges `chat`'s claims: the judge the settings name, else the model itself."""
+    return chat.judge or chat
+
+
+def uncalibrated_note(chat: ChatModel | None) -> str:
+    """The answer's note where its judge gave no probabilities: verdicts in words, set by no calibration."""
+    judge = judge_of(chat) if chat is not None else None
+    if judge is None or judge.gives_probabilities:
+        return ""
+    return (f"Support check: the judge ({judge.name or 'the chat model'}) gives no probabilities, so it judged "
+            "in words, uncalibrated (`research-desk models calibrate` measures how far it agrees with hand labels).")
+
+
 def _clip(quote: str, limit: int = QUOTE_CHARS) -> str:
     return quote if len(quote) <= limit else quote[:limit].rsplit(" ", 1)[0] + " …"
 
@@ -272,9 +286,12 @@ def check_pairs(
     if chat is not None and ask:
         try:
             asked = [pairs[i] for i in ask]
-            answers = probability_verdicts(chat, asked, cancelled=cancelled)
+            judge = judge_of(chat)
+            answers = probability_verdicts(judge, asked, cancelled=cancelled)
             if answers is None:  # a backend that gives no probabilities answers in words, all pairs in one call
-                answers = model_verdicts(chat, asked, conversation=conversation, cancelled=cancelled, timeout_s=timeout_s)
+                # (continuing the answer's conversation only where the judge wrote it: it is in that server's cache)
+                answers = model_verdicts(judge, asked, conversation=conversation if judge is chat else None,
+                                         cancelled=cancelled, timeout_s=timeout_s)
             for i, v in zip(ask, answers):
                 verdicts[i] = v
         except Cancelled:

@@ -1,0 +1,105 @@
+"""Judge cut-offs calibrated on this machine (`models calibrate`), kept per model.
+
+The catalog holds cut-offs for the models it knows; any other model — a GGUF the user
+added, a model on a server — gets its own here, in the user's data folder. A model is
+known by what it is, not where it sits: a GGUF by its file's sha256 (a renamed or moved
+file keeps its cut-offs, a re-quantised one does not), a server's model by the server and
+the model's id. The factory asks here first, then the catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .. import paths
+from ..settings import ModelConfig
+from .catalog import JudgeCutoffs
+
+log = logging.getLogger(__name__)
+
+FILE = "judge-calibrations.json"
+
+
+@dataclass(frozen=True)
+class StoredCalibration:
+    """One model's calibrated cut-offs and how well they agreed with the labelled pairs."""
+
+    key: str
+    model: str  # for people: the file name or server model id
+    supported: float
+    partial: float
+    agreement: float  # share of the labelled pairs the check's verdict matched (3-way)
+    misattributions_passed: int
+    misattributions: int
+    pairs: int
+    when: str = ""  # ISO date and time
+
+    @property
+    def cutoffs(self) -> JudgeCutoffs:
+        return JudgeCutoffs(supported=self.supported, partial=self.partial)
+
+
+def store_path() -> Path:
+    return paths.data_dir() / FILE
+
+
+def model_key(cfg: ModelConfig, served_name: str = "") -> str:
+    """What identifies `cfg`'s model: `gguf:<sha256>` for a file (hashed once, then read from its
+    sidecar), `<backend>:<server>|<model id>` for a server's model (`served_name`: the id the
+    server reported when the config names none)."""
+    if cfg.backend == "llamacpp":
+        from .provision import file_sha256
+
+        return f"gguf:{file_sha256(Path(cfg.path).expanduser())}"
+    server = cfg.base_url if cfg.backend == "openai" else cfg.host
+    return f"{cfg.backend}:{server.rstrip('/')}|{cfg.model or served_name}"
+
+
+def _read() -> dict[str, dict]:
+    try:
+        data = json.loads(store_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("judge calibrations unreadable (%s): models use the catalog's cut-offs", exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def lookup(key: str) -> StoredCalibration | None:
+    raw = _read().get(key)
+    if not raw:
+        return None
+    try:
+        return StoredCalibration(**raw)
+    except TypeError:  # written by another version: calibrate again
+        return None
+
+
+def save(record: StoredCalibration) -> Path:
+    """Keep `record` (replacing the model's previous one); written atomically."""
+    data = _read()
+    data[record.key] = asdict(record)
+    path = store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def cutoffs_for(cfg: ModelConfig, served_name: str = "") -> JudgeCutoffs | None:
+    """The cut-offs calibrated here for `cfg`'s model; None where it was never calibrated.
+    Hashes a GGUF only when some calibration is stored (its sidecar keeps the hash after that)."""
+    if not store_path().is_file():
+        return None
+    try:
+        found = lookup(model_key(cfg, served_name))
+    except OSError as exc:
+        log.warning("cannot identify %s for its judge cut-offs: %s", cfg.describe(), exc)
+        return None
+    return found.cutoffs if found else None
