@@ -34,31 +34,11 @@ fi
 [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip wheel
 
-# llama-cpp-python compiles llama.cpp from source (6-14 minutes on 2 cores). We build it once
-# per machine into our own wheel cache. Not with -march=native: that enables AMX kernels, which
-# crashed (SIGSEGV) on a VM that advertises AMX. The AVX-512 kernels this CPU has are named
-# instead (llama_cpu_flags), since they read prompts faster than the AVX2 baseline (docs/research.md).
-# pip's own wheel cache ignores CMAKE_ARGS, so it must not supply this package.
-llama_cpu_flags() {
-    local flags args="" name
-    flags="$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)"
-    for name in avx512f:AVX512 avx512_vnni:AVX512_VNNI avx512vbmi:AVX512_VBMI avx512_bf16:AVX512_BF16 avx_vnni:AVX_VNNI; do
-        if [[ " $flags " == *" ${name%%:*} "* ]]; then args+=" -DGGML_${name##*:}=ON"; fi
-    done
-    echo "$args"
-}
-LLAMA_VERSION=0.3.36
-LLAMA_CPU="$(llama_cpu_flags)"
-LLAMA_TAG="$(echo "$LLAMA_CPU" | sed -e 's/-DGGML_//g' -e 's/=ON//g' | tr 'A-Z ' 'a-z-' | sed 's/^-//')"
-WHEELS="${RESEARCH_DESK_WHEELS:-$HOME/.cache/research-desk/wheels/llama-$LLAMA_VERSION-${LLAMA_TAG:-portable}}"
-if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
-    echo "Building llama-cpp-python $LLAMA_VERSION (CPU build${LLAMA_TAG:+ with $LLAMA_TAG}; takes several minutes)…"
-    CMAKE_ARGS="-DGGML_NATIVE=OFF$LLAMA_CPU" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-        "$VENV/bin/python" -m pip wheel --quiet --no-deps --no-cache-dir \
-        "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
-fi
+# llama-cpp-python: the wheel built once per machine with safe CPU flags and cached
+# (scripts/llama_wheel.sh says how long a first build takes before it starts).
 # The wheel is tagged py3-none (llama.cpp is loaded through ctypes): one build serves 3.11-3.13.
-"$VENV/bin/python" -m pip install --quiet --no-deps --force-reinstall "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+LLAMA_WHEEL="$(scripts/llama_wheel.sh "$VENV/bin/python")"
+"$VENV/bin/python" -m pip install --quiet --no-deps --force-reinstall "$LLAMA_WHEEL"
 
 if [[ "$mode" == "test" ]]; then
     "$VENV/bin/python" -m pip install --quiet -e ".[test]"

@@ -8,6 +8,7 @@ tests check the two pieces it rests on.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,3 +91,52 @@ def test_the_launcher_without_pip_arguments_is_the_command_line(tmp_path):
     ran = subprocess.run([sys.executable, str(REPO / "packaging" / "launch.py"), "--version"], capture_output=True,
                          text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert ran.returncode == 0 and ran.stdout.startswith("research-desk "), ran.stderr
+
+
+LLAMA_WHEEL_SH = REPO / "scripts" / "llama_wheel.sh"
+
+
+def _llama_wheel(tmp_path, python: str = sys.executable, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(LLAMA_WHEEL_SH), python], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "RESEARCH_DESK_WHEELS": str(tmp_path / "wheels"), **env})
+
+
+def test_llama_wheel_script_pins_the_version_pyproject_requires():
+    import tomllib
+
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    pin = next(d for d in deps if d.startswith("llama-cpp-python==")).split("==")[1]
+    assert f"LLAMA_VERSION={pin} " in LLAMA_WHEEL_SH.read_text(encoding="utf-8")
+
+
+def test_llama_wheel_from_a_prebuilt_index_without_building(tmp_path):
+    import llama_cpp
+
+    prebuilt = tmp_path / "prebuilt"  # a folder of prebuilt wheels, as a lab would share one
+    prebuilt.mkdir()
+    _fake_wheel(prebuilt, "llama-cpp-python", llama_cpp.__version__, {
+        "llama_cpp/__init__.py": b"",
+        f"llama_cpp_python-{llama_cpp.__version__}.dist-info/METADATA":
+            f"Metadata-Version: 2.1\nName: llama-cpp-python\nVersion: {llama_cpp.__version__}\n".encode(),
+        f"llama_cpp_python-{llama_cpp.__version__}.dist-info/WHEEL":
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"})
+
+    got = _llama_wheel(tmp_path, RESEARCH_DESK_LLAMA_INDEX=str(prebuilt))
+
+    assert got.returncode == 0, got.stderr
+    wheel = Path(got.stdout.strip())
+    assert wheel.parent == tmp_path / "wheels" and wheel.name.startswith(f"llama_cpp_python-{llama_cpp.__version__}-")
+    assert "Building" not in got.stderr
+    again = _llama_wheel(tmp_path)  # cached now: no index, no build
+    assert again.returncode == 0 and again.stdout == got.stdout and not again.stderr
+
+
+def test_llama_wheel_says_how_long_a_build_takes_before_it_starts(tmp_path):
+    no_pip = tmp_path / "python"
+    no_pip.write_text("#!/bin/sh\nexit 3\n")
+    no_pip.chmod(0o755)
+
+    got = _llama_wheel(tmp_path, str(no_pip))
+
+    assert got.returncode != 0 and not got.stdout
+    assert re.search(r"Building llama-cpp-python \S+ from source .*: about \d+-\d+ minutes on \d+ cores", got.stderr)
