@@ -116,10 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the prompt asks for citations: passage numbers [3] or [PAPER_ID, page N] tags")
     q.add_argument("--deep", action="store_true", help="deep research: agentic loop (cap 7 rounds)")
     q.add_argument("--time", default=None, help="deep research time budget in minutes, or 'unlimited' (default 5)")
+    q.add_argument("--papers", metavar="ID,ID", help="ask within these papers only (ids as `list` shows them)")
+    q.add_argument("--tag", help="ask within the papers with this tag")
+    q.add_argument("--collection", help="ask within this collection (and its sub-collections), e.g. a Zotero one")
 
     im = _command(sub, "improve", "revise the last answer with feedback", 'research-desk improve "Compare the sample sizes too."')
     im.add_argument("feedback")
     im.add_argument("--json", action="store_true")
+    im.add_argument("--from", dest="from_answer", type=int, metavar="N", help="revise answer N of the history (default: the last answer)")
+
+    from .history_commands import add_history_parser
+
+    add_history_parser(_command(sub, "history", "the answers asked of this library, newest first; show, delete or export one",
+                                'research-desk history --search "sample size" && research-desk history show 12'))
 
     _command(sub, "save", "save the last answer to results/", "research-desk save")
     ex = _command(sub, "export", "export the last answer", "research-desk export --format bibtex --out refs.bib")

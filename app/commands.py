@@ -16,6 +16,7 @@ from .core.desk import FLAGGED_VERDICTS, Desk
 from .core.errors import ResearchDeskError
 from .core.events import Task
 from .core.records import ResearchResult
+from .history_commands import run_history, scope_from_args
 from .terminal import TerminalRenderer
 
 
@@ -250,15 +251,18 @@ def cmd_research(desk: Desk, args, run: Run) -> int:
     stream = not args.json and not args.evidence_only and sys.stdout.isatty()
     if stream:
         run.renderer.on_token = lambda t: (sys.stdout.write(t), sys.stdout.flush())
+    scope = scope_from_args(args)
+    if scope is not None and not args.json:
+        _out(f"Within {scope.describe()}\n")
     if args.deep or args.time is not None:
-        result = desk.deep_research(args.question, run.task, time_budget=args.time, started_at=run.started_at)
+        result = desk.deep_research(args.question, run.task, time_budget=args.time, started_at=run.started_at, scope=scope)
     else:
         overrides = dict(
             k_summaries=args.k1, k_evidence=args.k2, cutoff_summaries=args.cutoff1, cutoff_evidence=args.cutoff2,
             mmr_lambda_summaries=args.lambda1, mmr_lambda_evidence=args.lambda2, answer_max_tokens=args.max_tokens,
             hybrid=False if args.no_hybrid else None, citation_style=args.citation_style,
         )
-        result = desk.research(args.question, run.task, overrides=overrides, evidence_only=args.evidence_only)
+        result = desk.research(args.question, run.task, overrides=overrides, evidence_only=args.evidence_only, scope=scope)
     run.done()
     if stream:
         _out("\n")
@@ -267,10 +271,15 @@ def cmd_research(desk: Desk, args, run: Run) -> int:
 
 
 def cmd_improve(desk: Desk, args, run: Run) -> int:
-    result = desk.improve(args.feedback, run.task)
+    previous = desk.history_record(args.from_answer).result if args.from_answer else None
+    result = desk.improve(args.feedback, run.task, previous=previous)
     run.done()
     _print_result(result, args.json)
     return 0
+
+
+def cmd_history(desk: Desk, args, run: Run) -> int:
+    return run_history(desk, args, _print_result)
 
 
 def cmd_save(desk: Desk, args, run: Run) -> int:

@@ -172,6 +172,8 @@ class Library(LibraryLayout):
             self._tables[name] = table
             return table
 
+    open_table = _open  # for the library's other stores (history/store.py): created once, handle kept
+
     def drop_table(self, name: str) -> None:
         with self._lock:
             self._tables.pop(name, None)

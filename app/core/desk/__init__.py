@@ -8,6 +8,7 @@ small mixins by subject, stacked in this order:
 
     DeskParts           settings, the library, lazily loaded models  (parts.py)
     PaperOperations     import, list, edit, summarize, validate       (papers.py)
+    HistoryOperations   the answers kept: list, search, reopen, delete (history.py)
     ResearchOperations  research, deep research, improve, export      (research.py)
     WritingOperations   drafting, manuscript check                     (writing.py)
     ModelOperations     models list/setup/use, settings                (models.py)
@@ -24,12 +25,14 @@ from ..drafting.citations import author_names
 from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
 from ..drafting.queries import SECTIONS
 from ..drafting.records import DraftResult, LedgerRow
+from ..history import HistoryEntry, HistoryRecord
 from ..ingest import ImportOutcome, ImportReport
 from ..library_layout import LibraryLayout
 from ..mupdf_guard import MUPDF
 from ..pdf_extract import locate_text
 from ..table_rows import locate_row
 from ..text_search import TextHit
+from ..scope import Scope
 from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..wording import plural
 from .models import ModelOperations
@@ -55,5 +58,5 @@ __all__ = [
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
     "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
-    "RoundRecord", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
+    "RoundRecord", "HistoryEntry", "HistoryRecord", "Scope", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]

@@ -144,6 +144,27 @@ class PaperOperations(DeskParts):
         self.library.upsert_paper(updated)
         return updated
 
+    def labels(self) -> tuple[list[str], list[str]]:
+        """(tags, collections) used in the library, sorted: for the library's filter and the scope menu."""
+        from ..scope import labels
+
+        return labels(self.papers())
+
+    def set_labels(self, ids: list[str], *, tags: list[str] | None = None, collections: list[str] | None = None,
+                   add: bool = False) -> list[Paper]:
+        """Set (or with `add`, add to) the tags and collections of papers, in one commit. A Zotero
+        sync replaces those it set itself; a re-import keeps them."""
+        def merged(old: list[str], new: list[str] | None) -> list[str]:
+            if new is None:
+                return list(old)
+            clean = [" ".join(x.split()).strip("/") for x in new if x.strip()]
+            return list(dict.fromkeys((old if add else []) + clean))
+
+        updated = [replace(p, tags=merged(p.tags, tags), collections=merged(p.collections, collections))
+                   for p in (self.paper(pid) for pid in ids)]
+        self.library.upsert_papers(updated)
+        return updated
+
     def summarize(self, ids: list[str], task: Task | None = None) -> SummaryReport:
         """LLM summaries of papers (ids), one after another; a paper that fails does not stop the rest."""
         from ..summarize import summarize_paper

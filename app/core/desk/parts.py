@@ -139,8 +139,9 @@ class DeskParts:
     def stale_reason(self) -> str:
         return self.library.index_stale_reason(self.embedding_identity())
 
-    def funnel(self, task: Task | None = None, overrides: dict | None = None):
-        """A research funnel on this desk's library and models (the chat model loads lazily).
+    def funnel(self, task: Task | None = None, overrides: dict | None = None, scope=None):
+        """A research funnel on this desk's library and models (the chat model loads lazily),
+        within `scope` (a scope.Scope; None or empty: the whole library).
 
         Core-internal: deep research, drafting and the manuscript check build on it; front
         ends call `research` / `deep_research` instead."""
@@ -148,6 +149,7 @@ class DeskParts:
 
         from ..research.first_turn_size import sized
         from ..research.funnel import Funnel, resolve_cutoffs
+        from ..scope import resolve as resolve_scope
 
         params = replace(self.settings.research, **{k: v for k, v in (overrides or {}).items() if v is not None})
         if "first_claim_tokens" not in (overrides or {}):  # a faster model reads a larger first turn
@@ -163,4 +165,5 @@ class DeskParts:
             cutoffs=resolve_cutoffs(params, cfg.catalog_id or cfg.path or cfg.model),
             chat_model=self.chat,
             task=task or Task(),
+            scope=None if scope is None or scope.empty else resolve_scope(scope, self.library.list_papers()),
         )

@@ -7,17 +7,22 @@ from pathlib import Path
 from ..errors import ResearchDeskError
 from ..events import Task
 from ..records import ResearchResult
-from .papers import STATE_KEY, PaperOperations
+from ..scope import Scope
+from .history import HistoryOperations
+from .papers import STATE_KEY
 
 
-class ResearchOperations(PaperOperations):
+class ResearchOperations(HistoryOperations):
     def research(self, question: str, task: Task | None = None, *, overrides: dict | None = None,
-                 evidence_only: bool = False) -> ResearchResult:
+                 evidence_only: bool = False, scope: Scope | None = None) -> ResearchResult:
         """A cited answer (or, with evidence_only, the evidence without any model time).
 
-        `overrides` are ResearchParams fields for this question only (None values ignored).
-        The answer becomes the library's last result, which `improve`/`export` continue."""
-        result = self.funnel(task, overrides).run(question, evidence_only=evidence_only)
+        `overrides` are ResearchParams fields for this question only (None values ignored);
+        `scope` limits what it reads and cites to some papers, a tag or a collection.
+        The answer becomes the library's last result, which `improve`/`export` continue,
+        and is kept in the history."""
+        result = self.funnel(task, overrides, scope).run(question, evidence_only=evidence_only)
+        _mark_scope(result, scope)
         if not evidence_only:
             self._remember(result)
         return result
@@ -35,7 +40,7 @@ class ResearchOperations(PaperOperations):
         return True
 
     def deep_research(self, question: str, task: Task | None = None, *, time_budget: str | float | None = None,
-                      started_at: float | None = None) -> ResearchResult:
+                      started_at: float | None = None, scope: Scope | None = None) -> ResearchResult:
         """The agentic loop within a time budget (minutes, "unlimited", or None for the default).
 
         `started_at` (monotonic) makes the budget count from when the user asked, model
@@ -43,12 +48,14 @@ class ResearchOperations(PaperOperations):
         from ..research.deep import DeepCancelled, DeepResearch
 
         minutes = self.parse_minutes(time_budget)
-        deep = DeepResearch(self.funnel(task), self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
+        deep = DeepResearch(self.funnel(task, scope=scope), self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
         try:
             result = deep.run(question)
         except DeepCancelled as exc:
             exc.deep = deep  # "synthesize from what was gathered" keeps the run's methodology
+            exc.scope = scope
             raise
+        _mark_scope(result, scope)
         self._remember(result)
         return result
 
@@ -57,19 +64,22 @@ class ResearchOperations(PaperOperations):
         from ..research.deep import DeepResearch
 
         old = getattr(cancelled_exc, "deep", None)
-        deep = DeepResearch(self.funnel(task), self.settings.deep, deep=True, time_minutes=None)
+        scope = getattr(cancelled_exc, "scope", None)
+        deep = DeepResearch(self.funnel(task, scope=scope), self.settings.deep, deep=True, time_minutes=None)
         if old is not None:  # keep what the cancelled run did, for the Methodology section
             deep.resume(old)
         result = deep.synthesize(cancelled_exc.partial)
+        _mark_scope(result, scope)
         self._remember(result)
         return result
 
     def improve(self, feedback: str, task: Task | None = None, previous: ResearchResult | None = None) -> ResearchResult:
-        """The last answer (or `previous`) revised with the user's feedback."""
+        """The last answer (or `previous`, e.g. one reopened from the history) revised with the
+        user's feedback, within the scope it was asked in."""
         from ..research.followups import improve
 
         previous = previous or self._require_last()
-        result = improve(self.funnel(task), previous, feedback)
+        result = improve(self.funnel(task, scope=Scope.from_dict(previous.extra.get("scope"))), previous, feedback)
         self._remember(result)
         return result
 
@@ -127,6 +137,7 @@ class ResearchOperations(PaperOperations):
             raise ResearchDeskError(f"Bad time budget {value!r}: {exc}.", "Give minutes (e.g. 2) or 'unlimited'.") from exc
 
     def _remember(self, result: ResearchResult) -> None:
+        self.record_answer(result)  # first: the state file then holds the answer's history number
         self.library.save_state({STATE_KEY: result.to_dict()})
 
     def _require_last(self) -> ResearchResult:
@@ -134,3 +145,9 @@ class ResearchOperations(PaperOperations):
         if last is None:
             raise ResearchDeskError("There is no previous answer in this library.", 'Ask a question first: research-desk research "…"')
         return last
+
+
+def _mark_scope(result: ResearchResult, scope: Scope | None) -> None:
+    """The scope travels with the answer: shown, kept in the history, and reused by improve."""
+    if scope is not None and not scope.empty:
+        result.extra["scope"] = scope.to_dict()

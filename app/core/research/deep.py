@@ -145,7 +145,7 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         query = " ".join(query.split())
         result = ResearchResult(query=query, mode=self.mode)
         f = self.funnel
-        f._papers = f.library.papers_by_id()
+        f.load_papers()
         f._started = time.monotonic()
         qvec, shortlist, notes = f.embed_and_scope(query)
         result.papers, result.messages = shortlist, notes

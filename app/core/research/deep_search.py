@@ -66,7 +66,7 @@ class SearchMixin:
         qvec = f.embedder.embed_one(query)
         table = f.library.chunks_table(CONTENT_CHUNKS)
         # Candidates as standard mode finds them (hybrid, which measured best).
-        candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), papers=papers or None, hybrid=f.params.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), papers=f.within(papers or None), hybrid=f.params.hybrid)
         candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_section(c.section)
                       and c.passes(f.cutoffs.evidence)
                       and (c.paper_id, c.page, c.char_start) not in self._seen]

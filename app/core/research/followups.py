@@ -32,7 +32,7 @@ def improve(funnel: Funnel, previous: ResearchResult, feedback: str) -> Research
         messages=[],
         extra=dict(previous.extra),
     )
-    funnel._papers = funnel.library.papers_by_id()
+    funnel.load_papers()
     seen = {(e.paper_id, e.page, e.text) for e in result.evidence}
     new = targeted_search(funnel, f"{previous.query} {feedback}", result.papers, seen)
     for e in new:
@@ -48,12 +48,12 @@ def improve(funnel: Funnel, previous: ResearchResult, feedback: str) -> Research
 
 
 def targeted_search(funnel: Funnel, query: str, shortlist: list[str], seen: set) -> list[Evidence]:
-    """Search the shortlist first, then the whole library, for passages not yet in evidence."""
+    """Search the shortlist first, then the whole library (or scope), for passages not yet in evidence."""
     qvec = funnel.embedder.embed_one(query)
     table = funnel.library.chunks_table(CONTENT_CHUNKS)
     found: list[retrieval.Candidate] = []
     for papers in (shortlist or None, None):
-        for c in retrieval.search(table, qvec, query, limit=30, papers=papers, hybrid=funnel.params.hybrid):
+        for c in retrieval.search(table, qvec, query, limit=30, papers=funnel.within(papers), hybrid=funnel.params.hybrid):
             if c.cosine >= funnel.cutoffs.evidence and (c.paper_id, c.page, c.text) not in seen:
                 found.append(c)
                 seen.add((c.paper_id, c.page, c.text))

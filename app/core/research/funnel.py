@@ -83,6 +83,8 @@ class Funnel:
     # Deep research sizes the final synthesis to the time left (tokens); None: by context only.
     answer_tokens_override: int | None = None
     evidence_tokens_override: int | None = None
+    # The ids a scoped question may read (scope.py); None: the whole library.
+    scope: frozenset[str] | None = None
     _papers: dict[str, Paper] = field(default_factory=dict)
 
     @property
@@ -95,7 +97,7 @@ class Funnel:
         query = " ".join(query.split())
         result = ResearchResult(query=query)
         started = self._started = time.monotonic()
-        self._papers = self.library.papers_by_id()
+        self.load_papers()
 
         t = time.monotonic()
         qvec, shortlist, notes = self.embed_and_scope(query)
@@ -144,6 +146,8 @@ class Funnel:
         # The paper map was read at the start of the run; an import finishing since then
         # may have added ids to the library's newer list that the map lacks.
         complete = self.library.complete_paper_ids() & self._papers.keys()
+        if not complete and self.scope is not None:
+            raise NoRelevantPapers("No paper within the question's scope is indexed yet.", "Clear the scope or re-index those papers.")
         if not complete:
             raise NoRelevantPapers(
                 "The library has no indexed papers yet.",
@@ -152,8 +156,9 @@ class Funnel:
         # The summary search and the full-text probe (below) are independent, so they
         # run side by side (Lance releases the GIL). Stage 1 needs papers, not passages.
         return complete, retrieval.start([
-            retrieval.Request(self.library.chunks_table(SUMMARY_CHUNKS), None, query, max(4 * p.k_summaries, 32), hybrid=p.hybrid, details=False),
-            retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), None, query, 24, hybrid=p.hybrid, details=False),
+            retrieval.Request(self.library.chunks_table(SUMMARY_CHUNKS), None, query, max(4 * p.k_summaries, 32), self.within(None),
+                              hybrid=p.hybrid, details=False),
+            retrieval.Request(self.library.chunks_table(CONTENT_CHUNKS), None, query, 24, self.within(None), hybrid=p.hybrid, details=False),
         ])
 
     def _shortlist(self, complete: frozenset[str], candidates: list[retrieval.Candidate], probe: list[retrieval.Candidate]) -> tuple[list[str], list[str]]:
@@ -208,7 +213,7 @@ class Funnel:
         p = self.params
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}…")
         table = self.library.chunks_table(CONTENT_CHUNKS)
-        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, papers=shortlist, hybrid=p.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, papers=self.within(shortlist), hybrid=p.hybrid)
         if not candidates:  # only a shortlist with no indexed text can give nothing at all
             raise NoIndexedContent(
                 "The shortlisted papers have no indexed full text.",
@@ -310,9 +315,20 @@ class Funnel:
         return getattr(self, "_chat", None)
 
     def papers(self) -> dict[str, Paper]:
-        if not self._papers:
-            self._papers = self.library.papers_by_id()
+        return self._papers or self.load_papers()
+
+    def load_papers(self) -> dict[str, Paper]:
+        """The papers this run may read: the library's, narrowed to the scope (so a paper outside
+        it is never shortlisted nor listed in the references, even if the model names it)."""
+        papers = self.library.papers_by_id()
+        self._papers = papers if self.scope is None else {pid: p for pid, p in papers.items() if pid in self.scope}
         return self._papers
+
+    def within(self, papers: list[str] | None) -> list[str] | None:
+        """A search's paper filter (None: the whole library) narrowed to the scope (a prefilter)."""
+        if self.scope is None:
+            return papers
+        return sorted(self.scope if papers is None else self.scope.intersection(papers))
 
     def evidence_budget(self, chat: ChatModel | None = None) -> int:
         """Tokens of evidence the prompt carries: the setting, within the context (and deep's time left)."""
