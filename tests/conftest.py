@@ -145,3 +145,45 @@ def fact_library(tmp_path_factory, tiny_models):
     assert desk.add([root / "in"]).ok
     yield desk
     desk.close()
+
+
+@pytest.fixture(scope="session")
+def seed_library(tmp_path_factory, tiny_models) -> Path:
+    """A library with the three UI test papers (tests/test_ui_helpers.py), imported once through the core."""
+    from app.core.desk import Desk
+    from tests.test_ui_helpers import make_corpus, ui_settings
+
+    root = tmp_path_factory.mktemp("seed")
+    papers = make_corpus(root / "papers")
+    library = root / "library"
+    desk = Desk(ui_settings(tiny_models, library), str(library))
+    try:
+        report = desk.add([papers])
+        assert report.count("added") == 3, report.outcomes
+    finally:
+        desk.close()
+    return library
+
+
+@pytest.fixture
+def keep_window(qtbot, qapp):
+    """Adopts real main windows (offscreen, light theme): sized, their library loaded; shut down
+    after the test, with their worker threads joined."""
+    from app.ui import theme
+
+    windows = []
+    theme.apply_theme(qapp, "light")
+
+    def adopt(window):
+        qtbot.addWidget(window)
+        window.resize(1400, 900)
+        window.show()
+        qtbot.waitUntil(lambda: window.library.location != "", timeout=30_000)
+        windows.append(window)
+        return window
+
+    yield adopt
+    for window in windows:
+        window.shutdown()
+        assert not window.host._thread.isRunning()
+        assert not window.aux._thread.isRunning()

@@ -21,7 +21,6 @@ from app import cli
 from app.about import app_version, version_text
 from app.core import paths
 from app.core.desk import LibraryLayout, last_errors, log_file, mask_secrets, mask_text, setup_logging
-from app.ui import theme
 from app.ui.main_window import MainWindow
 from app.ui.menus import menu_shortcuts
 from app.ui.recent_libraries import MAX_RECENT, RecentLibraries
@@ -35,27 +34,16 @@ PAGES = ["# Abstract\n\nSea ice thinned by 1.2 metres per decade in the Beaufort
 
 
 @pytest.fixture
-def window_on(qtbot, qapp, tiny_models, tmp_path):
+def window_on(keep_window, tiny_models, tmp_path):
     """Factory: a real window on a library folder (settings saved as the app would load them)."""
-    windows: list[MainWindow] = []
-    theme.apply_theme(qapp, "light")
-
     def make(library: Path | None = None, files: list[str] | None = None) -> MainWindow:
         from app.ui.main import open_window
 
         lib = library or tmp_path / "library"
         ui_settings(tiny_models, lib).save()
-        window = open_window(str(lib), files)
-        qtbot.addWidget(window)
-        window.resize(1400, 900)
-        qtbot.waitUntil(lambda: window.library.location != "", timeout=30_000)
-        windows.append(window)
-        return window
+        return keep_window(open_window(str(lib), files))
 
-    yield make
-    for window in windows:
-        window.shutdown()
-        assert not window.host._thread.isRunning()
+    return make
 
 
 # -- --version and About -----------------------------------------------------------------

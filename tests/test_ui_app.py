@@ -17,7 +17,6 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QDropEvent
 
-from app.core.desk import Desk
 from app.core.events import EvidenceFound, Progress, Round, Stage, Token
 from app.ui import theme
 from app.ui.answer_render import citation_summary, parse_cite
@@ -29,26 +28,8 @@ from tests.test_ui_helpers import ScriptedChat, make_corpus, ui_settings, use_ch
 QUESTION = "How fast did alpine glaciers retreat, and how was it measured?"
 
 
-@pytest.fixture(scope="session")
-def seed_library(tmp_path_factory, tiny_models) -> Path:
-    """A library with the three test papers, imported once through the core."""
-    root = tmp_path_factory.mktemp("seed")
-    papers = make_corpus(root / "papers")
-    library = root / "library"
-    desk = Desk(ui_settings(tiny_models, library), str(library))
-    try:
-        report = desk.add([papers])
-        assert report.count("added") == 3, report.outcomes
-    finally:
-        desk.close()
-    return library
-
-
 @pytest.fixture
-def make_window(qtbot, qapp, tiny_models, tmp_path):
-    windows: list[MainWindow] = []
-    theme.apply_theme(qapp, "light")
-
+def make_window(keep_window, tiny_models, tmp_path):
     def make(library: Path | None = None, seed: Path | None = None, **changes) -> MainWindow:
         lib = library or tmp_path / "library"
         if seed is not None:
@@ -60,19 +41,9 @@ def make_window(qtbot, qapp, tiny_models, tmp_path):
             for part in path:
                 obj = getattr(obj, part)
             setattr(obj, last, value)
-        window = MainWindow(settings, str(lib))
-        qtbot.addWidget(window)
-        window.resize(1400, 900)
-        window.show()
-        qtbot.waitUntil(lambda: window.library.location != "", timeout=30_000)
-        windows.append(window)
-        return window
+        return keep_window(MainWindow(settings, str(lib)))
 
-    yield make
-    for window in windows:
-        window.shutdown()
-        assert not window.host._thread.isRunning()
-        assert not window.aux._thread.isRunning()
+    return make
 
 
 def _drop(window: MainWindow, paths: list[Path]) -> None:

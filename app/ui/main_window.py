@@ -31,6 +31,7 @@ from .library_pane import LibraryPane
 from .menus import WindowMenus
 from .paper_panel import PaperPanel
 from .pdf_viewer import Passage, PdfViewer
+from .reader_wiring import wire_reader
 from .research_controller import ResearchController
 from .research_pane import ResearchPane
 from .window_models import ModelSetup
@@ -102,6 +103,7 @@ class MainWindow(ModelSetup, QMainWindow):
             default_folder=lambda: self.layout_.results_dir / "drafts", parent=self,
         )
         self.checker = add_check_tab(self, lambda pid, page, quote: self.open_pdf(pid, page, Passage(quote, "the check's quote") if quote else None))
+        self.text_search = wire_reader(self)  # the library's text search, the viewer's reading positions
         self._build_toolbar()
         self._build_statusbar()
         self.menus = WindowMenus(self, window_settings)  # File … Help, reusing the actions above
@@ -264,7 +266,7 @@ class MainWindow(ModelSetup, QMainWindow):
             self.splitter.setSizes([library, max(420, center), reader])
         self.reader.setCurrentWidget(tab)
 
-    def open_pdf(self, paper_id: str, page: int = 1, passage: Passage | None = None) -> bool:
+    def open_pdf(self, paper_id: str, page: int = 0, passage: Passage | None = None) -> bool:  # page 0: where it was left
         paper = self.library_pane.paper(paper_id)
         path = self.layout_.pdf_path(paper_id)
         if not path.exists():

@@ -138,10 +138,18 @@ class WindowMenus(QObject):
         self._add(m, "close_reader", "Close the reader", w.reader.hide, "Ctrl+W")
         m.addSeparator()
         viewer = w.pdf_viewer
-        self._add(m, "next_page", "Next PDF page", lambda: viewer.go_to(viewer.current_page + 1), Key.MoveToNextPage, pane_key=True)
-        self._add(m, "previous_page", "Previous PDF page", lambda: viewer.go_to(viewer.current_page - 1), Key.MoveToPreviousPage, pane_key=True)
-        self._add(m, "zoom_in", "Zoom PDF in", lambda: viewer.zoom_by(1.25), Key.ZoomIn)
-        self._add(m, "zoom_out", "Zoom PDF out", lambda: viewer.zoom_by(0.8), Key.ZoomOut)
+        pdf = m.addMenu("PDF")  # the viewer's own keys (viewer_keys.py) work where the focus is in the viewer
+        pdf.setAccessibleName("PDF menu")
+        self._add(pdf, "find_in_pdf", "Find in the PDF…", viewer.find_bar.open_bar, "Ctrl+F", pane_key=True,
+                  tip="Ctrl+F in the viewer; elsewhere Ctrl+F filters the papers")
+        for name, text in (("find_next", "Next match"), ("find_previous", "Previous match"), ("next_page", "Next PDF page"),
+                           ("previous_page", "Previous PDF page"), ("first_page", "First PDF page"),
+                           ("last_page", "Last PDF page"), ("go_to_page", "Go to page…"), ("close_find", "Close the find bar")):
+            keys = viewer.shortcuts[name.replace("_", " ")]
+            self._add(pdf, name, text, keys[0].activated.emit, [k.key().toString() for k in keys], pane_key=True)
+        self._add(pdf, "zoom_in", "Zoom PDF in", lambda: viewer.zoom_by(1.2), ["Ctrl++", "Ctrl+="])
+        self._add(pdf, "zoom_out", "Zoom PDF out", lambda: viewer.zoom_by(1 / 1.2), Key.ZoomOut)
+        self._add(pdf, "fit_width", "Fit PDF to width", viewer.fit_width, "Ctrl+0")
         m.addSeparator()
         full = self._add(m, "full_screen", "Full screen", self._toggle_full_screen, Key.FullScreen)
         if full.shortcut().isEmpty():
@@ -151,7 +159,8 @@ class WindowMenus(QObject):
     def _view_state(self) -> None:
         shown = self.w.reader.isVisible()
         has_pdf = shown and self.w.pdf_viewer.current_page > 0
-        for name in ("next_page", "previous_page", "zoom_in", "zoom_out"):
+        for name in ("next_page", "previous_page", "zoom_in", "zoom_out", "fit_width", "find_in_pdf", "find_next", "find_previous",
+                     "first_page", "last_page", "go_to_page", "close_find"):
             self.actions[name].setEnabled(has_pdf)
         self.actions["close_reader"].setEnabled(shown)
         self.actions["show_summary"].setEnabled(len(self.w.library_pane.selected_ids()) == 1)
@@ -201,6 +210,10 @@ class WindowMenus(QObject):
             show(ids[0])
 
     def _focus_filter(self) -> None:
+        viewer = self.w.pdf_viewer  # one claim of Ctrl+F (two would cancel out): in the viewer it finds in the PDF
+        if viewer.isAncestorOf(QApplication.focusWidget()) and viewer.path is not None:
+            viewer.find_bar.open_bar()
+            return
         box = self.w.library_pane.filter
         if box.isVisible():
             box.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -37,7 +37,9 @@ class PageCanvas(QWidget):
         self.page_size = QSizeF(612, 792)  # points
         self.scale = 1.0
         self.image: QImage | None = None
-        self.rects: list[tuple[float, float, float, float]] = []
+        self.rects: list[tuple[float, float, float, float]] = []  # the cited passage
+        self.found: list[tuple[float, float, float, float]] = []  # the find bar's other matches on this page
+        self.found_current: list[tuple[float, float, float, float]] = []  # and its current one
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_geometry_points(self, page_size: QSizeF, scale: float) -> None:
@@ -79,6 +81,16 @@ class PageCanvas(QWidget):
             painter.setPen(QPen(QColor(230, 160, 0), 3))
             x = max(3.0, left - 8)
             painter.drawLine(int(x), int(top), int(x), int(bottom))
+        if self.found or self.found_current:
+            # Find matches in another colour than the passage's yellow: a light blue, the current one stronger and outlined.
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+            for rects, fill in ((self.found, QColor(170, 215, 255)), (self.found_current, QColor(255, 160, 60))):
+                for r in rects:
+                    painter.fillRect(self.to_pixels(r).adjusted(-1, -1, 1, 1), fill)
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+            painter.setPen(QPen(QColor(200, 90, 0), 2))
+            for r in self.found_current:
+                painter.drawRect(self.to_pixels(r).adjusted(-2, -2, 2, 2))
         painter.setPen(QPen(QColor(0, 0, 0, 40), 1))
         painter.drawRect(target.adjusted(0, 0, -1, -1))
         painter.end()

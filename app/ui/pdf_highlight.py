@@ -78,7 +78,7 @@ def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
         result = PageHighlight(page, pg.rect.width, pg.rect.height)
         # A table row unit ("Table 3 (page 14) · L-tryptophan · Fold change: 11.46 · …") reads its
         # cells with their column headers, which the page prints elsewhere: the row is found by its cells.
-        row = [_to_display(pg, pymupdf.Rect(r)) for r in locate_row(pg, text)]
+        row = [to_display(pg, pymupdf.Rect(r)) for r in locate_row(pg, text)]
         if row:
             result.rects, result.method = row, "row"
             return result
@@ -90,7 +90,7 @@ def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
 
             hits = locate_text(pg, text)
             if hits:
-                result.rects, result.method = [_to_display(pg, r) for r in hits], "search"
+                result.rects, result.method = [to_display(pg, r) for r in hits], "search"
         return result
 
 
@@ -133,10 +133,10 @@ def _align(page: pymupdf.Page, text: str) -> list[Rect]:
         else:
             r = lines[key]
             r[0], r[1], r[2], r[3] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1)
-    return [_to_display(page, pymupdf.Rect(*lines[k])) for k in order]
+    return [to_display(page, pymupdf.Rect(*lines[k])) for k in order]
 
 
-def _to_display(page: pymupdf.Page, rect: pymupdf.Rect) -> Rect:
+def to_display(page: pymupdf.Page, rect: pymupdf.Rect) -> Rect:
     """Unrotated page coordinates → coordinates of the page as displayed."""
     if page.rotation:
         rect = rect * page.rotation_matrix

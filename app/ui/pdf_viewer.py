@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QPoint, QRunnable, QSize, QSizeF, Qt, QThreadPool, QTimer, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices, QImage, QKeySequence, QShortcut
+from PySide6.QtGui import QDesktopServices, QImage
 from PySide6.QtPdf import QPdfDocument, QPdfDocumentRenderOptions, QPdfPageRenderer
 from PySide6.QtWidgets import (
     QFrame,
@@ -34,7 +34,10 @@ from app.core.records import Paper
 
 from . import theme
 from .page_canvas import ElidedLabel, PageCanvas
+from .pdf_find import FindBar
 from .pdf_highlight import PageHighlight, locate_passage
+from .reading_position import ReadingPositions
+from .viewer_keys import install_shortcuts
 
 PAGE_MARGIN = 16  # px around the page inside the scroll area
 MIN_SCALE, MAX_SCALE = 0.25, 6.0
@@ -86,6 +89,8 @@ class PdfViewer(QWidget):
         self._scale = 1.0
         self._request_id = -1
         self._images: dict[tuple[int, int], QImage] = {}
+        self.positions = ReadingPositions()
+        self._pending_scroll: float | None = None  # a restored place on the page, applied once laid out
 
         # QtPdf objects are parented to this widget so they die with it, in order.
         self.document = QPdfDocument(self)
@@ -103,6 +108,8 @@ class PdfViewer(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self._build_header())
+        self.find_bar = FindBar(self)
+        layout.addWidget(self.find_bar)
         self.info = QLabel()
         self.info.setObjectName("muted")
         self.info.setWordWrap(True)
@@ -121,14 +128,16 @@ class PdfViewer(QWidget):
         self.canvas = PageCanvas()
         hl.addWidget(self.canvas, 0, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.scroll.setWidget(holder)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the viewer's keys work once it is clicked or tabbed to
+        self.scroll.setAccessibleName("PDF page")
         layout.addWidget(self.scroll, 1)
 
         self._resize_timer = QTimer(self, singleShot=True, interval=80)
         self._resize_timer.timeout.connect(self._relayout)
-        for keys, step in ((QKeySequence.StandardKey.MoveToNextPage, 1), (QKeySequence.StandardKey.MoveToPreviousPage, -1)):
-            shortcut = QShortcut(keys, self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(lambda s=step: self.go_to(self.current_page + s))
+        self._remember_timer = QTimer(self, singleShot=True, interval=400)  # scrolling: saved once it stops
+        self._remember_timer.timeout.connect(self.remember)
+        self.scroll.verticalScrollBar().valueChanged.connect(lambda _v: self._remember_timer.start())
+        self.shortcuts = install_shortcuts(self)
         self._update_header()
 
     # -- header -------------------------------------------------------------------
@@ -197,10 +206,11 @@ class PdfViewer(QWidget):
             self.next_button.setEnabled(self.current_page < count)
 
     # -- opening -----------------------------------------------------------------------
-    def open_document(self, path: str | Path, paper: Paper | None = None, page: int = 1, passage: Passage | None = None) -> bool:
-        """Show `path` at 1-based `page`, highlighting `passage` there if given."""
+    def open_document(self, path: str | Path, paper: Paper | None = None, page: int = 0, passage: Passage | None = None) -> bool:
+        """Show `path` at 1-based `page`, highlighting `passage` there if given; page 0: where it was last read."""
         path = Path(path)
         if self.path != path:
+            self.remember()
             self._images.clear()
             self.document.close()
             error = self.document.load(str(path))
@@ -212,12 +222,19 @@ class PdfViewer(QWidget):
                 self._update_header()
                 return False
             self.path = path
+            self.find_bar.document_changed()
         self.paper = paper
+        if page <= 0:
+            page = self.positions.restore(self)
         self.title.set_full_text(f"{paper.title} ({paper.id})" if paper else path.name)
         self._passage = passage
         self._passage_page = page if passage else 0
         self._show_page(page)
         return True
+
+    def remember(self) -> None:
+        """Keep where the current paper is being read (page, zoom, place on the page)."""
+        self.positions.remember(self)
 
     def go_to(self, page: int) -> None:
         if self.path is None:
@@ -238,6 +255,7 @@ class PdfViewer(QWidget):
         self.current_page = page
         self.highlight = None
         self.canvas.rects = []
+        self.canvas.found, self.canvas.found_current = self.find_bar.marks_for(page)
         self._locate_token += 1  # a late result for another page is dropped
         locating = self._passage is not None and page == self._passage_page and self.path is not None
         if locating:
@@ -246,6 +264,7 @@ class PdfViewer(QWidget):
         self._update_header()
         self._relayout(scroll_to_highlight=True)  # to the top until the passage is found
         self.page_changed.emit(page)
+        self.remember()
 
     @Slot(int, object)
     def _on_located(self, token: int, result: object) -> None:
@@ -334,14 +353,18 @@ class PdfViewer(QWidget):
 
     def _scroll_to_highlight(self) -> None:
         if self.highlight is None or not self.highlight.found:
-            self.scroll.verticalScrollBar().setValue(0)
+            pending, self._pending_scroll = self._pending_scroll, None
+            bar = self.scroll.verticalScrollBar()
+            bar.setValue(round((pending or 0.0) * bar.maximum()))  # a restored reading position, else the top
             return
-        bounds = self.highlight.bounds()
+        self.scroll_to(self.highlight.bounds())
+
+    def scroll_to(self, bounds: tuple[float, float, float, float]) -> None:
+        """Bring a place on the page (PDF points) into view, a third of the way down, where the eye lands."""
         px = self.canvas.to_pixels(bounds)
         top_left = self.canvas.mapTo(self.scroll.widget(), QPoint(int(px.left()), int(px.top())))
-        # Put the passage a third of the way down the view, where the eye lands.
-        target = top_left.y() - self.scroll.viewport().height() // 3
-        self.scroll.verticalScrollBar().setValue(max(0, target))
+        self.scroll.verticalScrollBar().setValue(max(0, top_left.y() - self.scroll.viewport().height() // 3))
+        self.scroll.ensureVisible(top_left.x(), top_left.y(), 40, 0)  # zoomed in: sideways too
 
     def highlight_visible(self) -> bool:
         """True when the highlighted passage lies inside the visible part of the view."""
@@ -363,7 +386,10 @@ class PdfViewer(QWidget):
     def shutdown(self) -> None:
         """Finish the passage search and release the document before the widget tree
         is torn down (QtPdf is touchy about teardown order)."""
+        self.remember()
+        self.positions.sync()
         self._locate_token += 1
+        self.find_bar.close_bar()  # its search, if any, is dropped
         self._pool.waitForDone()
         self.renderer.setDocument(None)
         self.document.close()
