@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     mu.add_argument("--backend", choices=["llamacpp", "lmstudio", "openai"], default=None)
     mu.add_argument("--host", help="LM Studio host:port")
     mu.add_argument("--base-url", help="OpenAI-compatible base URL")
+    from .model_commands import add_rating_parsers
+
+    add_rating_parsers(msub, _command)
 
     q = _command(sub, "research", "ask a question; prints a cited answer", 'research-desk research "Which estimator is robust to outliers?" --deep --time 3')
     q.add_argument("question")

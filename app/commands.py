@@ -193,7 +193,10 @@ def cmd_models(desk: Desk, args, run: Run) -> int:
     if args.models_command == "use":
         _out(desk.use_model(args.role, args.target, backend=args.backend, host=args.host, base_url=args.base_url))
         return 0
-    return 2
+    from .model_commands import run_rating
+
+    code = run_rating(desk, args, run, _out, _table)
+    return 2 if code is None else code
 
 
 def _size(n: int | None) -> str:

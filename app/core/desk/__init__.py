@@ -11,6 +11,7 @@ small mixins by subject, stacked in this order:
     HistoryOperations   the answers kept: list, search, reopen, delete (history.py)
     ResearchOperations  research, deep research, improve, export      (research.py)
     WritingOperations   drafting, manuscript check                     (writing.py)
+    RatingOperations    judge calibrated, models rated, judge chosen   (rating.py)
     ModelOperations     models list/setup/use, settings                (models.py)
 """
 

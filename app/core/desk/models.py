@@ -8,10 +8,10 @@ from ..errors import ModelNotFound, ResearchDeskError
 from ..events import Task
 from ..settings import Settings
 from .results import ModelRow, ModelState
-from .writing import WritingOperations
+from .rating import RatingOperations
 
 
-class ModelOperations(WritingOperations):
+class ModelOperations(RatingOperations):
     def model_state(self) -> ModelState:
         """Whether research can run with the configured models, and if not, why."""
         try:

@@ -30,7 +30,7 @@ GAP = "___"
 POINTER = re.compile(r"(?i)\b(section|sections|sec\.|theorem|lemma|table|figure|fig\.|chapter|equation|eq\.|version|"
                      r"appendix|definition|corollary|proposition|example|algorithm|step|pages?|pp\.|p\.|vol\.|no\.)(?![a-z])|>=|<=|➜")
 POINTER_REACH = 24  # characters before a figure where such a word makes it a pointer ("sections 2.10 and 2.16")
-FRONT_MATTER = 1500  # characters of a paper's prose skipped: title, authors, affiliations
+FRONT_MATTER = 1500  # characters of a paper's prose skipped (a fifth of a short one): title, authors, affiliations
 AFFILIATION = re.compile(r"\b(University|Universit\w+|Institute|Department|Inc|Abstract|Journal|Keywords)\b|@")
 CITED = re.compile(r"\s*(,\s*(\d{4}|et al)|et al|\(\d{4}|and [A-Z]\w+ \(\d{4})")
 MARK = re.compile(r"<!--.*?-->", re.S)
@@ -70,7 +70,8 @@ def prose(text: str) -> str:
 def questions_from(paper_id: str, text: str) -> list[Question]:
     """Every question a paper's text gives (at most one per sentence, a figure first)."""
     out = []
-    for sentence in split(prose(text)[FRONT_MATTER:]):
+    text = prose(text)
+    for sentence in split(text[min(FRONT_MATTER, len(text) // 5):]):
         if not _usable(sentence) or AFFILIATION.search(sentence):
             continue
         q = _figure(paper_id, sentence) or _name(paper_id, sentence) or _direction(paper_id, sentence)
