@@ -364,6 +364,10 @@ def test_rule_helpers_name_swaps_units_order_and_negation():
     assert swapped_version("lme4 fits mixed models", "lme4 fits mixed models") is None
     assert unit_conflict("heat stress began 20 days after anthesis", "from 20/16 C to 36/31 C from 7 days after anthesis") == "7 days"
     assert unit_conflict("rates exceed 50%", "overall rates exceed 50% [1-3]") == ""
+    # a value with its uncertainty keeps its unit, however the ± is set; the uncertainty is no other figure
+    for window in ("the N-domain (Ki = 11.21 +−0.74 nM)", "Ki = 11.21 ± 0.74 nM", "Ki = 11.21 +/- 0.74 nM"):
+        assert unit_conflict("a Ki of 11.21 nM", window) == ""
+    assert unit_conflict("a Ki of 0.74 nM", "Ki = 11.21 ± 0.74 nM, Kd = 3 nM") == "3 nm"
     assert ordered_coverage("the glacier front retreated fast", "the glacier front retreated fast indeed") == 1.0
     assert ordered_coverage("fast retreated front glacier", "the glacier front retreated fast") < 0.5  # same words, other order
     assert negated("such data rarely exhibit over-dispersion") and not negated("data typically exhibit over-dispersion")

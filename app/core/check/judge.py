@@ -52,8 +52,10 @@ VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Supp
 _CODE_NAME = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")  # "mob()", "estfun()": a function a paper documents
 _VERSION = re.compile(r"\b\d+(?:\.\d+){2,}\b")  # "2.4.0": a release a paper names (not a number support.py reads)
 # A number with the word after it, its unit: "10 days", "50%", "15 participants".
-# Not an uncertainty after "±" or "+−" ("Ki = 11.21 +−0.74 nM": 0.74 is no other Ki).
-_NUMBER_UNIT = re.compile(r"(?<![\w.±])(?<!\+−)(?<!\+-)(?<!\+/-)(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
+_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
+# An uncertainty after a value, however it is set ("11.21 ± 0.74 nM", "11.21 +−0.74 nM", "2.17 +/- 1.3"):
+# it is taken out first, so the value gets the unit after it and the uncertainty is no other figure.
+_UNCERTAINTY = re.compile(r"\s*(?:±|\+\s*/?\s*[-−–])\s*\d+(?:\.\d+)?")
 _NOT_UNITS = {"and", "or", "of", "to", "in", "the", "with", "for", "by", "on", "at", "from", "than", "per", "is", "are",
               "was", "were", "as", "that", "which", "it", "we", "et", "al", "vs", "see", "table", "fig", "figure", "and"}
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
@@ -93,7 +95,7 @@ def swapped_version(claim: str, window: str) -> tuple[str, str] | None:
 
 def number_units(text: str) -> set[tuple[float, str]]:
     out = set()
-    for n, unit in _NUMBER_UNIT.findall(text):
+    for n, unit in _NUMBER_UNIT.findall(_UNCERTAINTY.sub("", text)):
         if unit.lower() not in _NOT_UNITS:
             out.add((float(n), unit if unit == "%" else stem(unit.lower())))
     return out
