@@ -7,15 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${RESEARCH_DESK_VENV:-.venv}"
-if [[ ! -x "$VENV/bin/python" ]]; then
+PY="$VENV/bin/python"
+EXE=dist/research-desk/research-desk
+if [[ -x "$VENV/Scripts/python.exe" ]]; then  # Windows (Git Bash): the venv's layout there
+    PY="$VENV/Scripts/python.exe"
+    EXE="$EXE.exe"
+fi
+if [[ ! -x "$PY" ]]; then
     echo "error: no virtual environment at $VENV; run scripts/install.sh first" >&2
     exit 1
 fi
-"$VENV/bin/python" -m pip install --quiet "pyinstaller>=6"
+"$PY" -m pip install --quiet "pyinstaller>=6"
 start=$SECONDS
-"$VENV/bin/python" -m PyInstaller packaging/research-desk.spec --noconfirm --log-level WARN \
+"$PY" -m PyInstaller packaging/research-desk.spec --noconfirm --log-level WARN \
     --distpath dist --workpath build/pyinstaller
 echo "built dist/research-desk/ in $((SECONDS - start)) s, $(du -sh dist/research-desk | cut -f1)"
 if [[ "${1:-}" != "--no-smoke" ]]; then
-    "$VENV/bin/python" packaging/smoke_bundle.py dist/research-desk/research-desk
+    "$PY" packaging/smoke_bundle.py "$EXE"
 fi

@@ -140,3 +140,45 @@ def test_llama_wheel_says_how_long_a_build_takes_before_it_starts(tmp_path):
 
     assert got.returncode != 0 and not got.stdout
     assert re.search(r"Building llama-cpp-python \S+ from source .*: about \d+-\d+ minutes on \d+ cores", got.stderr)
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32", "linux"])
+def test_bundle_recipe_evaluates_for_each_platform(platform, monkeypatch):
+    """The spec run as PyInstaller would on each system, PyInstaller's steps recorded instead of
+    done: every bundled data path exists, and on macOS the .app declares that it opens PDFs
+    (Finder's Open With) in an Info.plist that plistlib can write."""
+    import plistlib
+    import types
+
+    calls: dict[str, list] = {}
+
+    def step(name):
+        def record(*args, **kwargs):
+            calls.setdefault(name, []).append((args, kwargs))
+            return types.SimpleNamespace(pure=[], scripts=[], binaries=[], datas=[])
+        return record
+
+    hooks = types.ModuleType("PyInstaller.utils.hooks")
+    hooks.collect_all = lambda package: ([], [], [package])
+    hooks.collect_dynamic_libs = lambda package: []
+    hooks.copy_metadata = lambda dist: []
+    for name in ("PyInstaller", "PyInstaller.utils"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", hooks)
+    monkeypatch.setattr(sys, "platform", platform)
+    spec = REPO / "packaging" / "research-desk.spec"
+    scope = {"SPECPATH": str(spec.parent), "__file__": str(spec),
+             **{name: step(name) for name in ("Analysis", "PYZ", "EXE", "COLLECT", "BUNDLE")}}
+
+    exec(compile(spec.read_text(encoding="utf-8"), str(spec), "exec"), scope)
+
+    (scripts,), analysis = calls["Analysis"][0]
+    assert all(Path(s).is_file() for s in scripts)
+    assert all(Path(src).exists() for src, _ in analysis["datas"])
+    assert "pip" in analysis["hiddenimports"]  # the first-run model setup's pip (packaging/launch.py)
+    assert Path(calls["EXE"][0][1]["icon"]).is_file()
+    if platform == "darwin":
+        info = calls["BUNDLE"][0][1]["info_plist"]
+        assert plistlib.loads(plistlib.dumps(info))["CFBundleDocumentTypes"][0]["LSItemContentTypes"] == ["com.adobe.pdf"]
+    else:
+        assert "BUNDLE" not in calls
