@@ -136,6 +136,7 @@ class AnswerView(QWidget):
         close = QToolButton()
         close.setObjectName("flat")
         close.setIcon(theme.icon("close", 14))
+        close.setToolTip("Close the feedback bar")
         close.clicked.connect(lambda: self.improve_bar.hide())
         bar.addWidget(self.feedback, 1)
         bar.addWidget(self.revise_button)

@@ -116,6 +116,7 @@ class LibraryPane(QWidget):
         header.setMinimumSectionSize(24)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.viewport().installEventFilter(self)
+        self.table.installEventFilter(self)  # Enter opens the current paper, as a double click does
         layout.addWidget(self.table, 1)
         self.setMinimumWidth(260)
 
@@ -141,6 +142,10 @@ class LibraryPane(QWidget):
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
         if watched is self.table.viewport() and event.type() == event.Type.Resize:
             self._fit_columns(event.size().width())
+        elif (watched is self.table and event.type() == event.Type.KeyPress
+              and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.table.currentIndex().isValid()):
+            self._double_clicked(self.table.currentIndex())
+            return True
         return super().eventFilter(watched, event)
 
     def _fit_columns(self, width: int) -> None:
