@@ -199,8 +199,11 @@ def references_html(refs: list[Reference], result: ResearchResult | None = None)
             if c.page and c.page not in pages.setdefault(c.paper_id, []):
                 pages[c.paper_id].append(c.page)
     items = []
+    removed = set(result.extra.get("removed_papers") or ()) if result is not None else set()
     for r in refs:
         authors = ", ".join(r.authors) if r.authors else "Unknown authors"
+        if r.paper_id in removed:  # an answer from the history that cited a paper deleted since
+            authors += " · paper removed"
         first_page = min(pages.get(r.paper_id) or [1])
         items.append(
             f'<li><a class="ref" href="{html.escape(cite_href(r.paper_id, first_page, 0))}">{html.escape(r.paper_id)}</a>'
@@ -208,6 +211,18 @@ def references_html(refs: list[Reference], result: ResearchResult | None = None)
             f' · <a class="summary" href="summary:{quote(r.paper_id, safe="")}">summary</a></span></li>'
         )
     return '<h2 class="references">References</h2><ol class="references">' + "".join(items) + "</ol>"
+
+
+def record_html(result: ResearchResult) -> str:
+    """Above an answer: the scope it was asked in and, reopened from the history, when it was asked."""
+    from app.core.desk import Scope
+
+    scope = Scope.from_dict(result.extra.get("scope"))
+    within = "" if scope.empty else f"Asked within {scope.describe()}"
+    number = result.extra.get("history")
+    asked = f"Answer {number} of the history" if number is not None else ""
+    line = " · ".join(x for x in (within, asked) if x)
+    return f'<p class="muted">{html.escape(line)}</p>' if line else ""
 
 
 def render_streaming(text: str) -> str:

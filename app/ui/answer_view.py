@@ -29,6 +29,7 @@ from .answer_render import (
     deep_summary_html,
     parse_cite,
     parse_href,
+    record_html,
     render_answer,
     render_evidence_preview,
     render_streaming,
@@ -249,6 +250,7 @@ class AnswerView(QWidget):
             body = f'<p class="caution">{html.escape(result.caution)}</p>' + body
         if result.feedback:
             body = f'<p class="muted">Revised with feedback: “{html.escape(result.feedback[-1])}”</p>' + body
+        body = record_html(result) + body
         if result.messages:
             notes = "".join(f"<li>{html.escape(m)}</li>" for m in result.messages)
             body += f'<p class="muted" style="margin-top:16px"><b>Notes from this run</b></p><ul class="notes">{notes}</ul>'

@@ -114,20 +114,22 @@ def edit_paper(ctx: JobContext, paper_id: str, fields: dict) -> Paper:
 
 
 # -- research ------------------------------------------------------------------------
-def research(ctx: JobContext, question: str, mode: str = "standard", time_minutes: float | None = None) -> ResearchResult:
+def research(ctx: JobContext, question: str, mode: str = "standard", time_minutes: float | None = None,
+             scope=None) -> ResearchResult:
+    """`scope`: a Scope (the research pane's scope line) or None for the whole library."""
     if mode == "deep":
-        return deep_research(ctx, question, time_minutes)
-    return ctx.desk.research(question, ctx.task)
+        return deep_research(ctx, question, time_minutes, scope)
+    return ctx.desk.research(question, ctx.task, scope=scope)
 
 
-def deep_research(ctx: JobContext, question: str, time_minutes: float | None):
+def deep_research(ctx: JobContext, question: str, time_minutes: float | None, scope=None):
     """The one place the Deep switch reaches the core (DESIGN.md, "Deep research").
 
     A user cancel raises the core's DeepCancelled, which carries the evidence gathered
     so far (`partial`) and the loop (`deep`), so that "Synthesize from what was
     gathered" keeps the methodology of the run."""
     budget = "unlimited" if time_minutes is None else time_minutes
-    return ctx.desk.deep_research(question, ctx.task, time_budget=budget)
+    return ctx.desk.deep_research(question, ctx.task, time_budget=budget, scope=scope)
 
 
 def synthesize_partial(ctx: JobContext, cancelled_exc) -> ResearchResult:

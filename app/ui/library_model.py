@@ -124,12 +124,13 @@ class PaperTableModel(QAbstractTableModel):
                 return f"Import failed: {p.status_reason or 'unknown reason'}"
             if col == STATUS:
                 return STATUS_TIP.get(status_key(p), p.status)
-        if role == Qt.ItemDataRole.AccessibleTextRole and col == STATUS:
-            return STATUS_TEXT.get(status_key(p), p.status)
+            # (These two sat after the accessible text's return, so no title or author tooltip showed.)
             if col == TITLE:
-                return f"{p.title}\n{p.id}" + (f"\n{p.source_file}" if p.source_file else "")
+                return f"{p.title}\n{p.id}" + (f"\n{p.source_file}" if p.source_file else "") + label_lines(p)
             if col == AUTHORS and p.authors:
                 return ", ".join(p.authors)
+        if role == Qt.ItemDataRole.AccessibleTextRole and col == STATUS:
+            return STATUS_TEXT.get(status_key(p), p.status)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (YEAR, PAGES):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and p.status == "failed":
@@ -139,12 +140,19 @@ class PaperTableModel(QAbstractTableModel):
         return None
 
 
+def label_lines(p: Paper) -> str:
+    """A paper's tags and collections, as its tooltip lists them."""
+    return "".join(f"\n{name}: {', '.join(values)}" for name, values in (("Tags", p.tags), ("Collections", p.collections)) if values)
+
+
 class PaperFilterProxy(QSortFilterProxyModel):
-    """Every word of the filter must occur in the title, authors, id, year or file name."""
+    """Every word of the filter must occur in the title, authors, id, year, file name, tags or collections;
+    with a label chosen, the paper must carry that tag, or be in that collection or one below it."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._words: list[str] = []
+        self._label: tuple[str, str] | None = None  # ("tag" | "collection", value)
         self.setSortRole(SORT_ROLE)
         self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
 
@@ -157,11 +165,22 @@ class PaperFilterProxy(QSortFilterProxyModel):
             self._words = text.lower().split()
             self.invalidateFilter()
 
+    def set_label(self, label: tuple[str, str] | None) -> None:
+        self._label = label
+        self.invalidate()
+
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:  # noqa: N802
-        if not self._words:
-            return True
         paper: Paper | None = self.sourceModel().paper(source_row)  # type: ignore[attr-defined]
         if paper is None:
             return False
-        haystack = " ".join([paper.title, " ".join(paper.authors), paper.id, paper.year, paper.source_file]).lower()
+        if self._label is not None:
+            kind, value = self._label
+            if kind == "tag" and value.casefold() not in (t.casefold() for t in paper.tags):
+                return False
+            if kind == "collection" and not any(c == value or c.startswith(value + "/") for c in paper.collections):
+                return False
+        if not self._words:
+            return True
+        haystack = " ".join([paper.title, " ".join(paper.authors), paper.id, paper.year, paper.source_file,
+                             " ".join(paper.tags), " ".join(paper.collections)]).lower()
         return all(w in haystack for w in self._words)

@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -30,6 +31,7 @@ from app.core.records import Paper
 from . import theme
 from .banners import Banner
 from .import_panel import ImportPanel
+from .list_table import style_list_table
 from .library_model import AUTHORS, PAGES, PAPER_ROLE, STATUS, TITLE, YEAR, PaperFilterProxy, PaperTableModel
 
 
@@ -42,6 +44,8 @@ class LibraryPane(QWidget):
     summarize_requested = Signal(list)  # paper ids
     reindex_requested = Signal(list)
     remove_requested = Signal(list)
+    scope_requested = Signal(list)  # paper ids: ask the next question within them
+    labels_requested = Signal(list)  # paper ids: edit their tags and collections
     action_requested = Signal(str)  # banner actions
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -82,6 +86,10 @@ class LibraryPane(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.addAction(theme.icon("search", 16), QLineEdit.ActionPosition.LeadingPosition)
         layout.addWidget(self.filter)
+        self.label_filter = QComboBox()  # a tag or collection (shown once the library has any)
+        self.label_filter.setAccessibleName("Show the papers of a tag or collection")
+        self.label_filter.currentIndexChanged.connect(lambda _i: self.proxy.set_label(self.label_filter.currentData()))
+        layout.addWidget(self.label_filter)
 
         self.model = PaperTableModel(self)
         self.proxy = PaperFilterProxy(self)
@@ -92,15 +100,7 @@ class LibraryPane(QWidget):
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(TITLE, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(28)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        style_list_table(self.table, QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.doubleClicked.connect(self._double_clicked)
@@ -161,10 +161,28 @@ class LibraryPane(QWidget):
         if failed:
             text += f" · {failed} failed"
         self.count_label.setText(text)
+        self._fill_label_filter(papers)
         empty = not papers
         self.table.setVisible(not empty)
         self.filter.setVisible(not empty)
         self.empty_hint.setVisible(empty)
+
+    def _fill_label_filter(self, papers: list[Paper]) -> None:
+        tags = sorted({t for p in papers for t in p.tags}, key=str.casefold)
+        collections = sorted({"/".join(c.split("/")[: i + 1]) for p in papers for c in p.collections
+                              for i in range(c.count("/") + 1)}, key=str.casefold)
+        current = self.label_filter.currentData()
+        self.label_filter.blockSignals(True)
+        self.label_filter.clear()
+        self.label_filter.addItem("All papers", None)
+        for kind, values in (("tag", tags), ("collection", collections)):
+            for v in values:
+                self.label_filter.addItem(f"{kind.capitalize()}: {v}", (kind, v))
+        index = self.label_filter.findData(current) if current else 0
+        self.label_filter.setCurrentIndex(max(0, index))
+        self.label_filter.blockSignals(False)
+        self.proxy.set_label(self.label_filter.currentData())
+        self.label_filter.setVisible(bool(tags or collections))
 
     def papers(self) -> list[Paper]:
         return self.model.papers()
@@ -248,6 +266,11 @@ class LibraryPane(QWidget):
         a.setEnabled(one is not None)
         a = menu.addAction(theme.icon("notes", 16), "Edit notes", lambda: self.notes_requested.emit(one))
         a.setEnabled(one is not None and complete)
+        menu.addSeparator()
+        a = menu.addAction(theme.icon("search", 16), "Ask about this paper" if len(ids) == 1 else f"Ask about these {len(ids)} papers",
+                           lambda: self.scope_requested.emit(ids))
+        a.setToolTip("The next question reads and cites only these papers (the research pane shows the scope)")
+        menu.addAction("Tags and collections…", lambda: self.labels_requested.emit(ids))
         menu.addSeparator()
         label = "Summarize" if len(ids) == 1 else f"Summarize {len(ids)} papers"
         a = menu.addAction(theme.icon("improve", 16), label, lambda: self.summarize_requested.emit(ids))

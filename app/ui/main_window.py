@@ -32,6 +32,7 @@ from .menus import WindowMenus
 from .paper_panel import PaperPanel
 from .pdf_viewer import Passage, PdfViewer
 from .reader_wiring import wire_reader
+from .history_controller import add_history_and_scope
 from .research_controller import ResearchController
 from .research_pane import ResearchPane
 from .window_models import ModelSetup
@@ -108,6 +109,7 @@ class MainWindow(ModelSetup, QMainWindow):
         self._build_statusbar()
         self.menus = WindowMenus(self, window_settings)  # File … Help, reusing the actions above
         self._connect()
+        self.history = add_history_and_scope(self)  # the History tab and the research pane's scope line (issue 53)
         self.drop_overlay = DropOverlay(self)
 
         self.research_pane.set_deep_available(True)
@@ -389,6 +391,7 @@ class MainWindow(ModelSetup, QMainWindow):
         self.paper_panel.save_notes()
         self.save_state()
         self.pdf_viewer.shutdown()
+        self.history.shutdown()
         self.aux.shutdown()
         self.host.shutdown()
         getattr(self, "restore_excepthook", lambda: None)()  # error_dialog.install_excepthook's

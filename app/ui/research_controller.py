@@ -50,6 +50,7 @@ class ResearchController(QObject):
         self.live_evidence: list[Evidence] = []
         self.last_request: tuple | None = None
         self.cancelled_deep = None  # a cancelled deep run's exception, holding its gathered evidence
+        self.scope = None  # the research pane's scope line (scope_bar.py): what the next question may read
         # A model can think for minutes before its first token: a ticking clock
         # in the answer's status line shows the run is alive.
         self._stage_text = ""
@@ -67,7 +68,7 @@ class ResearchController(QObject):
     # -- run ------------------------------------------------------------------------------
     def run(self, question: str, mode: str = "standard", minutes: float | None = None) -> JobHandle:
         self.last_request = ("run", question, mode, minutes)
-        fn = partial(jobs.research, question=question, mode=mode, time_minutes=minutes)
+        fn = partial(jobs.research, question=question, mode=mode, time_minutes=minutes, scope=self.scope)
         handle = self._start(fn, question, "research")
         if mode == "deep":
             params = self._deep_params()

@@ -34,6 +34,7 @@ from ..pdf_extract import locate_text
 from ..table_rows import locate_row
 from ..text_search import TextHit
 from ..scope import Scope
+from ..scope import labels as scope_labels
 from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..wording import plural
 from .models import ModelOperations
@@ -59,5 +60,5 @@ __all__ = [
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
     "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
-    "RoundRecord", "HistoryEntry", "HistoryRecord", "Scope", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
+    "RoundRecord", "HistoryEntry", "HistoryRecord", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]

@@ -199,6 +199,9 @@ class Funnel:
             if pid not in shortlist:
                 shortlist.append(pid)
 
+        if not shortlist and self.scope is not None:
+            raise NoRelevantPapers("No paper within the question's scope matches it closely enough.",
+                                   "Clear the scope to ask the whole library, or rephrase the question.")
         if not shortlist:
             raise NoRelevantPapers(
                 "No paper in the library matches this question closely enough.",
