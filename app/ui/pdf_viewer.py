@@ -364,7 +364,9 @@ class PdfViewer(QWidget):
         px = self.canvas.to_pixels(bounds)
         top_left = self.canvas.mapTo(self.scroll.widget(), QPoint(int(px.left()), int(px.top())))
         self.scroll.verticalScrollBar().setValue(max(0, top_left.y() - self.scroll.viewport().height() // 3))
-        self.scroll.ensureVisible(top_left.x(), top_left.y(), 40, 0)  # zoomed in: sideways too
+        # Zoomed in: sideways too, the whole place and a margin (not just its first letter).
+        centre = top_left.x() + int(px.width() / 2)
+        self.scroll.ensureVisible(centre, top_left.y(), int(px.width() / 2) + 40, 0)
 
     def highlight_visible(self) -> bool:
         """True when the highlighted passage lies inside the visible part of the view."""

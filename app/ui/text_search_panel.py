@@ -70,8 +70,10 @@ class _HtmlDelegate(QStyledItemDelegate):
         text = index.data(HTML_ROLE)
         if not text:
             return super().sizeHint(option, index)
-        width = option.widget.viewport().width() - 40 if option.widget else 300
-        doc = self._document(text, option, width)
+        view = option.widget
+        # The text's own width: the view less the indentation of the row's level and the item's padding.
+        width = view.viewport().width() - view.indentation() * (2 if index.parent().isValid() else 1) - 30 if view else 300
+        doc = self._document(text, option, max(120, width))
         return QSize(int(doc.idealWidth()), int(doc.size().height()) + 4)
 
     @staticmethod
@@ -118,8 +120,14 @@ class TextResults(QWidget):
         self.tree.setAccessibleName("Places in the papers' text")
         self.tree.setAccessibleDescription("By paper; Enter or a double click opens the PDF at the page, the words marked")
         self.tree.itemActivated.connect(self._activated)
+        self.tree.viewport().installEventFilter(self)  # a narrower pane: rows grow to keep their snippet whole
         layout.addWidget(self.tree, 1)
         self.hide()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.tree.viewport() and event.type() == event.Type.Resize:
+            self.tree.doItemsLayout()
+        return super().eventFilter(watched, event)
 
     def searching(self, query: str) -> None:
         self.query = query
@@ -181,14 +189,14 @@ class TextSearchController:
         pane = window.library_pane
         self.results = TextResults(pane)
         layout = pane.layout()
-        layout.insertWidget(layout.indexOf(pane.table) + 1, self.results, 1)
+        layout.insertWidget(layout.indexOf(pane.table) + 1, self.results, 2)
         pane.filter.setPlaceholderText("Filter by title, author, year, id… (Enter: search the papers' text)")
         pane.filter.setAccessibleName("Filter papers or search their text")
         pane.filter.setAccessibleDescription("Typing filters the papers by title, author, year or id; "
                                              "Enter searches the papers' text and lists each place with its page")
         pane.filter.returnPressed.connect(self.search)
         self.results.hit_activated.connect(self.open_hit)
-        self.results.closed.connect(lambda: pane.filter.setFocus(Qt.FocusReason.OtherFocusReason))
+        self.results.closed.connect(self._closed)
         self.handle = None
 
     def search(self) -> None:
@@ -199,10 +207,17 @@ class TextSearchController:
         if self.handle is not None:
             self.handle.discard()
         self.results.searching(query)
+        # The words rarely name a paper: an empty table (the filter's) gives its room to the places.
+        self.window.library_pane.table.setVisible(self.window.library_pane.proxy.rowCount() > 0)
         handle = self.handle = self.window.host.submit("textsearch", partial(search_text, query=query))
         titles = {p.id: p.title for p in self.window.library_pane.papers()}
         handle.finished.connect(lambda hits: handle is self.handle and self.results.show_hits(hits, titles))
         handle.failed.connect(lambda exc: self.results.failed(getattr(exc, "message", str(exc))))
+
+    def _closed(self) -> None:
+        pane = self.window.library_pane
+        pane.table.setVisible(bool(pane.papers()))
+        pane.filter.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def open_hit(self, hit: TextHit, query: str) -> bool:
         """The paper at the hit's page, the query found and marked there (the viewer's find bar)."""
