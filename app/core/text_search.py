@@ -6,9 +6,11 @@ run a phrase query on it (measured: "position is not found but required for phra
 Instead the query's words are matched with AND (stemmed, stop words dropped, as the index
 tokenizes), and each matching chunk is then read for the phrase itself: a chunk that prints the
 phrase is an exact hit, one that has only its words (scattered, or another form of a word) is
-listed after them. Measured on the 29-paper statistics library (1,237 chunks, 2 cores):
-"confidence interval" finds the same 26 chunks as a scan of every chunk's text, in 4–24 ms
-against 68 ms for the scan (bench/text_search.py prints the figures).
+listed after them. Measured on the 29-paper statistics library (1,237 chunks, 2 busy cores;
+bench/text_search.py): for each of five queries the BM25 leg's rows hold every chunk a scan of
+all the text finds with the phrase ("confidence interval" 26 of 26, "random effects" 39 of 39),
+in 5–27 ms a search against 59–138 ms for the scan. A query of stop words only ("the"), which
+the index drops, is answered by the scan.
 
 A chunk is an exact slice of one page's markdown (chunking.py), so its page is the hit's page;
 chunks of one page overlap, so a place found in two of them is listed once.
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 
 CANDIDATES = 400  # chunks read for the phrase: a common word in a big library has more, the best by BM25 come first
 SNIPPET_BEFORE, SNIPPET_AFTER = 70, 130  # characters of context around a hit
+# The words the index's English tokenizer drops (tantivy's list): a query of these only is scanned for.
+STOP_WORDS = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their then there "
+                       "these they this to was will with".split())
 _COLUMNS = ["paper_id", "page", "page_label", "section", "text", "char_start"]
 _MARKDOWN = re.compile(r"(?m)^#{1,6}\s+|\*\*|`+|\|")
 
@@ -102,6 +107,8 @@ def _candidates(dataset, words: list[str], papers: list[str]) -> list[dict]:
                                  filter=where, prefilter=True, limit=CANDIDATES, disable_scoring_autoprojection=True)
         if found.num_rows:
             return found.to_pylist()
+        if not all(w.lower() in STOP_WORDS for w in words):
+            return []  # a word the index keeps is printed nowhere: no need to read every chunk
     except (ValueError, OSError, RuntimeError):  # no index yet (a library whose import never finished), or a broken one
         log.warning("full-text index unusable for a text search; scanning the chunks", exc_info=True)
     # Only stop words ("the", "of"), which the index drops, or no index: read the text itself.
