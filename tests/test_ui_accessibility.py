@@ -87,8 +87,13 @@ def test_every_control_of_the_window_has_an_accessible_name(window, qtbot, qapp)
 
 
 def test_dialogs_are_named_when_they_take_the_focus(window, qtbot):
-    win = window(seed=False)
-    for dialog in (win.open_settings(), win.menus.show_about()):
+    from app.ui.labels_dialog import LabelsDialog
+
+    win = window()
+    qtbot.waitUntil(lambda: len(win.library_pane.papers()) == 3, timeout=30_000)
+    labels = LabelsDialog(win.library_pane.papers()[:1], win)  # the library's tags and collections
+    labels.open()
+    for dialog in (win.open_settings(), win.menus.show_about(), labels):
         qtbot.waitUntil(dialog.isVisible)
         dialog.activateWindow()
         qtbot.waitUntil(lambda: QApplication.focusWidget() is not None and QApplication.focusWidget().window() is dialog,
@@ -96,6 +101,7 @@ def test_dialogs_are_named_when_they_take_the_focus(window, qtbot):
         qtbot.waitUntil(lambda: not unnamed(dialog), timeout=5_000)
         assert len(controls(dialog)) >= 2 and not [_describe(w) for w in unnamed(dialog)]
         dialog.reject()
+        qtbot.waitUntil(lambda: not dialog.isVisible())
 
 
 # -- the main flows, keyboard only ---------------------------------------------------------------
