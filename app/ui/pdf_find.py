@@ -7,7 +7,6 @@ paper reuse its words. Every hit on the shown page is marked, the current one st
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
@@ -15,8 +14,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidg
 from . import theme
 from .pdf_search import FindHit, PdfWords, find_hits
 
-if TYPE_CHECKING:
-    from .pdf_viewer import PdfViewer
 
 TYPING_PAUSE_MS = 250  # search once the typing stops, not on every key
 
@@ -44,7 +41,7 @@ class _FindTask(QRunnable):
 class FindBar(QWidget):
     """Query, previous / next, the count, close; drives the viewer's find marks."""
 
-    def __init__(self, viewer: "PdfViewer") -> None:
+    def __init__(self, viewer: QWidget) -> None:  # the PdfViewer (not imported: it imports this module)
         super().__init__(viewer)
         self.viewer = viewer
         self.hits: list[FindHit] = []

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QWidget
 
 from app.core import paths
 
-if TYPE_CHECKING:
-    from .pdf_viewer import PdfViewer
 
 GROUP = "reading"
 
@@ -58,12 +56,12 @@ class ReadingPositions:
     def sync(self) -> None:
         self._qs.sync()
 
-    # -- the viewer's side -------------------------------------------------------------------
+    # -- the viewer's side (a PdfViewer, typed QWidget: it imports this module) ---------------
     @staticmethod
-    def paper_key(viewer: "PdfViewer") -> str:
+    def paper_key(viewer: QWidget) -> str:
         return viewer.paper.id if viewer.paper else (viewer.path.name if viewer.path else "")
 
-    def remember(self, viewer: "PdfViewer") -> None:
+    def remember(self, viewer: QWidget) -> None:
         """Keep where the viewer's paper is being read."""
         if viewer.path is None or viewer.current_page <= 0:
             return
@@ -71,7 +69,7 @@ class ReadingPositions:
         self.put(self.paper_key(viewer), Position(viewer.current_page, 0.0 if viewer._fit_width else viewer._scale,  # noqa: SLF001
                                                   bar.value() / bar.maximum() if bar.maximum() > 0 else 0.0))
 
-    def restore(self, viewer: "PdfViewer") -> int:
+    def restore(self, viewer: QWidget) -> int:
         """The page to open the viewer's paper at, its zoom set and its place on the page pending."""
         kept = self.get(self.paper_key(viewer))
         if kept is None:

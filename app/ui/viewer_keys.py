@@ -12,15 +12,13 @@ so the one action finds in the PDF when the focus is in the viewer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
 
-if TYPE_CHECKING:
-    from .pdf_viewer import PdfViewer
 
-def install_shortcuts(viewer: "PdfViewer") -> dict[str, list[QShortcut]]:
+def install_shortcuts(viewer: QWidget) -> dict[str, list[QShortcut]]:  # viewer: the PdfViewer, which imports this
     """Create the viewer's shortcuts; returned by action (for tests and the help)."""
     bar = viewer.find_bar
 
