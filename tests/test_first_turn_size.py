@@ -83,3 +83,23 @@ def test_passages_fit_the_budget_in_order_passing_over_one_too_big():
     assert [e.number for e in fitted] == [1, 3]  # 2 would overflow; 3 still fits after it, 4 does not
     assert fit_within(passages[1:2], 60, lambda e: cost[e.number]) == []
     assert [e.number for e in fit_within(passages[1:2], 60, lambda e: cost[e.number], at_least_one=True)] == [2]
+
+
+def test_a_rated_model_sizes_its_evidence_and_time_limit_before_its_first_answer():
+    from app.core.rating.rate import rated_speeds
+    from app.core.research.first_turn_size import Rated, answer_timeout, evidence_tokens, sized
+
+    params = ResearchParams()
+    assert evidence_tokens(params, None) == 800 and evidence_tokens(params, 60.0) == 800  # the starter here: the setting
+    assert evidence_tokens(params, 100.0) == 1200 and evidence_tokens(params, 5000.0) == 2400  # faster: more, capped
+    assert answer_timeout(params, 60.0, 15.0, 800) == params.synthesis_timeout_s  # well within the limit
+    assert answer_timeout(params, 20.0, 1.0, 800) == 4 * (800 / 20 + 300 / 1)  # a slow model gets the time it needs
+    stored = {"models": [{"name": "big", "read_tps": 100.0, "write_tps": 1.0}, {"name": "gone", "error": "x", "read_tps": 9.0}]}
+    assert rated_speeds(stored, "big") == Rated(100.0, 1.0) and rated_speeds(stored, "gone") == Rated() == rated_speeds(None, "big")
+    grown = sized(params, _Chat(), rated_speeds(stored, "big"))
+    assert (grown.first_claim_tokens, grown.focus_tokens, grown.synthesis_timeout_s) == (500, 1200, 4 * (12 + 300))
+    # A field the question sets itself is left as set; a model that has answered here goes by its own reads.
+    assert sized(params, _Chat(), Rated(100.0, 1.0), keep={"focus_tokens"}).focus_tokens == 800
+    chat = _Chat()
+    chat.read_speeds = (40.0,)
+    assert sized(params, chat, Rated(100.0, None)) is params

@@ -93,7 +93,9 @@ class ResearchParams:
     # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
     check_support: bool = True
     # The measurements behind the values below are in docs/research.md, "The answer's settings".
-    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/focus.py)
+    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/focus.py); more for a faster model:
+    evidence_read_s: float = 12.0  # ...what the model reads in this many seconds (measured speed; 0: the setting only)
+    focus_max_tokens: int = 2400  # ...up to this many tokens (and within the model's context)
     claims_max_tokens: int = 300  # tokens the model may write for its claims
     first_claim_tokens: int = 300  # evidence tokens the first turn reads at least (0: one prompt)
     first_claim_read_s: float = 5.0  # the first turn reads what the model read in this many seconds lately (0: the floor)

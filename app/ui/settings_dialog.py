@@ -34,6 +34,7 @@ from app.core import paths
 from app.core.settings import Settings
 
 from .model_editor import ModelEditor
+from .models_measure import MeasureTab
 
 AUTO = -0.01  # cutoff spin boxes: the special value meaning "calibrated for the model"
 
@@ -56,6 +57,7 @@ class SettingsDialog(QDialog):
         *,
         library_flag: str | None = None,
         list_models: Callable | None = None,
+        run_job: Callable | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -111,6 +113,9 @@ class SettingsDialog(QDialog):
         v.addWidget(setup, 0, Qt.AlignmentFlag.AlignLeft)
         v.addStretch(1)
         self.tabs.addTab(page, "Models")
+        # The support check's judge, its calibration and a rating of the models (run on the worker via run_job).
+        self.measure = MeasureTab(settings, run_job, list_models)
+        self.tabs.addTab(self.measure, "Judge and rating")
 
         # Research
         page = QWidget()
@@ -220,6 +225,7 @@ class SettingsDialog(QDialog):
         s.library = self.library.text().strip()
         s.chat = self.chat.config(s.chat)
         s.embedding = self.embedding.config(s.embedding)
+        s.judge = self.measure.judge_config(s.judge)
         r = s.research
         r.k_summaries = self.k1.value()
         r.mmr_lambda_summaries = self.lambda1.value()

@@ -68,7 +68,8 @@ class ModelSetup:
     def open_settings(self, tab: str = ""):
         from .settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.settings, library_flag=self.library_flag, list_models=self._list_models, parent=self)
+        dialog = SettingsDialog(self.settings, library_flag=self.library_flag, list_models=self._list_models,
+                                run_job=self.host.submit, parent=self)
         dialog.setup_models_requested.connect(lambda: (dialog.reject(), QTimer.singleShot(0, self, self.show_first_run)))
         if tab:
             dialog.show_tab(tab)

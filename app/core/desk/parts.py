@@ -6,6 +6,8 @@ writing, models); this module holds what they all share.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..errors import ModelNotFound, ResearchDeskError
 from ..events import Task
 from ..library import Library
@@ -136,6 +138,17 @@ class DeskParts:
         self._chat = self._embedder = self._judge = None
         self._judge_key = repr(None)
 
+    def rated_speeds(self):
+        """What `models rate` measured for the chat model on this machine (first_turn_size.Rated)."""
+        from ..rating.rate import rated_speeds
+
+        try:
+            cfg = self.chat_config()
+        except ResearchDeskError:
+            return rated_speeds(None, "")
+        name = self._chat.name if self._chat is not None else (Path(cfg.path).stem if cfg.backend == "llamacpp" else cfg.model)
+        return rated_speeds(self.library.meta().get("model_ratings"), name)
+
     def stale_reason(self) -> str:
         return self.library.index_stale_reason(self.embedding_identity())
 
@@ -152,8 +165,8 @@ class DeskParts:
         from ..scope import resolve as resolve_scope
 
         params = replace(self.settings.research, **{k: v for k, v in (overrides or {}).items() if v is not None})
-        if "first_claim_tokens" not in (overrides or {}):  # a faster model reads a larger first turn
-            params = sized(params, self._chat)
+        # A faster model reads a larger first turn and more evidence; a slower one gets more time (issue 51).
+        params = sized(params, self._chat, self.rated_speeds(), keep=set(overrides or {}))
         stale = self.stale_reason()
         if stale:
             raise ResearchDeskError("The index is stale.", stale, action="reindex")

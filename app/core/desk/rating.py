@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import Cancelled, ModelError, ResearchDeskError
 from ..events import Task
 from ..settings import ModelConfig
+from .parts import effective_config
 from .writing import WritingOperations
 
 RATING_KEY = "model_ratings"  # the library's record of its last `models rate` (library.json)
@@ -20,15 +21,18 @@ QUESTIONS = 30  # generated questions a model answers when rated
 # writer (the judge is rated on the labelled pairs): the direct answer only, the first turn fixed.
 RATE_OVERRIDES = {"check_support": False, "answer_check": False, "rewrite_faulted": False, "part_turns": 0,
                   "part_quotes": 0, "key_sentences": 1, "quote_candidates": 0, "first_turn_claims": 1,
-                  "withdraw_unstated": False, "withdraw_unsupported": False, "first_claim_tokens": 300}
+                  "withdraw_unstated": False, "withdraw_unsupported": False, "first_claim_tokens": 300,
+                  "focus_tokens": None}  # None: the setting, not sized by the desk's own chat model (every model reads alike)
 
 
 class RatingOperations(WritingOperations):
-    def model_config_for(self, target: str | None) -> ModelConfig:
-        """The config of a model named by a catalog id, a GGUF path or a model on the chat's server;
-        None/"": the judge the settings name, else the chat model."""
+    def model_config_for(self, target: str | ModelConfig | None) -> ModelConfig:
+        """The config of a model named by a catalog id, a GGUF path or a model on the chat's server
+        (or given whole, as the settings dialog edits it); None/"": the judge the settings name, else the chat model."""
         from ..models import catalog, provision
 
+        if isinstance(target, ModelConfig):
+            return effective_config(target, "chat")
         if not target:
             return self.judge_config() or self.chat_config()
         entry = next((e for e in catalog.entries() if e.id == target and e.role == "chat"), None)
@@ -48,7 +52,7 @@ class RatingOperations(WritingOperations):
                                     "Give a catalog id (`research-desk models list`), a .gguf path, or choose a server in Settings.")
         return replace(chat, model=target)
 
-    def calibrate_judge(self, target: str | None = None, task: Task | None = None):
+    def calibrate_judge(self, target: str | ModelConfig | None = None, task: Task | None = None):
         """Run the labelled pairs through a judge, choose and keep its cut-offs (rating/calibrate.py).
         Returns the Calibration; the loaded models take the new cut-offs at once."""
         from ..models.factory import make_chat

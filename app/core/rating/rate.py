@@ -202,3 +202,14 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}"
+
+
+def rated_speeds(stored: dict[str, Any] | None, name: str):
+    """The read and write speeds a stored rating measured for the model called `name` (research sizes
+    its answers by them before the model has answered here); unknown speeds are None."""
+    from ..research.first_turn_size import Rated
+
+    for m in (stored or {}).get("models", []):
+        if name and m.get("name") == name and not m.get("error"):
+            return Rated(m.get("read_tps"), m.get("write_tps"))
+    return Rated()

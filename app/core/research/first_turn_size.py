@@ -9,12 +9,20 @@ on r-papers: the gold facts were in the first turn for 48 / 54 / 63 % of the que
 the figures, and the next answer's window is what the model reads in `first_claim_read_s`:
 never less than `first_claim_tokens`, never more than `first_claim_max_tokens`. A slower machine
 keeps the floor: the first claim comes later there, but it is not made worse to come sooner.
+
+The same speeds size the rest of the answer for whichever model is chosen (issue 51), not for the
+starter alone: before a model has answered here, the speeds `models rate` measured for it on this
+machine stand in (`Rated`). The evidence the answer reads (`focus_tokens`, 800: ~12 s of the
+starter's reading on 2 cores) grows to what the model reads in `evidence_read_s`, up to `focus_max_tokens`
+(and always within its context, funnel.evidence_budget); the answer's time limit grows to a few
+times what reading that evidence and writing the answer takes a slow model, never below the setting.
 """
 
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from ..models.base import ChatModel
@@ -23,6 +31,7 @@ from ..records import Evidence
 if TYPE_CHECKING:
     from ..settings import ResearchParams
 
+TIMEOUT_MARGIN = 4.0  # an answer's time limit: this many times its expected reading and writing
 SAMPLES = 5  # the median of the last few answers: one slow answer (a busy machine) does not shrink the next
 MIN_TOKENS = 40  # a read this short is mostly the call's fixed cost, not reading
 
@@ -33,11 +42,36 @@ def record_reading(chat: ChatModel, tokens: int, seconds: float) -> None:
         chat.read_speeds = (*chat.read_speeds, tokens / seconds)[-SAMPLES:]
 
 
-def reading_speed(chat: ChatModel | None) -> float | None:
-    """Prompt tokens a second this model has read in recent answers; None before the first."""
+@dataclass(frozen=True)
+class Rated:
+    """What `models rate` measured for the chosen model on this machine (None: not rated)."""
+
+    read_tps: float | None = None
+    write_tps: float | None = None
+
+
+def reading_speed(chat: ChatModel | None, rated: Rated = Rated()) -> float | None:
+    """Prompt tokens a second this model has read in recent answers; before the first, what
+    `models rate` measured; None where neither is known."""
     if chat is None or not chat.read_speeds:
-        return None
+        return rated.read_tps
     return statistics.median(chat.read_speeds)
+
+
+def evidence_tokens(params: "ResearchParams", tokens_per_s: float | None) -> int:
+    """The answer's evidence tokens for a model that reads `tokens_per_s`: the setting at least."""
+    floor = params.focus_tokens
+    if tokens_per_s is None or params.evidence_read_s <= 0:
+        return floor
+    return max(floor, min(params.focus_max_tokens, int(tokens_per_s * params.evidence_read_s)))
+
+
+def answer_timeout(params: "ResearchParams", read_tps: float | None, write_tps: float | None, evidence: int) -> float:
+    """The answer's time limit: the setting, or more for a model too slow to read and write within it."""
+    if not read_tps or not write_tps:
+        return params.synthesis_timeout_s
+    expected = evidence / read_tps + params.claims_max_tokens / write_tps
+    return max(params.synthesis_timeout_s, round(TIMEOUT_MARGIN * expected))
 
 
 def first_turn_tokens(params: "ResearchParams", tokens_per_s: float | None) -> int:
@@ -48,10 +82,15 @@ def first_turn_tokens(params: "ResearchParams", tokens_per_s: float | None) -> i
     return max(floor, min(params.first_claim_max_tokens, int(tokens_per_s * params.first_claim_read_s)))
 
 
-def sized(params: "ResearchParams", chat: ChatModel | None) -> "ResearchParams":
-    """`params` with the first turn sized to the model's measured reading speed."""
-    tokens = first_turn_tokens(params, reading_speed(chat))
-    return params if tokens == params.first_claim_tokens else replace(params, first_claim_tokens=tokens)
+def sized(params: "ResearchParams", chat: ChatModel | None, rated: Rated = Rated(),
+          keep: Collection[str] = ()) -> "ResearchParams":
+    """`params` with the first turn, the evidence and the time limit sized to the model's measured
+    speeds (`keep`: fields the caller set for this question, left as they are)."""
+    speed = reading_speed(chat, rated)
+    sizes = {"first_claim_tokens": first_turn_tokens(params, speed), "focus_tokens": evidence_tokens(params, speed)}
+    sizes["synthesis_timeout_s"] = answer_timeout(params, speed, rated.write_tps, sizes["focus_tokens"])
+    changed = {k: v for k, v in sizes.items() if k not in keep and v != getattr(params, k)}
+    return replace(params, **changed) if changed else params
 
 
 def tokens_read(chat: ChatModel, messages: list, beginning: list) -> int:

@@ -1,0 +1,129 @@
+"""Models measured (issue 51) with the real tiny model: the judge calibrated and its cut-offs kept per
+model, a rating on a real library built here, a judge chosen (the previous one kept when the new one
+fails), and questions made from a paper's sentences."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from app.core.errors import ResearchDeskError
+from app.core.models import calibrations, factory
+from app.core.rating import labelled
+from app.core.rating.calibrate import calibrate
+from app.core.rating.questions import Question, is_right, questions_from
+from app.core.settings import ModelConfig
+
+# Sentences of the kinds the questions are made from: a figure, a name, a direction.
+SURVEY = (
+    "Household Water Use in Three Districts",
+    ["Ana Ruiz", "Jon Park"],
+    ["# Abstract\n\nWe surveyed how households in three districts use water across one dry season.",
+     "# Methods\n\nThe survey reached 1,240 households in the northern districts during the spring of the dry year. "
+     "Meters were read by trained volunteers from the local water board every single week.",
+     "# Results\n\nAverage daily use per household was 312.5 litres across all of the surveyed districts. "
+     "Water use increased with household size in every district that the volunteers visited. "
+     "Leaks were found in 18% of the houses where the volunteers inspected the kitchen pipes."],
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def some_pairs(monkeypatch):
+    """The first 24 labelled pairs (constructed: supported and misattributed), to keep the tiny model's run short."""
+    rows = labelled.load_rows()[:24]
+    monkeypatch.setattr(labelled, "load_rows", lambda path=None: rows)
+    monkeypatch.setattr("app.core.rating.calibrate.load_rows", lambda path=None: rows)
+    return rows
+
+
+def test_questions_from_a_papers_sentences_and_their_answers():
+    text = " ".join(SURVEY[2])
+    qs = {q.kind: q for q in questions_from("survey", "Title line of the paper.\n" + text)}
+    assert qs["figure"].answer in {"1,240", "312.5", "18%"} and "___" in qs["figure"].text
+    assert qs["direction"].answer == "increased" and "“decreased” or “increased”" in qs["direction"].text
+    q = Question("…", "312.5", "figure", "survey", "")
+    assert is_right(q, "Households used 312.5 litres a day [1].")
+    assert not is_right(q, "Households used 1312.5 litres.") and not is_right(q, "They used 312.55 litres.")
+    d = Question("…", "increased", "direction", "survey", "")
+    assert is_right(d, "Use increased with size.") and not is_right(d, "It increased, then decreased.")
+
+
+def test_calibrate_chooses_cutoffs_by_the_rule_and_the_factory_uses_them(tiny_models, some_pairs):
+    cfg = ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2)
+    chat = factory.make_chat(cfg)
+    try:
+        seen = []
+        cal = calibrate(chat, progress=lambda n, total: seen.append((n, total)))
+    finally:
+        chat.close()
+    assert cal.calibrated and cal.score.pairs == 24 and seen[-1][0] == seen[-1][1] == cal.asked
+    pairs = labelled.pairs_of(some_pairs)
+    # The rule: no cut-off passing more misattributions than one in ten agrees better.
+    assert cal.score.misattributions_passed <= 0.1 * cal.score.misattributions or cal.cutoffs == labelled.JudgeCutoffs(*labelled.GRID[-1])
+    assert 0 < cal.score.agreement <= 1 and len(pairs) == 24
+    key = calibrations.model_key(cfg)
+    assert key.startswith("gguf:") and len(key) == 5 + 64
+    calibrations.save(calibrations.StoredCalibration(key, "smollm2", cal.cutoffs.supported, cal.cutoffs.partial,
+                                                     cal.score.agreement, cal.score.misattributions_passed,
+                                                     cal.score.misattributions, cal.score.pairs))
+    again = factory.make_chat(cfg)
+    try:
+        assert again.judge_cutoffs == cal.cutoffs
+    finally:
+        again.close()
+    # A server's model is known by the server and its id.
+    assert calibrations.model_key(ModelConfig(backend="openai", base_url="http://h:1/v1/", model="m")) == "openai:http://h:1/v1|m"
+
+
+def test_desk_calibrates_the_judge_and_keeps_its_cutoffs(make_desk, tmp_path, some_pairs, tiny_models):
+    desk = make_desk(tmp_path / "lib")
+    cal = desk.calibrate_judge(None)
+    stored = json.loads(calibrations.store_path().read_text())
+    (record,) = stored.values()
+    assert record["model"] == tiny_models["chat"].name and record["pairs"] == 24
+    assert (record["supported"], record["partial"]) == (cal.cutoffs.supported, cal.cutoffs.partial)
+    assert desk.chat().judge_cutoffs == cal.cutoffs
+
+
+def test_a_judge_that_does_not_load_or_a_server_that_is_down_keeps_the_previous_judge(make_desk, tmp_path, tiny_models):
+    desk = make_desk(tmp_path / "lib")
+    assert desk.choose_judge(str(tiny_models["chat"])) == f"judge: llama.cpp: {tiny_models['chat']}"
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ResearchDeskError, match="could not load .*The judge stays llama.cpp"):
+        desk.choose_judge(str(broken))
+    assert desk.settings.judge.path == str(tiny_models["chat"])
+    desk.settings.chat = ModelConfig(backend="openai", base_url=f"http://127.0.0.1:{_free_port()}/v1")
+    with pytest.raises(ResearchDeskError, match="No OpenAI-compatible server answers .*The judge stays"):
+        desk.choose_judge("some-model")
+    saved = json.loads(desk.settings.file().read_text())
+    assert saved["judge"]["path"] == str(tiny_models["chat"])
+    assert desk.choose_judge("same") == "judge: the chat model"
+
+
+def test_rate_asks_questions_made_from_the_library_and_keeps_the_report(make_desk, tmp_path, some_pairs, tiny_models):
+    from tests.pdf_factory import make_paper
+
+    (tmp_path / "in").mkdir()
+    make_paper(tmp_path / "in" / "survey.pdf", *SURVEY)
+    desk = make_desk(tmp_path / "lib")
+    assert desk.add([tmp_path / "in"]).ok
+    report = desk.rate_models([str(tiny_models["chat"]), str(tmp_path / "missing.gguf")], questions=3)
+    doc = report.to_dict()
+    assert set(doc) == {"models", "recommended"} and set(doc["recommended"]) == {"chat", "judge"}
+    good, missing = doc["models"]
+    assert set(good) == {"name", "backend", "read_tps", "write_tps", "peak_mb", "judge", "answers", "answer_s_p50"}
+    assert set(good["judge"]) == {"agreement", "misattributions_passed", "cutoffs"} and set(good["answers"]) == {"asked", "right"}
+    assert good["answers"]["asked"] == 3 and good["read_tps"] > 0 and good["write_tps"] > 0 and good["peak_mb"] > 0
+    assert good["judge"]["cutoffs"] is not None and good["answer_s_p50"] > 0
+    assert "not found" in missing["error"] and doc["recommended"]["chat"] == good["name"]
+    kept = desk.last_rating()
+    assert kept is not None and kept.to_dict() == doc
