@@ -19,8 +19,9 @@ import json
 import logging
 import threading
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,6 +37,11 @@ log = logging.getLogger(__name__)
 
 TABLE = "history"
 COMPACT_EVERY = 50  # answers between compactions: each add is a small fragment, and thousands slow a scan
+# Compaction merges fragments below this many rows only: the history is then a few dozen fragments, and
+# one compaction rewrites at most this many answers (~30 KB each). LanceDB's optimize() merges towards
+# a million rows, so it rewrote the whole table every time (bench/history.py: 8 s at 10,000 answers).
+FRAGMENT_ROWS = 256
+KEEP_VERSIONS = timedelta(days=7)  # as LanceDB's optimize(): older versions' files are deleted
 # Keys of result.extra that describe the record itself, set when it is read back, never stored.
 RECORD_KEYS = ("history", "removed_papers")
 _COUNTS = ("claims", "supported", "partial", "unsupported")
@@ -62,10 +68,18 @@ def history_schema() -> pa.Schema:
 LIST_COLUMNS = [f.name for f in history_schema() if f.name not in ("key", "result")]
 
 
-@dataclass(frozen=True)
+# The listing's columns, in HistoryEntry's field order (its `removed` is judged against the library).
+ENTRY_COLUMNS = [f.name for f in history_schema() if f.name not in ("key", "answer", "result")]
+
+
+@dataclass
 class _Listing:
     version: int
-    rows: pa.Table  # LIST_COLUMNS, newest first
+    papers: frozenset[str]  # the library's paper ids the entries' `removed` was judged against
+    entries: list[HistoryEntry]  # newest first
+    rank: list[int]  # rank[i]: where the table's row i stands in `entries`
+    dataset: Any  # the table at `version`, for the text read on the first search
+    text: pa.Table | None = None  # query and answer in the table's row order
 
 
 class HistoryStore:
@@ -88,7 +102,9 @@ class HistoryStore:
         row["number"] = self._settle(table, row)
         if row["number"] % COMPACT_EVERY == 0:
             try:
-                table.optimize()
+                dataset = snapshot(table).dataset
+                dataset.optimize.compact_files(target_rows_per_fragment=FRAGMENT_ROWS)
+                dataset.cleanup_old_versions(older_than=KEEP_VERSIONS)
             except Exception:  # noqa: BLE001 - compaction is housekeeping; the answer is committed
                 log.warning("could not compact the history table", exc_info=True)
         result.extra["history"] = row["number"]
@@ -99,7 +115,7 @@ class HistoryStore:
         self._table().delete(f"number = {int(number)}")
 
     def _next_number(self) -> int:
-        numbers = self._rows().column("number")
+        numbers = snapshot(self._table()).dataset.to_table(columns=["number"]).column("number")  # not the listing: it waits for a read
         return (pc.max(numbers).as_py() or 0) + 1 if len(numbers) else 1
 
     def _settle(self, table, row: dict) -> int:
@@ -117,15 +133,18 @@ class HistoryStore:
     # -- reading -------------------------------------------------------------------------
     def entries(self, search: str = "", limit: int | None = None) -> list[HistoryEntry]:
         """Newest first; with `search`, those whose question or answer holds every word of it."""
-        rows = self._rows()
-        for word in search.split():
-            hit = pc.or_(pc.match_substring(rows.column("query"), word, ignore_case=True),
-                         pc.match_substring(rows.column("answer"), word, ignore_case=True))
-            rows = rows.filter(hit)
-        if limit is not None:
-            rows = rows.slice(0, limit)
-        papers = self._paper_ids()
-        return [self._entry(r, papers) for r in rows.drop_columns(["answer"]).to_pylist()]
+        listed = self._listed()
+        entries = listed.entries
+        if search.split():
+            if listed.text is None:  # listing alone never reads the answers' text (~1 KB each)
+                listed.text = listed.dataset.to_table(columns=["query", "answer"])
+            hit = None
+            for word in search.split():
+                found = pc.or_(pc.match_substring(listed.text.column("query"), word, ignore_case=True),
+                               pc.match_substring(listed.text.column("answer"), word, ignore_case=True))
+                hit = found if hit is None else pc.and_(hit, found)
+            entries = [entries[r] for r in sorted(listed.rank[i] for i in pc.indices_nonzero(hit).to_pylist())]
+        return entries[:limit] if limit is not None else list(entries)  # records shared with the listing: read-only
 
     def get(self, number: int) -> HistoryRecord:
         """One answer as it was, its cited papers that left the library since marked."""
@@ -138,7 +157,7 @@ class HistoryStore:
         return HistoryRecord(entry, result)
 
     def count(self) -> int:
-        return self._rows().num_rows
+        return len(self._listed().entries)
 
     def _require(self, number: int, *columns: str) -> dict:
         table = self._table()
@@ -147,23 +166,25 @@ class HistoryStore:
             raise ResearchDeskError(f"No answer number {number} in the history.", "See `research-desk history`.")
         return found.slice(0, 1).to_pylist()[0]
 
-    def _rows(self) -> pa.Table:
-        """The listing columns of every answer, newest first, kept until the table changes."""
-        table = self._table()
-        snap = snapshot(table)
+    def _listed(self) -> _Listing:
+        """Every answer's listing columns, newest first, kept until the table or the papers change."""
+        snap = snapshot(self._table())
+        papers = self._paper_ids()
         with self._lock:
             kept = self._listing
+            if kept is not None and kept.version == snap.version and kept.papers != papers:  # a paper came or went
+                kept.entries = [replace(e, removed=[p for p in e.cited if p not in papers]) for e in kept.entries]
+                kept.papers = papers
             if kept is None or kept.version != snap.version:
-                rows = snap.dataset.to_table(columns=LIST_COLUMNS)
-                rows = rows.take(pc.sort_indices(rows, sort_keys=[("number", "descending")]))
-                kept = self._listing = _Listing(snap.version, rows)
-            return kept.rows
+                kept = self._listing = _read_listing(snap, papers)
+            return kept
 
     def _paper_ids(self) -> frozenset[str]:
         return frozenset(self.library.papers_by_id())
 
     @staticmethod
     def _entry(row: dict, papers: frozenset[str]) -> HistoryEntry:
+        """`papers`: the library's paper ids (a cited paper not among them is marked removed)."""
         cited = list(row.get("cited") or [])
         return HistoryEntry(
             number=int(row["number"]), asked_at=row["asked_at"], query=row["query"], mode=row["mode"], model=row["model"],
@@ -171,6 +192,21 @@ class HistoryStore:
             seconds=float(row.get("seconds") or 0.0), improves=row.get("improves"),
             removed=[pid for pid in cited if pid not in papers],
         )
+
+
+def _read_listing(snap, papers: frozenset[str]) -> _Listing:
+    """Column by column, records built positionally: row-wise reading of 10,000 rows took a second."""
+    rows = snap.dataset.to_table(columns=ENTRY_COLUMNS)
+    columns = [rows.column(name).to_pylist() for name in ENTRY_COLUMNS]
+    numbers = columns[0]
+    order = sorted(range(len(numbers)), key=numbers.__getitem__, reverse=True)
+    rank = [0] * len(order)
+    for r, i in enumerate(order):
+        rank[i] = r
+    records = list(zip(*columns))
+    entries = [HistoryEntry(*r[:6], r[6] or [], r[7] or 0, r[8] or 0, r[9] or 0, r[10] or 0, r[11] or 0.0, r[12],
+                            [p for p in r[6] or () if p not in papers]) for r in map(records.__getitem__, order)]
+    return _Listing(snap.version, papers, entries, rank, snap.dataset)
 
 
 def _row(result: ResearchResult, model: str, number: int) -> dict:
