@@ -34,6 +34,7 @@ from ..errors import Cancelled, ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Support
+from ..research.abbreviations import spell_out
 from ..research.citations import key_terms, stem
 from ..research.clause_figures import misplaced_figure
 from ..research.support import judge_beginning, judge_of, support_probability, verdict_for
@@ -220,9 +221,11 @@ def partial_note(claim: str, window: Window) -> str:
 VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
 
 
-def quote_text(window: Window) -> str:
+def quote_text(window: Window, acronyms: dict[str, str] | None = None) -> str:
+    """The window as the model reads it: clipped, with the paper's acronyms spelled out where it uses them."""
     text = " ".join(window.text.split())
-    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    text = text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    return spell_out(text, acronyms) if acronyms else text
 
 
 def judge_messages(claim: str, quote: str) -> list[ChatMessage]:
@@ -239,8 +242,10 @@ def read_verdict(reply: str) -> str:
 
 
 def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
-                  timeout_s: float | None = None) -> tuple[str, str]:
+                  timeout_s: float | None = None, acronyms: dict[str, str] | None = None) -> tuple[str, str]:
     """(verdict in Support's terms or "" if the model failed, why it failed).
+
+    `acronyms`: the paper's own definitions, spelled out in the quote (abbreviations.spell_out).
 
     The answer engine's judge decides (support.py: a yes/no question, the verdict cut from
     the model's confidence) where the backend gives probabilities; others answer in one word.
@@ -248,10 +253,10 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
     chat = judge_of(chat)  # the judge the settings name, if another model
     try:
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
-        p_yes = support_probability(chat, claim, quote_text(window), cancelled=cancelled)
+        p_yes = support_probability(chat, claim, quote_text(window, acronyms), cancelled=cancelled)
         if p_yes is not None:
             return verdict_for(p_yes, chat.judge_cutoffs), ""
-        reply = chat.chat(judge_messages(claim, quote_text(window)), max_tokens=8, temperature=0.0,
+        reply = chat.chat(judge_messages(claim, quote_text(window, acronyms)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:
         raise

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..models.base import EmbeddingModel
 from ..records import Evidence
+from ..research.abbreviations import definitions
 from ..research.citations import key_terms, stem
 from ..research.focus import split_sentences
 from ..research.reference_lists import is_reference_list
@@ -90,6 +91,7 @@ class PaperText:
     unit_numbers: list[list[frozenset[str]]] = field(default_factory=list)  # numbers each sentence states
     df: dict[str, int] = field(default_factory=dict)  # in how many windows each term occurs
     squashed: str = ""  # the whole text, lower case, letters and digits only
+    acronyms: dict[str, str] = field(default_factory=dict)  # the acronyms it defines: {"SS": "surgeon-scrub"}
 
     def mentions(self, name: str) -> bool:
         key = "".join(ch for ch in name.lower() if ch.isalnum())
@@ -142,6 +144,7 @@ def paper_from_rows(paper_id: str, rows: list[dict]) -> PaperText:
                 paper.window_chunk.append(i)
                 paper.window_size.append(1 if last is u else 2)
     paper.squashed = " ".join(squashed)
+    paper.acronyms = definitions("\n".join(e.text for e in passages))
     for w in paper.windows:
         for t in w.terms:
             paper.df[t] = paper.df.get(t, 0) + 1

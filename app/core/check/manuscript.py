@@ -251,7 +251,8 @@ class _Checker:
                 # there, one other place of the paper that holds as much of the sentence.
                 for w in model_reads(ruling.window, windows, text):
                     t = time.monotonic()
-                    verdict, failure = model_verdict(chat, claim, w, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S)
+                    verdict, failure = model_verdict(chat, claim, w, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S,
+                                                       acronyms=text.acronyms)
                     self._spent("model_s", t)
                     self.counts["model_pairs"] += 1
                     if verdict != Support.UNSUPPORTED.value:

@@ -119,3 +119,27 @@ def _long_form_start(head: str, letters: str) -> int | None:
         elif word.lower() not in _CONNECTORS:
             return None
     return None
+
+
+SPELLED_MAX = 3  # acronyms spelled out in one quote: enough for a sentence, short enough for the judge
+
+
+def spell_out(text: str, defined: dict[str, str]) -> str:
+    """`text` with the acronyms a paper defines elsewhere spelled out at their first use here:
+    "Median SS and SC scores" → "Median SS (surgeon-scrub) and SC (surgeon-circulator) scores".
+
+    A citing sentence often writes out what the paper abbreviates after its first page, and a
+    judge reading "SS" cannot tell that it is the "surgeon-scrub" of the sentence. An acronym whose
+    long form the text already holds, or that it never uses, is left alone; plurals count ("SLs")."""
+    added = 0
+    for acronym, long_form in defined.items():
+        if added >= SPELLED_MAX:
+            break
+        if long_form.lower() in text.lower():
+            continue
+        m = re.search(rf"\b{re.escape(acronym)}s?\b(?!\s*\()", text)
+        if m is None:
+            continue
+        text = f"{text[: m.end()]} ({long_form}){text[m.end():]}"
+        added += 1
+    return text
