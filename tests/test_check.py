@@ -314,6 +314,20 @@ def test_a_figure_given_respectively_to_another_name_is_flagged_by_the_rules(tmp
     assert right.verdict != "not-found" and right.page == 3
 
 
+def test_two_figures_the_paper_states_together_settle_a_paraphrase(tmp_path, checked_library):
+    """A sentence that words the finding its own way but gives two or more of its exact figures,
+    in one place of the paper beside most of its words, is supported by the rules (a small judge
+    doubts paraphrases); one figure changed is still flagged, one figure alone goes to the model."""
+    para, changed, single = _check_by_rules(
+        tmp_path, checked_library,
+        "Between 2015 and 2021 the front of the glacier lost 38 metres each year [@gupta2021].\n\n"
+        "Between 2015 and 2021 the front of the glacier lost 35 metres each year [@gupta2021].\n\n"
+        "The front of the glacier lost 38 metres each year [@gupta2021].\n", GLACIER_BIB, settled=2)
+    assert para.verdict == "supported" and "figures" in para.note and para.page == 2
+    assert changed.verdict == "not-found" and "35" in changed.note
+    assert "figures" not in single.note
+
+
 def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_library):
     """Pairs the rules cannot settle go to the model: the same system and instruction text every time (llama.cpp's
     prefix cache keeps it), the sentence and the quote last, a one-word verdict by schema."""

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 VERBATIM = 0.8  # share of the sentence's terms found in order in the window: "the paper's own words"
 FLIP_COVERAGE = 0.5  # an opposite word counts only in a window holding this share of the sentence's terms
 NEGATION_COVERAGE = 0.75  # a negation of the sentence that the window lacks counts only in a window this close
+FIGURES_AGREE = 2  # figures of the sentence that one window states, with…
+FIGURES_COVERAGE = 0.6  # …this share of its terms: supported without the model
 NUMBER_SLACK = 0.25  # a window stating the sentence's numbers may share this much less of its terms than the best
 QUOTE_CHARS = 560  # the quote the model reads: one to three sentences
 VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Support's terms
@@ -181,6 +183,12 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
     names_here = all(_squash(n) in where for n in names_of(claim))
     if names_here and negated(claim) == negated(best.text) and ordered_coverage(claim, best.text) >= VERBATIM:
         return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", best, [])
+    if (len(numbers) >= FIGURES_AGREE and best.coverage >= FIGURES_COVERAGE and names_here
+            and negated(claim) == negated(best.text)):
+        # Two exact figures of the sentence in one place of the paper, beside most of its words, with
+        # no rule above objecting (a changed, swapped or misassigned figure, an opposite): that is
+        # the paper stating it, however the sentence is worded — a small judge doubts paraphrases.
+        return Ruling(Support.SUPPORTED.value, "the paper states these figures here", best, [])
     return Ruling("", "", best, [])
 
 
