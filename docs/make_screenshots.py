@@ -58,7 +58,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--chat", help="chat GGUF (default: the starter model in the models folder)")
     p.add_argument("--embedding", help="embedding GGUF (default: the starter model in the models folder)")
     p.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: its choice)")
-    p.add_argument("--size", default="1440x900", help="window size WxH")
+    p.add_argument("--size", default="1520x900", help="window size WxH (the reader needs about 1500 px beside the panes)")
     p.add_argument("--draft-minutes", type=float, default=3.0, help="the Draft tab's time budget")
     p.add_argument("--theme", choices=["light", "dark"], default="light")
     return p.parse_args()
@@ -86,7 +86,8 @@ class Session:
         self.window.resize(*(int(v) for v in args.size.split("x")))
         self.window.show()
         self.out = out
-        self.work = Path(tempfile.mkdtemp(prefix="rd-shots-work-"))  # the check's manuscript
+        self.work = Path(tempfile.gettempdir()) / "my-paper"  # the check's manuscript, under a name a user might give
+        self.work.mkdir(exist_ok=True)
 
     def pump(self, ms: int) -> None:
         from PySide6.QtCore import QEventLoop, QTimer
@@ -195,9 +196,17 @@ def shot_viewer(s: Session, args) -> None:
 
 
 def shot_history(s: Session, args) -> None:
+    s.window.reader.hide()  # the tab alone, as after Ctrl+W
     if not s.show_tab("History"):
         print("  history: the window has no History tab yet; skipped", flush=True)
         return
+    from PySide6.QtWidgets import QTableView
+
+    tabs, i = s.tab("History")
+    table = next(iter(tabs.widget(i).findChildren(QTableView)), None)
+    s.pump(1500)  # the history is read on a worker
+    if table is not None and table.model() is not None and table.model().rowCount() > 0:
+        table.selectRow(0)  # the answer just asked, as a user would pick it
     s.shot(s.window, "history")
     s.show_tab("Research")
 
@@ -207,6 +216,7 @@ def shot_check(s: Session, args) -> None:
     draft.write_text(DRAFT, encoding="utf-8")
     bib = draft.with_suffix(".bib")
     shutil.copy2(REPO / "bench" / "check" / "r-papers.bib", bib)
+    s.window.reader.hide()
     s.show_tab("Check")
     s.window.checker.tab.set_draft(str(draft), str(bib))
     s.pump(500)
@@ -217,11 +227,13 @@ def shot_check(s: Session, args) -> None:
 def shot_draft(s: Session, args) -> None:
     from app.core.desk import DraftContext
 
+    s.window.reader.hide()
     s.show_tab("Draft")
     pane = s.window.draft_pane
     context = DraftContext(**DRAFT_CONTEXT)
     pane.form.set_context(context)
     pane.form.set_section("related-work")
+    pane.form.budget.setValue(int(round(args.draft_minutes)))  # the form shows the budget the run has
     s.wait(s.window.draft.run("related-work", context, args.draft_minutes), "draft", limit_s=args.draft_minutes * 60 + 900)
     s.shot(s.window, "draft")
 
