@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.core.desk import Desk
 
 from . import theme
-from .history_pane import HistoryPane
+from .history_pane import HistoryPane, local_time
 from .scope_bar import add_scope_bar
 from .worker import JobContext, JobHandle, WorkerHost
 
@@ -124,13 +124,18 @@ def add_history_and_scope(window) -> HistoryController:
 
     def reopened(record) -> None:
         window.work_tabs.setCurrentIndex(window.work_tabs.indexOf(window.center))
+        pane = window.research_pane  # the lists show this answer's papers and evidence, not the last run's
+        pane.clear_results()
+        pane.stages.finish()
+        research.shortlist = list(record.result.papers)
+        pane.show_shortlist([p for p in map(window.library_pane.paper, record.result.papers) if p is not None])
         research.set_result(record.result)  # Improve continues it (its scope comes with it)
         removed = record.entry.removed
         if removed:
             window.answer_view.banner.show_message(
                 "warning", f"{len(removed)} cited paper{'s were' if len(removed) != 1 else ' was'} removed from the library since",
                 "Their references are kept, marked “paper removed”; their citations no longer open a page.")
-        window.statusBar().showMessage(f"Reopened answer {record.entry.number} from {record.entry.asked_at[:16].replace('T', ' ')}", 6000)
+        window.statusBar().showMessage(f"Reopened answer {record.entry.number}, asked {local_time(record.entry.asked_at)}", 6000)
 
     controller.reopened.connect(reopened)
     controller.message.connect(lambda m: window.statusBar().showMessage(m, 6000))

@@ -3,6 +3,8 @@ export and delete (issue 53). The pane only shows and asks; history_controller.p
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QMessageBox,
                                QTableView, QVBoxLayout, QWidget)
@@ -16,6 +18,14 @@ COLUMNS = ("Asked", "Question", "Claims", "Within")
 ASKED, QUESTION, CLAIMS, WITHIN = range(4)
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 150  # typing pauses this long before the history is searched
+
+
+def local_time(iso: str) -> str:
+    """The stored UTC time as the user's clock reads it."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso[:16].replace("T", " ")
 
 
 def claims_text(e: HistoryEntry) -> str:
@@ -54,7 +64,7 @@ class HistoryModel(QAbstractTableModel):
             return e
         if role == Qt.ItemDataRole.DisplayRole:
             if col == ASKED:
-                return e.asked_at[:16].replace("T", " ")
+                return local_time(e.asked_at)
             if col == QUESTION:
                 mark = "↻ " if e.improves else ""
                 return mark + e.query + (" — paper removed" if e.removed else "")
