@@ -206,7 +206,11 @@ class TextSearchController:
             return
         if self.handle is not None:
             self.handle.discard()
+        running = self.window.host.running_handle()
+        busy = running is not None and running.kind not in ("poll", "list")  # those take milliseconds
         self.results.searching(query)
+        if busy:  # one worker owns the library: the search waits for the import or question under way
+            self.results.status.setText(self.results.status.text() + " (after the task under way)")
         # The words rarely name a paper: an empty table (the filter's) gives its room to the places.
         self.window.library_pane.table.setVisible(self.window.library_pane.proxy.rowCount() > 0)
         handle = self.handle = self.window.host.submit("textsearch", partial(search_text, query=query))
