@@ -106,6 +106,12 @@ def test_find_bar_counts_steps_wraps_and_closes(viewer, qtbot, pdf):
     QTest.keyClicks(bar.edit, "osprey")
     qtbot.waitUntil(lambda: bar.count.text() == "No matches", timeout=10_000)
     assert v.canvas.found == v.canvas.found_current == []
+    # Home and End stay the line edit's (the viewer's first/last page keys do not take them there).
+    page = v.current_page
+    QTest.keyClick(bar.edit, Qt.Key.Key_Home)
+    assert bar.edit.cursorPosition() == 0 and v.current_page == page
+    QTest.keyClick(bar.edit, Qt.Key.Key_End)
+    assert bar.edit.cursorPosition() == len("osprey") and v.current_page == page
     QTest.keyClick(bar.edit, Qt.Key.Key_Escape)
     assert not bar.isVisible() and v.scroll.hasFocus()
 
