@@ -11,6 +11,8 @@ import pytest
 from app.core import table_rows, tables
 from app.core.records import Evidence
 from app.core.research.focus import focus_evidence, split_sentences
+from app.core.research.key_sentences import quotable
+from app.core.research.question_asks import asks
 
 CAPTION = "Table 2. Growth of three yeast strains at 30 °C in minimal medium."
 HEADERS = ["Strain", "Growth rate (1/h)", "Yield (g/L)", "Cell size (µm)"]
@@ -177,6 +179,10 @@ def test_a_row_is_indexed_and_found_as_evidence(make_desk, tmp_path):
         desk.close()
     kept = [s.text for e in focused for s in e.sentences]
     assert ROW_B in kept  # the whole row, one sentence
+    # …and a key passage: the row is quotable as printed, first of the rows for a figure asked
+    candidates = [c.text for c in quotable([], focused, asks(question))]
+    assert ROW_B in candidates
+    assert [c for c in candidates if tables.is_table_unit(c)][0] == ROW_B
 
 
 def test_a_library_indexed_before_tables_gets_the_columns_and_loses_nothing(make_desk, tmp_path, fact_pdfs):

@@ -8,7 +8,8 @@ short rating below), and a quote cannot misstate its passage: the support check 
 
 A quote is chosen only if it
 - adds to what the claims and the quotes before it say (most of its key terms are new);
-- reads as prose, not a table row, an equation or a figure caption;
+- reads as prose, not an equation or a figure caption (a table's row is quoted as the table
+  prints it, with its column headers);
 - stands alone (a sentence that leans on the one before it is quoted with it);
 - states something: not a question, a road map (a part of the paper named and announced), an
   announced list or an entry of the reference list.
@@ -35,6 +36,7 @@ from ..errors import ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Claim, Evidence, Sentence
+from ..tables import is_table_unit
 from .context import AnswerContext
 from .citations import key_stems, key_terms, stem
 from .code_blocks import first_command
@@ -194,6 +196,13 @@ def quotable(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()
                 if not any(with_code[1] in c.text for c in claims):
                     score = max(s.score, e.sentences[k + 1].score)
                     candidates.append(_Candidate(score, e.number, with_code[0], k, k + 1, code=True))
+                continue
+            if is_table_unit(s.text):
+                # A row as the table prints it, with its column headers (tables.row_text): a figure
+                # a paper gives only in a table is a key passage too, though it reads as no prose.
+                row = s.text.strip()
+                if "\n" not in row and len(row) <= MERGED_CHARS and _adds(row, said, figures):
+                    candidates.append(_Candidate(s.score + _figure_bonus(row, asked), e.number, row, k, k))
                 continue
             found = _with_antecedent(e.sentences, k)
             if found is None:
