@@ -465,7 +465,8 @@ def test_remove_from_context_menu_asks_first(make_window, qtbot, seed_library, m
     pane.select(paper.id)
     menu = pane.build_menu([paper.id], paper.id, paper)
     labels = [a.text() for a in menu.actions() if a.text()]
-    assert labels == ["Show summary", "Open PDF", "Edit notes", "Summarize", "Re-index", "Remove…"]
+    assert labels == ["Show summary", "Open PDF", "Edit notes", "Ask about this paper", "Tags and collections…",
+                      "Summarize", "Re-index", "Remove…"]
 
     asked: list[str] = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: (asked.append(a[2]), QMessageBox.StandardButton.Cancel)[1])
