@@ -385,3 +385,24 @@ def test_rule_helpers_name_swaps_units_order_and_negation():
     assert ordered_coverage("the glacier front retreated fast", "the glacier front retreated fast indeed") == 1.0
     assert ordered_coverage("fast retreated front glacier", "the glacier front retreated fast") < 0.5  # same words, other order
     assert negated("such data rarely exhibit over-dispersion") and not negated("data typically exhibit over-dispersion")
+
+
+def test_the_judge_reads_the_part_of_a_long_window_that_holds_the_sentence():
+    """A window the layout ran on from a byline into the abstract (no full stop between them) is
+    mostly names and addresses at its start: the model reads the stretch with the sentence's terms."""
+    from app.core.check.judge import QUOTE_CHARS, quote_text
+    from app.core.check.locate import paper_from_rows
+
+    byline = " ".join(f"Author{k} Surname{k} 1Department of Pharmacy, University of Somewhere, City-{k}000, Country"
+                      for k in range(5))
+    abstract = ("ABSTRACT: Lupeol (1), epilupeol (2) and sitosterol (3) were isolated from the hexane fraction "
+                "of a methanol extract of the leaves of Phoenix paludosa.")
+    text = byline + " " + abstract
+    paper = paper_from_rows("p1", [{"page": 1, "char_start": 0, "char_end": len(text), "text": text, "section": "",
+                                    "page_label": "1", "vector": [1.0, 0.0]}])
+    window = max(paper.windows, key=lambda w: len(w.text))
+    assert len(window.text) > QUOTE_CHARS and window.text.startswith("Author0")
+    claim = "Lupeol, epilupeol and sitosterol were isolated from the leaves of Phoenix paludosa."
+    quote = quote_text(window, claim=claim)
+    assert quote.startswith("… ") and quote.endswith("Phoenix paludosa.") and len(quote) <= QUOTE_CHARS + 2
+    assert quote_text(window).startswith("Author0")  # no claim: the window's start, as before

@@ -40,7 +40,7 @@ from ..research.clause_figures import misplaced_figure
 from ..research.support import judge_beginning, judge_of, support_probability, verdict_for
 from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
-from .locate import PaperText, Window, around, missing_terms, stating
+from .locate import PaperText, Window, around, missing_terms, stating, terms_of
 
 log = logging.getLogger(__name__)
 
@@ -229,11 +229,33 @@ def partial_note(claim: str, window: Window) -> str:
 VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
 
 
-def quote_text(window: Window, acronyms: dict[str, str] | None = None) -> str:
-    """The window as the model reads it: clipped, with the paper's acronyms spelled out where it uses them."""
-    text = " ".join(window.text.split())
-    text = text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+def quote_text(window: Window, acronyms: dict[str, str] | None = None, claim: str = "") -> str:
+    """The window as the model reads it: where longer than QUOTE_CHARS, the stretch of it that
+    holds most of the claim's terms (a window the layout ran on from a byline into the abstract
+    is mostly names and addresses at its start); the paper's acronyms spelled out where it uses them."""
+    words = window.text.split()
+    text = " ".join(words)
+    if len(text) > QUOTE_CHARS:
+        text = _densest_stretch(words, terms_of(claim) if claim else set())
     return spell_out(text, acronyms) if acronyms else text
+
+
+def _densest_stretch(words: list[str], terms: set[str]) -> str:
+    """The run of whole words within QUOTE_CHARS holding the most of `terms` (the earliest of equals), with
+    "…" where it cuts the text."""
+    best, best_start, best_end = -1, 0, 0
+    for start in range(len(words)):
+        end, size = start, 0
+        while end < len(words) and size + len(words[end]) + 1 <= QUOTE_CHARS:
+            size += len(words[end]) + 1
+            end += 1
+        found = len(terms_of(" ".join(words[start:end])) & terms) if terms else 0
+        if found > best:
+            best, best_start, best_end = found, start, end
+        if end == len(words) or not terms:
+            break
+    stretch = " ".join(words[best_start:best_end])
+    return ("… " if best_start else "") + stretch + (" …" if best_end < len(words) else "")
 
 
 def judge_messages(claim: str, quote: str) -> list[ChatMessage]:
@@ -261,10 +283,10 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
     chat = judge_of(chat)  # the judge the settings name, if another model
     try:
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
-        p_yes = support_probability(chat, claim, quote_text(window, acronyms), cancelled=cancelled)
+        p_yes = support_probability(chat, claim, quote_text(window, acronyms, claim), cancelled=cancelled)
         if p_yes is not None:
             return verdict_for(p_yes, chat.judge_cutoffs), ""
-        reply = chat.chat(judge_messages(claim, quote_text(window, acronyms)), max_tokens=8, temperature=0.0,
+        reply = chat.chat(judge_messages(claim, quote_text(window, acronyms, claim)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:
         raise
