@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO))
 SHOTS = ("library", "answer", "viewer", "history", "check", "draft", "models")
 QUESTION = ("When I call vcovHC on a fitted lm without specifying the type, which heteroskedasticity-consistent "
             "estimator do I get, and which other types can I request?")
+HISTORY_QUESTION = "Which optimizers can lmer use to fit a linear mixed-effects model?"
 # A short manuscript for the Check tab: three sentences its sources support, one they do not.
 DRAFT = """# Robust inference in R
 
@@ -202,6 +203,12 @@ def shot_history(s: Session, args) -> None:
         return
     from PySide6.QtWidgets import QTableView
 
+    # A second answer, so that the list shows more than the one just taken.
+    s.show_tab("Research")
+    print(f"Asking: {HISTORY_QUESTION}", flush=True)
+    s.wait(s.window.research.run(HISTORY_QUESTION), "research")
+    s.window.reader.hide()
+    s.show_tab("History")
     tabs, i = s.tab("History")
     table = next(iter(tabs.widget(i).findChildren(QTableView)), None)
     s.pump(1500)  # the history is read on a worker
