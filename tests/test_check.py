@@ -406,3 +406,32 @@ def test_the_judge_reads_the_part_of_a_long_window_that_holds_the_sentence():
     quote = quote_text(window, claim=claim)
     assert quote.startswith("… ") and quote.endswith("Phoenix paludosa.") and len(quote) <= QUOTE_CHARS + 2
     assert quote_text(window).startswith("Author0")  # no claim: the window's start, as before
+
+
+def test_a_figure_listed_respectively_elsewhere_does_not_hide_the_place_that_agrees():
+    """The results list the fractions' figures "respectively" with a fourth item and another name
+    for the third; the abstract gives them as the sentence does. The results match the sentence
+    best, but the place that agrees settles it; with no such place the rule still flags it."""
+    import numpy as np
+
+    from app.core.check.judge import rule_ruling
+    from app.core.check.locate import best_windows, paper_from_rows
+
+    results = ("The LC50 values of the cytotoxic soluble fractions of the methanol extract were found to be 2.17, 2.77, "
+               "2.46 and 0.28 µg/ml for hexane, chloroform, aqueous fractions and vincristine sulfate, respectively.")
+    abstract = "Hexane, chloroform and methanol soluble fractions were strongly cytotoxic (LC50 2.17, 2.77 and 2.46 µg/ml)."
+    claim = ("The hexane, chloroform and methanol soluble fractions were cytotoxic, with LC50 values of 2.17, 2.77 "
+             "and 2.46 µg/ml.")
+
+    def ruling(texts):
+        rows = [{"page": k + 1, "char_start": 0, "char_end": len(t), "text": t, "section": "", "page_label": str(k + 1),
+                 "vector": [1.0, 0.0]} for k, t in enumerate(texts)]
+        paper = paper_from_rows("p", rows)
+        windows = best_windows(claim, np.array([1.0, 0.0], dtype=np.float32), paper, None)
+        assert windows[0].text == results  # the sentence's best match by its words
+        return rule_ruling(claim, windows, paper, "Extracts of a Swamp Palm")
+
+    agreed = ruling([abstract, results])
+    assert agreed.verdict == "supported" and agreed.window.text == abstract
+    alone = ruling([results])
+    assert alone.verdict == "unsupported" and "aqueous" in alone.reason

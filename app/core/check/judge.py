@@ -154,8 +154,16 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         conflict = unit_conflict(claim, best.text)
         if conflict:
             return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
-    # Every figure stated, one given to another name ("respectively" lists, clause by clause).
+    # Every figure stated, one given to another name ("respectively" lists, clause by clause) —
+    # unless another place of the paper gives the figures as the sentence does (an abstract
+    # often states what the results list "respectively" with one more item).
     misassigned = misplaced_figure(claim, best.text, source="paper")
+    if misassigned and numbers:
+        floor = min(windows[0].coverage, 1.0) - NUMBER_SLACK
+        agreeing = next((w for w in windows if w is not best and numbers <= w.numbers and w.coverage >= floor
+                         and not misplaced_figure(claim, w.text, source="paper")), None)
+        if agreeing is not None:
+            best, misassigned = agreeing, None
     if misassigned:
         figure, why = misassigned
         return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
