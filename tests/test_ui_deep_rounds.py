@@ -27,7 +27,7 @@ from app.ui.research_controller import ResearchController
 from app.ui.research_pane import ResearchPane
 from app.ui.worker import WorkerHost
 
-from tests.test_ui_app import make_window, seed_library  # noqa: F401 - the window fixtures, shared
+from tests.test_ui_app import make_window  # noqa: F401 - the window fixture, shared (seed_library is in conftest)
 from tests.test_ui_helpers import wait_for_handle
 
 QUESTION = "How fast did alpine glaciers retreat, and how was it measured?"
