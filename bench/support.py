@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 from app.core.desk import Desk  # noqa: E402
 from app.core.models.catalog import JudgeCutoffs  # noqa: E402
 from app.core.records import Support  # noqa: E402
-from app.core.rating.labelled import GRID, MISATTRIBUTIONS, pairs_of, product  # noqa: E402,F401 (the app's pairs and rule)
+from app.core.rating.labelled import GRID, MISATTRIBUTIONS, choose_cutoffs, pairs_of, product  # noqa: E402,F401 (the app's pairs and rule)
 from app.core.research.support import (  # noqa: E402
     DEFAULT_JUDGE,
     ORDER,
@@ -88,9 +88,10 @@ def sweep(rows: list[dict], pairs: list[Pair], p_asked: list[float]) -> None:
         print(f"| {cs:.2f} | {cp:.2f} | {agree:.0%} | {passed}/{nmis} | {acc}/{nsup} |")
     halves = [everything[0::2], everything[1::2]]
     for name, fit, test in (("even", halves[0], halves[1]), ("odd", halves[1], halves[0])):
-        # The bar: no more than one misattribution in ten passed; the best agreement within it.
-        within = [g for g in grid if combined(*g, fit)[1] <= 0.1 * combined(*g, fit)[2]] or grid
-        best = max(within, key=lambda g: (combined(*g, fit)[0], -g[0]))
+        # The rule `models calibrate` uses too (labelled.choose_cutoffs): the best agreement passing at
+        # most one misattribution and one unsupported pair in ten.
+        chosen = choose_cutoffs(rows, pairs, p_asked, fit)
+        best = (chosen.supported, chosen.partial)
         agree, passed, nmis, acc, nsup = combined(*best, test)
         print(f"split-half: cut-offs {best} chosen on the {name} pairs score on the others: agrees {agree:.0%}, "
               f"misattributions passed {passed}/{nmis}, supported accepted {acc}/{nsup}")

@@ -127,3 +127,18 @@ def test_rate_asks_questions_made_from_the_library_and_keeps_the_report(make_des
     assert "not found" in missing["error"] and doc["recommended"]["chat"] == good["name"]
     kept = desk.last_rating()
     assert kept is not None and kept.to_dict() == doc
+
+
+def test_the_rule_takes_the_best_agreement_that_passes_at_most_one_misattribution_and_unsupported_pair_in_ten():
+    rows = labelled.load_rows()
+    pairs = labelled.pairs_of(rows)
+    # A judge sure of what is supported, half-sure of what is partial: the rule finds where it cuts.
+    level = {"supported": 0.9, "partial": 0.5, "unsupported": 0.1}
+    p = [level[r["label"]] if pair.for_model else None for r, pair in zip(rows, pairs)]
+    cuts = labelled.choose_cutoffs(rows, pairs, p)
+    assert cuts.partial <= 0.5 < cuts.supported <= 0.9
+    # One that says yes to unsupported pairs at 0.62: a cut at or below it passes them, so it is not taken.
+    p = [0.62 if r["label"] == "unsupported" and v is not None else v for r, v in zip(rows, p)]
+    cuts = labelled.choose_cutoffs(rows, pairs, p)
+    s = labelled.score_cuts(rows, pairs, p, cuts)
+    assert cuts.supported > 0.62 and s.unsupported_passed <= 0.1 * s.unsupported

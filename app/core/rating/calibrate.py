@@ -49,7 +49,8 @@ class Calibration:
                if self.cutoffs else "this judge gives no probabilities: it answers in words (uncalibrated)")
         out = [f"Judge: {self.model}", how,
                f"agreement with the hand labels: {s.agreement:.0%} of {s.pairs} pairs",
-               f"misattributions passed as supported: {s.misattributions_passed} of {s.misattributions}",
+               f"misattributions passed as supported: {s.misattributions_passed} of {s.misattributions}"
+               f" (all pairs labelled unsupported: {s.unsupported_passed} of {s.unsupported})",
                f"supported pairs accepted: {s.supported_accepted} of {s.supported}",
                f"{self.asked} pairs read by the model in {self.seconds:.0f} s"]
         if self.before is not None and self.before_cutoffs is not None and self.cutoffs is not None:

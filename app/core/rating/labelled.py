@@ -21,7 +21,9 @@ MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wr
 # The cut-offs tried (supported, partial): bench/support.py's sweep.
 CUTS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
 GRID = tuple((cs, cp) for cs in CUTS for cp in (0.2, 0.25, *CUTS) if cp <= cs)
-MAX_MISATTRIBUTIONS_PASSED = 0.1  # the rule: no more than one misattribution in ten passed as supported
+# The rule the starter's cut-offs were set by (research/support.py): no more than one misattribution,
+# and one unsupported pair, in ten passed as supported.
+MAX_PASSED = 0.1
 
 
 def pairs_path() -> Path:
@@ -66,14 +68,18 @@ class Score:
     supported_accepted: int
     supported: int
     pairs: int
+    unsupported_passed: int = 0  # pairs labelled unsupported (misattributions among them) passed as supported
+    unsupported: int = 0
 
 
 def score(rows: list[dict], verdicts: list[str]) -> Score:
-    mis = [v for r, v in zip(rows, verdicts) if r.get("kind") in MISATTRIBUTIONS]
-    sup = [v for r, v in zip(rows, verdicts) if r["label"] == "supported"]
+    def passed(keep) -> tuple[int, int]:
+        picked = [v for r, v in zip(rows, verdicts) if keep(r)]
+        return sum(v == "supported" for v in picked), len(picked)
+
     agree = sum(v == r["label"] for r, v in zip(rows, verdicts))
-    return Score(agree / max(1, len(rows)), sum(v == "supported" for v in mis), len(mis),
-                 sum(v == "supported" for v in sup), len(sup), len(rows))
+    return Score(agree / max(1, len(rows)), *passed(lambda r: r.get("kind") in MISATTRIBUTIONS),
+                 *passed(lambda r: r["label"] == "supported"), len(rows), *passed(lambda r: r["label"] == "unsupported"))
 
 
 def score_cuts(rows: list[dict], pairs: list[Pair], p_asked: list[float | None], cuts: JudgeCutoffs,
@@ -85,8 +91,9 @@ def score_cuts(rows: list[dict], pairs: list[Pair], p_asked: list[float | None],
 def choose_cutoffs(rows: list[dict], pairs: list[Pair], p_asked: list[float | None],
                    idx: list[int] | None = None) -> JudgeCutoffs:
     """The rule the check's cut-offs were set by: the best agreement among the cut-offs that pass
-    at most one misattribution in ten as supported (ties: the lower cut)."""
+    at most one misattribution and one unsupported pair in ten as supported (ties: the lower cut)."""
     scored = {g: score_cuts(rows, pairs, p_asked, JudgeCutoffs(*g), idx) for g in GRID}
-    within = [g for g, s in scored.items() if s.misattributions_passed <= MAX_MISATTRIBUTIONS_PASSED * s.misattributions] or list(GRID)
+    within = [g for g, s in scored.items() if s.misattributions_passed <= MAX_PASSED * s.misattributions
+              and s.unsupported_passed <= MAX_PASSED * s.unsupported] or list(GRID)
     best = max(within, key=lambda g: (scored[g].agreement, -g[0]))
     return JudgeCutoffs(*best)
