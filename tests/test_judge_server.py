@@ -115,3 +115,16 @@ def test_a_server_without_logprobs_judges_in_words(words_server, pairs):
     finally:
         remote.close()
     assert checked[0].verdict == "supported" and checked[0].confidence is None
+
+
+def test_an_answer_judged_by_a_server_without_probabilities_says_uncalibrated_in_its_notes(make_desk, fact_pdfs, tmp_path, words_server):
+    desk = make_desk(tmp_path / "lib")
+    assert desk.add([fact_pdfs]).ok
+    desk.settings.judge = ModelConfig(backend="openai", base_url=words_server)
+    result = desk.research("How fast did the glacier front retreat?")
+    assert desk.chat().judge is not None and desk.chat().judge.name == "words-only"
+    assert result.citations and any("uncalibrated" in m for m in result.messages), result.messages
+    # The chat model judging its own claims (in process, with probabilities): no such note.
+    desk.settings.judge = ModelConfig(backend="")
+    again = desk.research("How fast did the glacier front retreat?")
+    assert desk.chat().judge is None and not any("uncalibrated" in m for m in again.messages)

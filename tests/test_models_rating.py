@@ -124,9 +124,10 @@ def test_rate_asks_questions_made_from_the_library_and_keeps_the_report(make_des
     assert set(good["judge"]) == {"agreement", "misattributions_passed", "cutoffs"} and set(good["answers"]) == {"asked", "right"}
     assert good["answers"]["asked"] == 3 and good["read_tps"] > 0 and good["write_tps"] > 0 and good["peak_mb"] > 0
     assert good["judge"]["cutoffs"] is not None and good["answer_s_p50"] > 0
-    assert "not found" in missing["error"] and doc["recommended"]["chat"] == good["name"]
+    assert "not found" in report.models[1].error and missing["answers"]["asked"] == 0 and missing["read_tps"] is None
+    assert doc["recommended"]["chat"] == good["name"]
     kept = desk.last_rating()
-    assert kept is not None and kept.to_dict() == doc
+    assert kept is not None and kept.to_dict() == doc and kept.models[1].error == report.models[1].error
 
 
 def test_the_rule_takes_the_best_agreement_that_passes_at_most_one_misattribution_and_unsupported_pair_in_ten():

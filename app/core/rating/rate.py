@@ -49,8 +49,7 @@ class ModelRating:
                 "peak_mb": _round(self.peak_mb, 0), "judge": {"agreement": _round(judge.agreement, 3),
                                                            "misattributions_passed": judge.misattributions_passed,
                                                            "cutoffs": judge.cutoffs},
-                "answers": {"asked": self.asked, "right": self.right}, "answer_s_p50": _round(self.answer_s_p50),
-                **({"error": self.error} if self.error else {})}
+                "answers": {"asked": self.asked, "right": self.right}, "answer_s_p50": _round(self.answer_s_p50)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelRating":
@@ -75,7 +74,9 @@ class RatingReport:
         return {"models": [m.to_dict() for m in self.models], "recommended": {"chat": self.chat, "judge": self.judge}}
 
     def to_stored(self) -> dict[str, Any]:
-        return {**self.to_dict(), "questions": self.questions, "seconds": round(self.seconds, 1), "when": self.when}
+        """What the library keeps: the schema, and why a model was not rated, the questions, when."""
+        models = [{**m.to_dict(), **({"error": m.error} if m.error else {})} for m in self.models]
+        return {**self.to_dict(), "models": models, "questions": self.questions, "seconds": round(self.seconds, 1), "when": self.when}
 
     @classmethod
     def from_stored(cls, d: dict[str, Any]) -> "RatingReport":
