@@ -17,7 +17,7 @@ split.json:
   * development and held_out are disjoint and together hold every id of r-papers.jsonl,
     mixed.jsonl and heldout.jsonl; every h-question is held out;
   * no held-out id is spent: named in a commit message, named in a tracked file outside
-    bench/questions, or a question whose system answer was labelled in support-pairs.jsonl.
+    bench/questions and resources/judge (the labelled pairs, whose own ids look alike), or a question whose system answer was labelled in support-pairs.jsonl.
     A spent id belongs in development.
 
 Usage:
@@ -134,7 +134,8 @@ def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
                  for q in map(json.loads, (HERE / f).read_text().splitlines())}
     pairs = map(json.loads, (HERE.parents[1] / "resources" / "judge" / "support-pairs.jsonl").read_text().splitlines())
     spent = {questions[p["question"]] for p in pairs if p.get("question") in questions}
-    logs, tracked = git("log", "--format=%B"), git("grep", "-I", "-h", "-E", r"\b[qmh][0-9]{2}\b", "--", ".", ":!bench/questions")
+    logs, tracked = git("log", "--format=%B"), git("grep", "-I", "-h", "-E", r"\b[qmh][0-9]{2}\b", "--", ".", ":!bench/questions",
+                                                 ":!resources/judge")  # the labelled pairs' own ids (h01…), moved there
     if logs is None or tracked is None:
         print("git not available: commit messages and tracked files not checked for held-out ids")
     else:
