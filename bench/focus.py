@@ -10,6 +10,7 @@ passage's window), the evidence tokens sent to the model (~4 characters a token)
 time to the focused evidence on screen.
 
     .venv/bin/python bench/focus.py --library /tmp/rlib [--questions bench/questions/r-papers.jsonl] [--budget 640]
+        [--split development] [--set "merge_neighbours=section"]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from answers import _norm  # noqa: E402
-from retrieval import gold_pages, load_questions  # noqa: E402
+from retrieval import gold_pages, load_questions, split_questions, variant  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.research.axis_ticks import is_axis_ticks  # noqa: E402
@@ -51,12 +52,15 @@ def main() -> int:
     ap.add_argument("--questions", default=str(REPO / "bench" / "questions" / "r-papers.jsonl"))
     ap.add_argument("--budget", type=int, help="focus_tokens (default: the setting)")
     ap.add_argument("--first", type=int, nargs="+", help="first-turn budgets to compare (default: the setting)")
+    ap.add_argument("--split", choices=["development", "held-out"], help="that part of bench/questions/split.json")
+    ap.add_argument("--set", default="", help='ResearchParams for this run: "key=value,…" (as bench/retrieval.py --variant)')
     args = ap.parse_args()
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
-    questions = [q for q in load_questions(Path(args.questions)) if gold_pages(q, by_file)]
-    overrides = {"focus_tokens": args.budget} if args.budget else {}
+    questions = load_questions(Path(args.questions))
+    questions = [q for q in (split_questions(questions, args.split) if args.split else questions) if gold_pages(q, by_file)]
+    overrides = {**({"focus_tokens": args.budget} if args.budget else {}), **variant(f"set:{args.set}")[1]}
     budgets = args.first or [desk.settings.research.first_claim_tokens]
     hit_first: dict[int, list[float]] = {b: [] for b in budgets}
     facts_first: dict[int, list[float]] = {b: [] for b in budgets}
@@ -98,7 +102,8 @@ def main() -> int:
                 spent += cost
             hit_first[budget].append(float(any((e.paper_id, e.page) in gold for e in first)))
             facts_first[budget].append(float(facts_in("\n".join(e.focus_text for e in first), facts)))
-    print(f"{len(questions)} questions from {Path(args.questions).name}; focus_tokens {args.budget or desk.settings.research.focus_tokens}")
+    print(f"{len(questions)} questions from {Path(args.questions).name}; focus_tokens {args.budget or desk.settings.research.focus_tokens}; "
+          f"{args.split or 'all'} questions; {overrides or 'the settings'}")
     print("| | gold page in evidence | gold facts in evidence | evidence tokens p50 |")
     print("|---|---|---|---|")
     print(f"| stage-2 passages (whole) | {statistics.mean(hit_before):.1%} | {statistics.mean(facts_before):.1%} | {pct(tokens_before, .5):.0f} |")

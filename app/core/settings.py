@@ -76,6 +76,7 @@ class ResearchParams:
     k_evidence: int = 15
     mmr_lambda_evidence: float = 0.75  # seed: 0.6; 0.75 measured better on bench/retrieval.py
     cutoff_evidence: float | None = None
+    evidence_tokens: int = 4600  # stage 2 keeps at least k_evidence passages, more while they fit this many tokens (~4 characters each); 0: k_evidence
     hybrid: bool = True
     # How the prompt asks for citations: "numbers" (passages numbered [1], [2]…, the
     # model cites the number, the answer shows [PAPER_ID, page N]) or "tags" (each

@@ -32,6 +32,7 @@ from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from . import retrieval
 from .mmr import mmr, scale01
+from .evidence_size import candidates_to_fetch, within_tokens
 from .back_matter import is_back_matter_section
 from .reference_lists import is_reference_list
 from .references import build_references, references_markdown
@@ -216,7 +217,8 @@ class Funnel:
         p = self.params
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}…")
         table = self.library.chunks_table(CONTENT_CHUNKS)
-        candidates = retrieval.search(table, qvec, query, limit=p.k_evidence * EVIDENCE_POOL, papers=self.within(shortlist), hybrid=p.hybrid)
+        candidates = retrieval.search(table, qvec, query, limit=candidates_to_fetch(p.k_evidence, p.evidence_tokens, EVIDENCE_POOL),
+                                      papers=self.within(shortlist), hybrid=p.hybrid)
         if not candidates:  # only a shortlist with no indexed text can give nothing at all
             raise NoIndexedContent(
                 "The shortlisted papers have no indexed full text.",
@@ -236,7 +238,9 @@ class Funnel:
             # Never leave the model with nothing: keep the few best and say so.
             passing = candidates[:3]
             notes.append("Stage 2: no passage reached the similarity cutoff; the 3 best matches are used, so the answer may be weak.")
-        order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), p.k_evidence, p.mmr_lambda_evidence) if passing else []
+        # Evidence counted in tokens: at least k_evidence passages, more while they fit evidence_tokens (evidence_size.py).
+        order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), len(passing), p.mmr_lambda_evidence) if passing else []
+        order = within_tokens([passing[i].text for i in order], p.k_evidence, p.evidence_tokens, order)
         evidence = [
             Evidence(
                 number=n,

@@ -1,0 +1,52 @@
+"""How much evidence stage 2 keeps: counted in tokens, not only in passages.
+
+Chunks sized by the embedder's own tokenizer came out a third more numerous and smaller
+than the chunks before (1,237 against 988 for the 29 r-papers), so 15 passages held ~14 %
+less text (~4,000 tokens against ~4,650) and the answer's page was less often among the first
+five *passages* (0.82 against 0.84 on the r-papers development questions). Counted in text,
+the new ranking is as good or better: the answer's page within the first 1,500 tokens of the
+evidence for 0.85 of the questions against 0.84 (mixed fields 0.84 against 0.81). So stage 2
+keeps its passages, best first in MMR order, while they fit a token budget: the text the 15
+passages held before. docs/research.md ("Evidence counted in tokens") has the figures.
+
+Tokens are ~4 characters each, as the focusing step counts them without the chat model's
+tokenizer: cheap, and only the amount of text matters here. What the model reads is sized
+later, by focusing (focus_tokens), whatever stage 2 keeps.
+"""
+
+from __future__ import annotations
+
+import math
+
+CHARS_PER_TOKEN = 4
+# A passage's tokens at ~4 characters each, before the budget is known to be filled (median
+# of the r-papers and mixed-fields chunks: ~930 characters): how many candidates to fetch.
+PASSAGE_TOKENS = 240
+
+
+def tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def candidates_to_fetch(k: int, budget: int, per_passage: int) -> int:
+    """Candidates stage 2 fetches: `per_passage` for each passage it may keep."""
+    wanted = max(k, math.ceil(budget / PASSAGE_TOKENS)) if budget > 0 else k
+    return wanted * per_passage
+
+
+def within_tokens(texts: list[str], k: int, budget: int, order: list[int] | None = None) -> list[int]:
+    """The first passages of `order` (default: 0..n-1; `texts` in that order) to keep: the
+    first `k`, and the ones after them while the total stays within `budget` tokens.
+
+    budget 0: exactly the first `k`, as when evidence was counted in passages."""
+    order = list(range(len(texts))) if order is None else order
+    if budget <= 0:
+        return order[:k]
+    kept, spent = 0, 0
+    for text in texts:
+        cost = tokens(text)
+        if kept >= k and spent + cost > budget:
+            break
+        kept += 1
+        spent += cost
+    return order[:kept]
