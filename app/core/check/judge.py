@@ -159,7 +159,6 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
     # often states what the results list "respectively" with one more item).
     misassigned = misplaced_figure(claim, best.text, source="paper")
     if misassigned and numbers:
-        floor = min(windows[0].coverage, 1.0) - NUMBER_SLACK
         agreeing = next((w for w in windows if w is not best and numbers <= w.numbers and w.coverage >= floor
                          and not misplaced_figure(claim, w.text, source="paper")), None)
         if agreeing is not None:
