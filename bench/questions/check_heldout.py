@@ -127,8 +127,6 @@ def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
     if set(dev) | set(held) != set(every):
         errors.append(f"split: missing {sorted(set(every) - set(dev) - set(held))}, "
                       f"unknown {sorted(set(dev) | set(held) - set(every))}")
-    if not {q.get("id") for q in heldout} <= set(held):
-        errors.append("split: every question of heldout.jsonl is held out")
     # Spent: the system's answers to these questions were read and labelled.
     questions = {q["question"]: q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "heldout.jsonl")
                  for q in map(json.loads, (HERE / f).read_text().splitlines())}
@@ -142,6 +140,9 @@ def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
         spent |= set(ID.findall(logs)) | set(ID.findall(tracked))
     if spent & set(held):
         errors.append(f"split: spent ids still held out (move them to development): {sorted(spent & set(held))}")
+    # A question of heldout.jsonl leaves the held-out part only once it is spent.
+    if not {q.get("id") for q in heldout} - spent <= set(held):
+        errors.append("split: every unspent question of heldout.jsonl is held out")
     return len(dev), len(held)
 
 
