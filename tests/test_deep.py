@@ -294,9 +294,12 @@ def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_ans
     # A slow machine (reads 50, writes 5 tokens/s): reading the library takes longer than the budget.
     # The model sees no gaps at once and judges citations unsupported: the search widens instead
     # of stopping, and the claims no passage supports are withdrawn and said to be (with
-    # withdrawing off, test below, they stay marked).
+    # withdrawing off, test below, they stay marked). The library's 40 short pages all fit stage 2's
+    # token budget, so evidence is counted in passages here (evidence_tokens=0): standard mode reads
+    # 15 of them and leaves the rest for the rounds to find.
     chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported", "unsupported"))
-    run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0)
+    run = deep_for(wide_library, chat, deep=True, minutes=5.0, clock=clock, cutoff_evidence=0.0, cutoff_summaries=0.0,
+                   evidence_tokens=0)
     result = run.run(QUESTION)
     used = run.budget.elapsed()
     assert 0.8 * 300 <= used <= 1.1 * 300, used

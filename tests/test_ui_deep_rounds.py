@@ -350,7 +350,7 @@ def scripted_deep(gate: threading.Event | None = None):
     from app.core.errors import Cancelled
     from app.core.research.deep import DeepCancelled
 
-    def job(ctx, question, mode="standard", time_minutes=None):
+    def job(ctx, question, mode="standard", time_minutes=None, scope=None):
         pool = Pool()
         script = Script(None if time_minutes is None else time_minutes * 60)
         emit = ctx.task.emit
