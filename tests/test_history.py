@@ -73,7 +73,7 @@ def test_list_search_delete_and_numbers_stay(history_library):
     assert numbers == sorted(numbers, reverse=True)  # newest first
     assert [e.number for e in desk.history("glacier retreat")] [:1] == [glacier.extra["history"]]
     assert kestrel.extra["history"] in [e.number for e in desk.history("14 SEPTEMBER")]  # the answer is searched, any case
-    assert desk.history("xylophone") == []
+    assert len(desk.history("xylophone")) == 0
     desk.delete_history(kestrel.extra["history"])
     assert kestrel.extra["history"] not in [e.number for e in desk.history()]
     with pytest.raises(ResearchDeskError):
@@ -168,3 +168,27 @@ def test_cli_history_list_show_export_delete(history_library, capsys, tmp_path):
     assert "14 September" in md.read_text() and "@" in bib.read_text()
     assert cli.main([*lib, "history", "delete", str(n)]) == 0
     assert cli.main([*lib, "history", "show", str(n)]) == 1
+
+
+def test_listing_builds_entries_as_they_are_read(tmp_path):
+    # The listing is Arrow columns newest first; an entry is built when its row is read, with the
+    # same values the table holds, and its removed papers judged against the library's papers.
+    import pyarrow as pa
+
+    from app.core.history.listing import ENTRY_COLUMNS, HistoryEntries
+
+    rows = pa.table({"number": [3, 2, 1], "asked_at": ["c", "b", "a"], "query": ["q3", "q2", "q1"],
+                     "mode": ["standard"] * 3, "model": ["m"] * 3, "scope": ["all papers"] * 3,
+                     "cited": [["p1", "gone"], None, ["p1"]], "claims": [2, None, 1], "supported": [1, None, 1],
+                     "partial": [0, None, 0], "unsupported": [1, None, 0], "seconds": [9.5, None, 3.0],
+                     "improves": [1, None, None]}).select(list(ENTRY_COLUMNS))
+    entries = HistoryEntries(rows, frozenset({"p1"}))
+    assert len(entries) == 3 and [e.number for e in entries] == [3, 2, 1] == entries.numbers()
+    assert entries[0].removed == ["gone"] and entries[0].improves == 1 and entries[0].claims == 2
+    assert entries[1].cited == [] and entries[1].claims == 0 and entries[1].seconds == 0.0  # empty cells read as defaults
+    assert entries[-1].query == "q1" and [e.number for e in entries[1:]] == [2, 1]
+    assert entries.index_of(1) == 2 and entries.index_of(7) == -1
+    assert entries.with_papers(frozenset({"p1", "gone"}))[0].removed == []
+    assert [e.number for e in entries.where(pa.array([True, False, True]))] == [3, 1]
+    with pytest.raises(IndexError):
+        entries[3]

@@ -3,6 +3,7 @@ export and delete (issue 53). The pane only shows and asks; history_controller.p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
@@ -28,6 +29,14 @@ def local_time(iso: str) -> str:
         return iso[:16].replace("T", " ")
 
 
+def _row_of(entries: Sequence[HistoryEntry], number: int) -> int:
+    """Where answer `number` is listed, or -1; the core's listing finds it without building entries."""
+    index_of = getattr(entries, "index_of", None)
+    if index_of is not None:
+        return index_of(number)
+    return next((i for i, e in enumerate(entries) if e.number == number), -1)
+
+
 def claims_text(e: HistoryEntry) -> str:
     if not e.claims:
         return f"{len(e.cited)} paper{'s' if len(e.cited) != 1 else ''}"
@@ -37,11 +46,12 @@ def claims_text(e: HistoryEntry) -> str:
 class HistoryModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.entries: list[HistoryEntry] = []
+        self.entries: Sequence[HistoryEntry] = []
 
-    def set_entries(self, entries: list[HistoryEntry]) -> None:
+    def set_entries(self, entries: Sequence[HistoryEntry]) -> None:
+        """Kept as given: the core's listing builds an entry only when its row is shown."""
         self.beginResetModel()
-        self.entries = list(entries)
+        self.entries = entries
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
@@ -154,7 +164,7 @@ class HistoryPane(QWidget):
         self.table.addAction(delete)
         self.set_entries([], total=0)
 
-    def set_entries(self, entries: list[HistoryEntry], total: int) -> None:
+    def set_entries(self, entries: Sequence[HistoryEntry], total: int) -> None:
         """The listed answers (a search's, or all), and how many the history holds."""
         selected = self.selected_number()
         self.model.set_entries(entries)
@@ -162,7 +172,8 @@ class HistoryPane(QWidget):
         self.count_label.setText(f"{len(entries)} of {total}" if searching else f"{total} answer{'s' if total != 1 else ''}")
         self.table.setVisible(bool(entries) or searching)
         self.empty_hint.setVisible(not entries and not searching)
-        row = next((i for i, e in enumerate(entries) if e.number == selected), 0 if entries else -1)
+        row = _row_of(entries, selected) if selected is not None else -1
+        row = row if row >= 0 else (0 if entries else -1)
         if row >= 0:
             self.table.selectRow(row)
         self._enable()

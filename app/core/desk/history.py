@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from ..errors import ResearchDeskError
 from ..history import HistoryEntry, HistoryRecord, HistoryStore
@@ -20,8 +21,10 @@ class HistoryOperations(PaperOperations):
             store = self._history_store = HistoryStore(self.library)
         return store
 
-    def history(self, search: str = "", limit: int | None = None) -> list[HistoryEntry]:
-        """The answers asked of this library, newest first; `search`: every word in the question or answer."""
+    def history(self, search: str = "", limit: int | None = None) -> Sequence[HistoryEntry]:
+        """The answers asked of this library, newest first; `search`: every word in the question or answer.
+
+        A read-only sequence: its entries are built as they are read (history/listing.py)."""
         return self._history().entries(search, limit)
 
     def history_record(self, number: int) -> HistoryRecord:

@@ -19,7 +19,7 @@ import json
 import logging
 import threading
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -31,6 +31,7 @@ from ..library import Library
 from ..records import ResearchResult
 from ..scope import Scope
 from ..table_reader import snapshot
+from .listing import ENTRY_COLUMNS, HistoryEntries
 from .records import HistoryEntry, HistoryRecord
 
 log = logging.getLogger(__name__)
@@ -68,18 +69,13 @@ def history_schema() -> pa.Schema:
 LIST_COLUMNS = [f.name for f in history_schema() if f.name not in ("key", "result")]
 
 
-# The listing's columns, in HistoryEntry's field order (its `removed` is judged against the library).
-ENTRY_COLUMNS = [f.name for f in history_schema() if f.name not in ("key", "answer", "result")]
-
-
 @dataclass
 class _Listing:
     version: int
-    papers: frozenset[str]  # the library's paper ids the entries' `removed` was judged against
-    entries: list[HistoryEntry]  # newest first
-    rank: list[int]  # rank[i]: where the table's row i stands in `entries`
+    entries: HistoryEntries  # newest first, judged against the library's papers of the last read
+    order: pa.Array  # the table's row numbers, newest first
     dataset: Any  # the table at `version`, for the text read on the first search
-    text: pa.Table | None = None  # query and answer in the table's row order
+    text: pa.Table | None = None  # query and answer, newest first
 
 
 class HistoryStore:
@@ -131,20 +127,22 @@ class HistoryStore:
         return row["number"]
 
     # -- reading -------------------------------------------------------------------------
-    def entries(self, search: str = "", limit: int | None = None) -> list[HistoryEntry]:
-        """Newest first; with `search`, those whose question or answer holds every word of it."""
+    def entries(self, search: str = "", limit: int | None = None) -> HistoryEntries | list[HistoryEntry]:
+        """Newest first; with `search`, those whose question or answer holds every word of it.
+
+        Without a limit, a read-only sequence whose entries are built as they are read."""
         listed = self._listed()
         entries = listed.entries
         if search.split():
             if listed.text is None:  # listing alone never reads the answers' text (~1 KB each)
-                listed.text = listed.dataset.to_table(columns=["query", "answer"])
+                listed.text = listed.dataset.to_table(columns=["query", "answer"]).take(listed.order)
             hit = None
             for word in search.split():
                 found = pc.or_(pc.match_substring(listed.text.column("query"), word, ignore_case=True),
                                pc.match_substring(listed.text.column("answer"), word, ignore_case=True))
                 hit = found if hit is None else pc.and_(hit, found)
-            entries = [entries[r] for r in sorted(listed.rank[i] for i in pc.indices_nonzero(hit).to_pylist())]
-        return entries[:limit] if limit is not None else list(entries)  # records shared with the listing: read-only
+            entries = entries.where(hit)
+        return entries[:limit] if limit is not None else entries
 
     def get(self, number: int) -> HistoryRecord:
         """One answer as it was, its cited papers that left the library since marked."""
@@ -172,9 +170,8 @@ class HistoryStore:
         papers = self._paper_ids()
         with self._lock:
             kept = self._listing
-            if kept is not None and kept.version == snap.version and kept.papers != papers:  # a paper came or went
-                kept.entries = [replace(e, removed=[p for p in e.cited if p not in papers]) for e in kept.entries]
-                kept.papers = papers
+            if kept is not None and kept.version == snap.version and kept.entries.papers != papers:  # a paper came or went
+                kept.entries = kept.entries.with_papers(papers)
             if kept is None or kept.version != snap.version:
                 kept = self._listing = _read_listing(snap, papers)
             return kept
@@ -195,18 +192,10 @@ class HistoryStore:
 
 
 def _read_listing(snap, papers: frozenset[str]) -> _Listing:
-    """Column by column, records built positionally: row-wise reading of 10,000 rows took a second."""
-    rows = snap.dataset.to_table(columns=ENTRY_COLUMNS)
-    columns = [rows.column(name).to_pylist() for name in ENTRY_COLUMNS]
-    numbers = columns[0]
-    order = sorted(range(len(numbers)), key=numbers.__getitem__, reverse=True)
-    rank = [0] * len(order)
-    for r, i in enumerate(order):
-        rank[i] = r
-    records = list(zip(*columns))
-    entries = [HistoryEntry(*r[:6], r[6] or [], r[7] or 0, r[8] or 0, r[9] or 0, r[10] or 0, r[11] or 0.0, r[12],
-                            [p for p in r[6] or () if p not in papers]) for r in map(records.__getitem__, order)]
-    return _Listing(snap.version, papers, entries, rank, snap.dataset)
+    """The short columns in Arrow, newest first; entries are built as the list reads them (listing.py)."""
+    rows = snap.dataset.to_table(columns=list(ENTRY_COLUMNS))
+    order = pc.sort_indices(rows, [("number", "descending")])
+    return _Listing(snap.version, HistoryEntries(rows.take(order).combine_chunks(), papers), order, snap.dataset)
 
 
 def _row(result: ResearchResult, model: str, number: int) -> dict:
