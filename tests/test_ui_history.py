@@ -183,10 +183,14 @@ def test_library_shows_filters_and_edits_tags_and_collections(qtbot, window):
     assert items == ["All papers", "Tag: insects", "Collection: Field", "Collection: Field/Alps"] and lp.label_filter.isVisibleTo(lp)
     lp.label_filter.setCurrentIndex(items.index("Collection: Field"))
     assert sorted(lp.visible_ids()) == sorted([ids["bees"], ids["glaciers"]])
+    assert lp.count_label.text() == "2 of 3 papers"  # the count says the filter hides some
     lp.label_filter.setCurrentIndex(items.index("Tag: insects"))
-    assert lp.visible_ids() == [ids["bees"]]
+    assert lp.visible_ids() == [ids["bees"]] and lp.count_label.text() == "1 of 3 papers"
     lp.label_filter.setCurrentIndex(0)
-    assert len(lp.visible_ids()) == 3
+    assert len(lp.visible_ids()) == 3 and lp.count_label.text() == "3 papers"
+    lp.filter.setText("zzz-no-such-paper")
+    assert lp.count_label.text() == "0 of 3 papers"
+    lp.filter.setText("")
     tip = lp.model.data(lp.model.index(lp.model.row_of(ids["bees"]), 0), 3)  # ToolTipRole
     assert "Tags: insects" in tip and "Collections: Field/Alps" in tip
 

@@ -95,6 +95,8 @@ class LibraryPane(QWidget):
         self.proxy = PaperFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.filter.textChanged.connect(self._filter_changed)
+        for changed in (self.proxy.modelReset, self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.layoutChanged):
+            changed.connect(self._update_count)  # a filter that hides papers says how many it shows
 
         self.table = QTableView()
         self.table.setModel(self.proxy)
@@ -156,16 +158,24 @@ class LibraryPane(QWidget):
     # -- data -------------------------------------------------------------------------
     def set_papers(self, papers: list[Paper]) -> None:
         self.model.set_papers(papers)
-        failed = sum(1 for p in papers if p.status == "failed")
-        text = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
-        if failed:
-            text += f" · {failed} failed"
-        self.count_label.setText(text)
         self._fill_label_filter(papers)
+        self._update_count()
         empty = not papers
         self.table.setVisible(not empty)
         self.filter.setVisible(not empty)
         self.empty_hint.setVisible(empty)
+
+    def _update_count(self, *_args) -> None:
+        """"29 papers", or "12 of 29 papers" while the text or label filter hides some."""
+        papers = self.model.papers()
+        shown = self.proxy.rowCount()
+        text = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+        if shown < len(papers):
+            text = f"{shown} of {text}"
+        failed = sum(1 for p in papers if p.status == "failed")
+        if failed:
+            text += f" · {failed} failed"
+        self.count_label.setText(text)
 
     def _fill_label_filter(self, papers: list[Paper]) -> None:
         tags = sorted({t for p in papers for t in p.tags}, key=str.casefold)
