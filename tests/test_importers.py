@@ -224,14 +224,21 @@ def test_zotero_import_metadata_collections_and_resync(make_desk, zotero, tmp_pa
     assert again.pdfs is None  # no PDF went through the importer
     assert (desk.library.count_chunks(CONTENT_CHUNKS), desk.library.count_chunks(SUMMARY_CHUNKS)) == chunks
 
-    # A title changed in Zotero (and the item moved to another collection) syncs; nothing re-imported.
+    # Labels the user adds by hand in the library survive the syncs; Zotero's follow Zotero.
+    desk.set_labels([kestrel.id], tags=["cite in ch. 2"], collections=["Thesis/Chapter 2"], add=True)
+
+    # A title changed in Zotero (and the item moved to another collection, a tag removed) syncs;
+    # nothing re-imported.
     z.set_field(ids["kestrel"], "title", "Autumn Departure of Alpine Kestrels")
     z.file_in(z.collection("Favourites"), ids["kestrel"])
+    z.con.execute("DELETE FROM itemTags WHERE itemID=? AND tagID=(SELECT tagID FROM tags WHERE name='to-read')", (ids["kestrel"],))
+    z.con.commit()
     third = import_zotero(make, z.path, Task())
     assert third.count("updated") == 1 and third.count("unchanged") == 1 and third.pdfs is None
     updated = desk.library.get_paper(kestrel.id)
     assert updated.title == "Autumn Departure of Alpine Kestrels"
-    assert "Favourites" in updated.collections and "Birds/Raptors" in updated.collections
+    assert sorted(updated.collections) == ["Birds/Raptors", "Favourites", "Thesis/Chapter 2"]
+    assert sorted(updated.tags) == ["cite in ch. 2", "migration"]  # Zotero's "to-read" went, the hand tag stayed
     assert desk.library.count_chunks(CONTENT_CHUNKS) == chunks[0]
     profile = desk.library.chunks_table(SUMMARY_CHUNKS).search().where(f"paper_id = '{kestrel.id}' AND source_type = 'abstract'").limit(10).to_list()
     assert any("Autumn Departure" in r["text"] for r in profile)  # scoping sees the new title

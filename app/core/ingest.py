@@ -422,6 +422,7 @@ class Importer:
             tags=list(entry.tags) if entry is not None else list(previous.tags) if previous is not None else [],
             collections=list(entry.collections) if entry is not None else list(previous.collections) if previous is not None else [],
             source_key=entry.source_key if entry is not None else previous.source_key if previous is not None else "",
+            source_labels=entry.labels() if entry is not None else previous.source_labels if previous is not None else None,
             source_file=previous.source_file if previous is not None and previous.source_file else item.path.name,
             page_count=item.page_count,
             page_labels=item.labels,

@@ -42,6 +42,7 @@ def papers_schema() -> pa.Schema:
             pa.field("source_key", pa.string()),
             pa.field("unsure", pa.list_(pa.string())),
             pa.field("collections", pa.list_(pa.string())),  # issue 53; nulls in older tables
+            pa.field("source_labels", pa.list_(pa.string())),  # null: not recorded (Paper.source_labels)
         ]
     )
 
@@ -122,6 +123,8 @@ def paper_from_row(row: dict[str, Any]) -> Paper:
     for key in ("venue", "source_key"):
         data[key] = data.get(key) or ""
     data["summarized"] = bool(data.get("summarized"))
+    labels = data.get("source_labels")
+    data["source_labels"] = None if labels is None else list(labels)
     return Paper(**data)
 
 

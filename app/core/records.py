@@ -76,6 +76,9 @@ class Paper:
     source_key: str = ""
     unsure: list[str] = field(default_factory=list)  # metadata fields to check (see PaperMeta)
     collections: list[str] = field(default_factory=list)  # "Parent/Child" paths (Zotero's, or the user's)
+    # The tags and collections its source set at the last sync ("tag:x", "collection:A/B"), so a
+    # sync replaces those and keeps the ones the user added by hand; None: not recorded (older libraries).
+    source_labels: list[str] | None = None
 
     @property
     def year(self) -> str:

@@ -153,7 +153,7 @@ class PaperOperations(DeskParts):
     def set_labels(self, ids: list[str], *, tags: list[str] | None = None, collections: list[str] | None = None,
                    add: bool = False) -> list[Paper]:
         """Set (or with `add`, add to) the tags and collections of papers, in one commit. A Zotero
-        sync replaces those it set itself; a re-import keeps them."""
+        sync replaces only those it set itself (Paper.source_labels); a re-import keeps them all."""
         def merged(old: list[str], new: list[str] | None) -> list[str]:
             if new is None:
                 return list(old)

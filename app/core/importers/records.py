@@ -24,6 +24,10 @@ class SourceEntry:
     missing: str = ""  # why `pdf` is None (or where it was looked for)
     collections: list[str] = field(default_factory=list)  # Zotero's "Parent/Child" collection paths
 
+    def labels(self) -> list[str]:
+        """Its tags and collections as Paper.source_labels records them."""
+        return [f"tag:{t}" for t in self.tags] + [f"collection:{c}" for c in self.collections]
+
     def merged_meta(self, found: PaperMeta) -> PaperMeta:
         """The entry's values where it has them, the ones read from the PDF elsewhere.
 

@@ -121,19 +121,33 @@ def _entry_outcome(importer: Importer, entry: SourceEntry, outcome: ImportOutcom
                         outcome.paper_id, f"{entry.label}: {outcome.message}")
 
 
+def _labels_after_sync(paper: Paper, entry: SourceEntry) -> tuple[list[str], list[str]]:
+    """The paper's tags and collections after a sync with `entry`.
+
+    A sync replaces the labels its source set before (an item taken out of a collection leaves
+    it here too) and keeps those the user added by hand; a paper that came from elsewhere keeps
+    all its own beside the entry's. A paper synced before its source's labels were recorded
+    (source_labels None) has them all replaced, as then."""
+    if paper.source_key != entry.source_key:
+        hand_tags, hand_collections = paper.tags, paper.collections
+    elif paper.source_labels is None:
+        hand_tags, hand_collections = [], []
+    else:
+        before = set(paper.source_labels)
+        hand_tags = [t for t in paper.tags if f"tag:{t}" not in before]
+        hand_collections = [c for c in paper.collections if f"collection:{c}" not in before]
+    return (list(dict.fromkeys(entry.tags + hand_tags)), list(dict.fromkeys(entry.collections + hand_collections)))
+
+
 def _update(importer: Importer, paper: Paper, entry: SourceEntry) -> EntryOutcome:
     """Give an imported paper the entry's metadata, tags and key; re-embed only its profile."""
     current = PaperMeta(*(getattr(paper, f) for f in META_FIELDS), unsure=list(paper.unsure))
     meta = entry.merged_meta(current)
     # Keep a key from another source: the paper's own source keeps syncing it.
     source_key = entry.source_key if not paper.source_key or paper.source_key == entry.source_key else paper.source_key
-    # A sync replaces the tags and collections it set before (an item taken out of a collection
-    # leaves it here too); a paper that came from elsewhere keeps its own beside the entry's.
-    same_source = paper.source_key == entry.source_key
-    tags = list(dict.fromkeys(entry.tags + ([] if same_source else paper.tags)))
-    collections = list(dict.fromkeys(entry.collections + ([] if same_source else paper.collections)))
+    tags, collections = _labels_after_sync(paper, entry)
     updated = replace(paper, **{f: getattr(meta, f) for f in META_FIELDS}, unsure=meta.unsure, tags=tags,
-                      collections=collections, source_key=source_key)
+                      collections=collections, source_key=source_key, source_labels=entry.labels())
     # The user's own corrections outrank the source's metadata, as they do on re-import.
     updated = corrections.apply(updated, corrections.for_paper(importer.library.root, paper.content_hash))
     if updated == paper:
