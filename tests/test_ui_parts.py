@@ -418,6 +418,8 @@ def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
     # The quotes stand under their own heading beneath the answer, and the header counts claims apart from them.
     assert html.index("Kestrels leave around") < html.index("Key passages") < start
     assert citation_summary(result) == "1 claim · 1 supported · 1 key passage"
+    result.claims[0].support = "partial"
+    assert citation_summary(result) == "1 claim · 1 partly supported · 1 key passage"  # no "0 supported" beside it
 
 
 def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_only_searched(qtbot, qapp):

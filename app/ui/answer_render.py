@@ -271,8 +271,11 @@ def claims_summary(result: ResearchResult) -> str:
     key passages are counted apart, since a quote is supported by construction."""
     n = result.claim_counts()
     parts = [f"{n['claims']} claim{'s' if n['claims'] != 1 else ''}"]
+    # "0 supported" only where no verdict else is shown: beside "1 partly supported" it is noise
+    # that pushed the key passages out of the header.
+    others = n["partial"] or n["unsupported"]
     parts += [f"{n[k]} {label}" for k, label in (("supported", "supported"), ("partial", "partly supported"),
-                                                  ("unsupported", "unsupported")) if n[k] or k == "supported"]
+                                                  ("unsupported", "unsupported")) if n[k] or (k == "supported" and not others)]
     if n["key_passages"]:
         parts.append(f"{n['key_passages']} key passage{'s' if n['key_passages'] != 1 else ''}")
     return " · ".join(parts)

@@ -72,7 +72,6 @@ class LibraryPane(QWidget):
         # With its menu arrow the button must not be squeezed by the count beside it in a narrow pane.
         self.add_button.setMinimumWidth(self.add_button.sizeHint().width())
         head.addWidget(self.title)
-        head.addWidget(self.count_label)
         head.addStretch(1)
         head.addWidget(self.add_button)
         layout.addLayout(head)
@@ -130,6 +129,9 @@ class LibraryPane(QWidget):
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)
         layout.addWidget(self.empty_hint, 1)
+        # Under the list, as a file browser's status line: beside the title it pushed "Add papers…"
+        # out of a pane at its minimum width.
+        layout.addWidget(self.count_label)
 
         self.import_panel = ImportPanel()
         layout.addWidget(self.import_panel)
@@ -164,6 +166,7 @@ class LibraryPane(QWidget):
         self.table.setVisible(not empty)
         self.filter.setVisible(not empty)
         self.empty_hint.setVisible(empty)
+        self.count_label.setVisible(not empty)
 
     def _update_count(self, *_args) -> None:
         """"29 papers", or "12 of 29 papers" while the text or label filter hides some."""
