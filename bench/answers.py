@@ -49,11 +49,11 @@ from retrieval import gold_pages, load_questions, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
-from app.core.research.citations import claim_before  # noqa: E402
-from app.core.research.back_matter import is_back_matter_section, is_back_matter_unit  # noqa: E402
-from app.core.research.first_turn_size import reading_speed  # noqa: E402
-from app.core.research.reference_lists import is_bibliography, is_entry  # noqa: E402
-from app.core.research.support import Pair, check_pairs  # noqa: E402
+from app.core.research.text.citations import claim_before  # noqa: E402
+from app.core.research.evidence.back_matter import is_back_matter_section, is_back_matter_unit  # noqa: E402
+from app.core.research.evidence.first_turn_size import reading_speed  # noqa: E402
+from app.core.research.evidence.reference_lists import is_bibliography, is_entry  # noqa: E402
+from app.core.research.check.support import Pair, check_pairs  # noqa: E402
 
 QUESTIONS = REPO / "bench" / "questions"
 
@@ -327,7 +327,7 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
     for name, s in stats.items():
         if s["length"]:
             print(f"- {name}: answer {pct(s['length'], .5):.0f} words p50, {pct(s['length'], .95):.0f} p95 (citations left out)")
-    # The first turn grows with the model's measured reading speed (research/first_turn_size.py).
+    # The first turn grows with the model's measured reading speed (research/evidence/first_turn_size.py).
     sized = [(name, s) for name, s in stats.items() if s["first_tokens"] and not name.startswith("today")]
     for name, s in sized:
         print(f"- {name}: first turn {pct(s['first_tokens'], .5):.0f} tokens p50 ({min(s['first_tokens'])}–"

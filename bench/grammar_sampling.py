@@ -49,7 +49,7 @@ def main() -> int:
     from app.core.desk import Desk
     from app.core.models.grammar_sampling import GrammarLastLlama
     from app.core.models.llamacpp import _threads
-    from app.core.research.claims import claims_schema
+    from app.core.research.answer.claims import claims_schema
 
     cfg = Desk().chat_config()
     threads = _threads(cfg)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import llama_cpp  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.research.support import ORDER, Pair, judge_beginning, judge_text, pair_messages, support_probability  # noqa: E402
+from app.core.research.check.support import ORDER, Pair, judge_beginning, judge_text, pair_messages, support_probability  # noqa: E402
 from support import MISATTRIBUTIONS, load, pairs_of  # noqa: E402
 
 PENALTIES = (1.0, 10.0, 100.0, 1000.0)  # the probe's L2 weights tried (all printed: none is chosen on the test pairs)

@@ -60,8 +60,8 @@ def main() -> int:
     from app.core.models import reply_opening
     from app.core.models.llamacpp import LlamaCppChat
     from app.core.records import Evidence
-    from app.core.research.claims import claims_schema
-    from app.core.research.synthesis import claims_prompt
+    from app.core.research.answer.claims import claims_schema
+    from app.core.research.answer.synthesis import claims_prompt
 
     cfg = Desk().chat_config()
     chat = LlamaCppChat(cfg)

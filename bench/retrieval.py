@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
 from app.core.library import CONTENT_CHUNKS  # noqa: E402
-from app.core.research import retrieval  # noqa: E402
+from app.core.research.evidence import retrieval  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"
 QUESTIONS = REPO / "bench" / "questions"

@@ -41,7 +41,7 @@ from app.core.desk import Desk  # noqa: E402
 from app.core.models.catalog import JudgeCutoffs  # noqa: E402
 from app.core.records import Support  # noqa: E402
 from app.core.rating.labelled import GRID, MISATTRIBUTIONS, choose_cutoffs, pairs_of, product  # noqa: E402,F401 (the app's pairs and rule)
-from app.core.research.support import (  # noqa: E402
+from app.core.research.check.support import (  # noqa: E402
     DEFAULT_JUDGE,
     ORDER,
     Pair,

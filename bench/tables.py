@@ -187,7 +187,7 @@ def questions(library: str, build: str, no_tables: bool, model: str) -> None:
         report = desk.add([Path(build)])
         print(f"imported {build}: {report.count('added')} papers in {time.perf_counter() - started:.0f} s")
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
-    from app.core.research.synthesis import focus_into
+    from app.core.research.answer.synthesis import focus_into
 
     in_evidence = in_focus = asked = 0
     for qid, pdf, page, question, name, value in QUESTIONS:
@@ -214,7 +214,7 @@ def questions(library: str, build: str, no_tables: bool, model: str) -> None:
 def bench_questions(desk: Desk, by_file: dict[str, str]) -> None:
     """The mixed-fields bench questions whose answer is in a table row: every gold fact in the
     evidence, and in the focused evidence (as bench/focus.py counts them)."""
-    from app.core.research.synthesis import focus_into
+    from app.core.research.answer.synthesis import focus_into
     from focus import facts_in
     from retrieval import load_questions
 

@@ -1,4 +1,4 @@
-"""Questions the library cannot answer: does the answer say so? (research/unmentioned.py)
+"""Questions the library cannot answer: does the answer say so? (research/answer/unmentioned.py)
 
 Asks every bench question of its own library (answerable) and of the other one (not: the
 r-papers questions of the mixed-fields library, and the other way round), stages 1-2 only (no

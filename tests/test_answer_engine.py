@@ -15,8 +15,8 @@ from app.core.events import ClaimWritten, EvidenceFound, Stage, Task, Token
 from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.records import Claim, Evidence, Sentence, Support
-from app.core.research.claims import ClaimStream, claims_schema, parse_claims
-from app.core.research.support import Pair, check_pairs, check_specifics, quote_for
+from app.core.research.answer.claims import ClaimStream, claims_schema, parse_claims
+from app.core.research.check.support import Pair, check_pairs, check_specifics, quote_for
 from tests.evidence_factory import focused_passage
 
 
@@ -27,7 +27,7 @@ def ids(desk):
 # -- focused evidence -----------------------------------------------------------------
 
 def test_focus_keeps_the_answer_sentence_with_its_exact_span(fact_library):
-    from app.core.research.synthesis import focus_into
+    from app.core.research.answer.synthesis import focus_into
 
     funnel = fact_library.funnel()
     question = "How heavy were the GPS loggers fitted to the birds?"
@@ -47,7 +47,7 @@ def test_focus_keeps_the_answer_sentence_with_its_exact_span(fact_library):
 
 
 def test_focus_respects_the_token_budget(fact_library):
-    from app.core.research.focus import focus_evidence
+    from app.core.research.evidence.focus import focus_evidence
 
     funnel = fact_library.funnel()
     result = funnel.run("When do kestrels depart from alpine valleys in autumn?", evidence_only=True)
@@ -69,7 +69,7 @@ def test_focus_keeps_a_contiguous_window_around_the_best_sentence(fact_library):
     """The best passage keeps a run of sentences, not scattered ones: the sentence after the
     answer sentence carries its number, and only a window keeps the two together."""
     from app.core.records import Evidence
-    from app.core.research.focus import PASSAGE_TOKENS, focus_evidence
+    from app.core.research.evidence.focus import PASSAGE_TOKENS, focus_evidence
 
     filler = [f"Field crews also noted weather condition number {k} at the ringing station." for k in range(10)]
     body = filler[:5] + ["Birds were fitted with GPS loggers before the autumn migration.",
@@ -101,7 +101,7 @@ def test_a_figure_caption_does_not_anchor_the_window(fact_library, monkeypatch, 
     """A caption restates the question's words, but the figure's numbers are not in the text:
     the window must grow around the sentence that states the result. With the caption at full
     weight (the old scoring) the window anchors on the caption and its axis labels instead."""
-    from app.core.research import focus
+    from app.core.research.evidence import focus
 
     if caption_weight is not None:
         monkeypatch.setattr(focus, "FIGURE_CAPTION_WEIGHT", caption_weight)
@@ -253,7 +253,7 @@ def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(
     """With llama.cpp the model's verdict is cut from P(yes); the judge's fixed beginning,
     read once and restored after other prompts evicted it, gives the probability a cold read gives."""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.support import judge_beginning, support_probability, verdict_for
+    from app.core.research.check.support import judge_beginning, support_probability, verdict_for
     from app.core.settings import ModelConfig
 
     chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
@@ -276,7 +276,7 @@ def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(
 
 def test_the_verdict_is_cut_where_the_models_catalog_entry_says():
     from app.core.models.catalog import JudgeCutoffs
-    from app.core.research.support import PARTIAL_AT, SUPPORTED_AT, verdict_for
+    from app.core.research.check.support import PARTIAL_AT, SUPPORTED_AT, verdict_for
 
     between = (SUPPORTED_AT + PARTIAL_AT) / 2
     assert verdict_for(between) == Support.PARTIAL.value  # no entry: the defaults
@@ -462,7 +462,7 @@ def test_first_claim_comes_from_the_best_passages_then_the_rest_extend_the_same_
 
 def test_repeated_claims_are_dropped():
     from app.core.records import Claim
-    from app.core.research.second_turn import repeats
+    from app.core.research.answer.second_turn import repeats
 
     first = [Claim("The default estimator of vcovHC is HC3.", [1])]
     assert repeats(Claim("vcovHC uses the HC3 estimator by default.", [2]), first)
@@ -471,7 +471,7 @@ def test_repeated_claims_are_dropped():
 
 def test_a_claim_that_copies_the_prompts_instructions_is_dropped():
     from app.core.paths import load_prompt
-    from app.core.research.second_turn import MORE_CLAIMS, echoes
+    from app.core.research.answer.second_turn import MORE_CLAIMS, echoes
 
     told = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
     # Seen on the answer bench (q41): the starter model turned the instruction into a "claim".
@@ -482,8 +482,8 @@ def test_a_claim_that_copies_the_prompts_instructions_is_dropped():
 
 def test_streamed_claims_read_exactly_as_the_rendered_answer():
     from app.core.records import Claim, ResearchResult
-    from app.core.research.claims import claim_separator, claim_sentence
-    from app.core.research.synthesis import render
+    from app.core.research.answer.claims import claim_separator, claim_sentence
+    from app.core.research.answer.synthesis import render
 
     result = ResearchResult(query="q", evidence=[_evidence()])
     result.claims = [Claim("Young birds left 9 days after adults.", [1]), Claim("The median was 14 September", [1, 1]),
@@ -546,7 +546,7 @@ def test_an_overstated_claim_is_doubtful_and_the_rules_say_why():
 
 
 def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it():
-    from app.core.research.recite import recite
+    from app.core.research.answer.recite import recite
 
     logger = Evidence(number=1, paper_id="kestrel", page=2, page_label="2", section="Methods", score=0.8,
                       text="Young and adult kestrels were tracked with 4 gram loggers from the eastern valleys.")
@@ -565,7 +565,7 @@ def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it()
 
 
 def test_a_claim_with_a_supporting_citation_drops_its_unsupported_ones():
-    from app.core.research.recite import prune
+    from app.core.research.answer.recite import prune
 
     def pair(verdict: str) -> Pair:
         p = Pair("c", _evidence())
@@ -586,7 +586,7 @@ _passage = focused_passage
 
 
 def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [
         _passage(1, ("The median departure date was 14 September in all ten years.", 0.9),
@@ -611,7 +611,7 @@ def test_key_sentences_add_what_the_claims_lack_and_quote_it_exactly():
 
 
 def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.5),
                          ("This delay was largest in years with a warm September and plenty of voles.", 0.8))]
@@ -622,7 +622,7 @@ def test_a_key_sentence_that_leans_on_the_one_before_is_quoted_with_it():
 
 def test_two_quotes_a_passage_and_a_third_of_it_gives_way_to_another_paper():
     """The answer page can give two quotes (one with `quotes_per_passage` 1); a broad question still hears from another paper."""
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [
         _passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.9),
@@ -645,7 +645,7 @@ def test_neighbours_joined_are_one_quote_of_the_passage_s_two():
     """Two rates of one review's page: the sentence that frames the second joins it as one quote,
     and the first rate, two sentences up, is the passage's second quote (not left out because the
     joined quote counted twice)."""
-    from app.core.research.key_sentences import key_sentences, unquoted
+    from app.core.research.answer.key_sentences import key_sentences, unquoted
 
     evidence = [_passage(1, ("The risk of insertion-related complications such as hematoma is calculated to be 2.6%.", 0.6),
                          ("No filter migration was reported in the short term by the four cohort studies.", 0.3),
@@ -661,7 +661,7 @@ def test_neighbours_joined_are_one_quote_of_the_passage_s_two():
 
 
 def test_neighbouring_key_sentences_are_one_quote_in_page_order():
-    from app.core.research.key_sentences import key_sentences, unquoted
+    from app.core.research.answer.key_sentences import key_sentences, unquoted
 
     evidence = [_passage(1, ("Adult kestrels left the valley on 14 September on average.", 0.85),
                          ("Young birds departed 9 days later than adults in every year studied.", 0.9))]
@@ -680,7 +680,7 @@ def test_neighbouring_key_sentences_are_one_quote_in_page_order():
 
 
 def test_a_sentence_that_restates_an_earlier_quote_is_not_quoted():
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [_passage(1, ("Young birds departed 9 days later than adults in every year studied.", 0.9)),
                 _passage(2, ("In every year studied, young birds departed 9 days later than the adults.", 0.8)),
@@ -691,7 +691,7 @@ def test_a_sentence_that_restates_an_earlier_quote_is_not_quoted():
 
 def test_a_road_map_sentence_is_not_quoted_but_a_result_that_names_a_section_is():
     """Sentences that name a part of the paper and announce it say where to read, not what is there."""
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [
         _passage(1, ("Before describing how the model parses formulas (Section 2.3), we provide an informal explanation.", 0.9)),
@@ -705,7 +705,7 @@ def test_a_road_map_sentence_is_not_quoted_but_a_result_that_names_a_section_is(
 
 def test_a_heading_run_into_its_sentence_is_not_quoted_with_it():
     """Extraction glues a heading in capitals to the sentence after it; the quote starts at the sentence."""
-    from app.core.research.key_sentences import key_sentences, unquoted
+    from app.core.research.answer.key_sentences import key_sentences, unquoted
 
     evidence = [
         _passage(1, ("CONSOLIDATION To investigate consolidation we compared the first trials of day 1 and day 3.", 0.9)),
@@ -720,7 +720,7 @@ def test_a_heading_run_into_its_sentence_is_not_quoted_with_it():
 
 
 def test_the_model_rates_the_best_candidates_and_an_answering_sentence_outranks_a_framing_one():
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [
         _passage(1, ("The aim of this study was to describe the autumn departure of alpine kestrels.", 0.9)),
@@ -747,7 +747,7 @@ def test_rating_key_sentences_with_the_real_model_reads_the_question_once(tiny_m
     """P(yes) per sentence from llama.cpp; the question's part of the prompt is read once and
     kept, and reading it from the cache gives the probabilities a cold read gives."""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.key_sentences import answer_probabilities
+    from app.core.research.answer.key_sentences import answer_probabilities
     from app.core.settings import ModelConfig
 
     chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
@@ -814,7 +814,7 @@ def test_the_models_only_claim_stays_marked_and_the_key_passages_stand_apart(fac
 def test_withdrawing_keeps_claims_when_no_other_claim_of_the_model_is_supported():
     """A supported quote is not enough to withdraw the model's claim: the answer would have no
     sentence of the model's left. A supported claim of the model is."""
-    from app.core.research.recite import withdraw_unstated
+    from app.core.research.answer.recite import withdraw_unstated
 
     e = _evidence()
     claims = [Claim("Young birds departed 19 days later than adults.", [1])]
@@ -835,7 +835,7 @@ def test_withdrawing_keeps_claims_when_no_other_claim_of_the_model_is_supported(
     assert [c.quoted for c in claims] == [True, False] and checked == {(0, 1): quote, (1, 1): mine}
 
 def test_withdrawing_unsupported_claims_keeps_partial_ones_and_quotes():
-    from app.core.research.recite import withdraw_unsupported
+    from app.core.research.answer.recite import withdraw_unsupported
 
     e = _evidence()
     def pair(verdict: str) -> Pair:
@@ -939,7 +939,7 @@ def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_librar
     assert any(c.quoted for c in result.claims)
 
 
-# -- a faulted claim written again from the sentences it rests on (research/rewrite.py) -------------
+# -- a faulted claim written again from the sentences it rests on (research/answer/rewrite.py) -------------
 def _judge_and_restate(restated: str | None, believed: str):
     """A scripted model: the rewriting prompt gets `restated` (None: it copies the first sentence
     it is shown); the support check finds supported only the pairs whose claim is `believed`."""
@@ -992,7 +992,7 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
 def test_what_the_check_faults_in_a_claim_of_the_model():
     """A figure its passages lack (by the rules), no support even in part, or the question said
     back: written again. Supported or partly supported claims, and quotes, are left alone."""
-    from app.core.research.rewrite import ECHO, FIGURE, UNSUPPORTED, fault
+    from app.core.research.answer.rewrite import ECHO, FIGURE, UNSUPPORTED, fault
 
     claims = [Claim("Use y ~ x1 + x2 | x1 + x2 + x3.", [1]), Claim("A quoted sentence.", [1], quoted=True)]
 
@@ -1046,7 +1046,7 @@ def test_a_claim_only_the_judge_doubts_is_written_again_and_kept_when_the_new_on
     ("The glacier front retreated.", "Did the glacier front retreat?", False),
 ])
 def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo):
-    from app.core.research.question_echo import echoes_question
+    from app.core.research.answer.question_echo import echoes_question
 
     assert echoes_question(claim, question) is echo
 
@@ -1082,8 +1082,8 @@ def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library,
     judge): the first claim is then either the one the model first wrote, untouched, or a new
     one of the model's that a passage supports better."""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.rewrite import FIGURE, rewrite_faulted
-    from app.core.research.support import Pair
+    from app.core.research.answer.rewrite import FIGURE, rewrite_faulted
+    from app.core.research.check.support import Pair
     from app.core.settings import ModelConfig
 
     e = _evidence()
@@ -1107,14 +1107,14 @@ def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library,
         assert done[0].why == FIGURE and not unchanged
         assert checked[(0, 1)].verdict in ("supported", "partial") and checked[(0, 1)].claim == claims[0].text
 
-# -- figures given "respectively" (research/respectively.py) ------------------------------------
+# -- figures given "respectively" (research/text/respectively.py) ------------------------------------
 
 LC50 = ("The LC50 obtained from the best-fit line slope were found to be 2.17, 2.77, 2.46 and 0.28 µg/ml for "
         "n-hexane, chloroform, aqueous soluble fractions of the methanolic extract and vincristine sulfate, respectively.")
 
 
 def test_respectively_pairs_each_figure_with_its_name():
-    from app.core.research.respectively import respective_pairs
+    from app.core.research.text.respectively import respective_pairs
 
     assert respective_pairs(LC50) == [("n-hexane", 2.17), ("chloroform", 2.77),
                                       ("aqueous soluble fractions of the methanolic extract", 2.46), ("vincristine sulfate", 0.28)]
@@ -1146,7 +1146,7 @@ def test_a_passage_that_states_otherwise_outweighs_one_that_shares_the_claims_wo
     """The chloroform claim takes n-hexane's figure: the "respectively" sentence contradicts it,
     a table row that holds the same figure does not save it (its citation becomes doubtful and
     stays), and nothing is pruned as if the claim were supported."""
-    from app.core.research.recite import doubt_contradicted, prune
+    from app.core.research.answer.recite import doubt_contradicted, prune
 
     listing = Evidence(number=1, paper_id="phoenix", page=4, page_label="4", section="Results", score=0.8, text=LC50)
     table = Evidence(number=2, paper_id="phoenix", page=4, page_label="4", section="Table 2", score=0.7,
@@ -1165,7 +1165,7 @@ def test_a_claim_that_could_not_be_written_again_is_held_to_the_figures_of_its_o
     """The claim's "100 µg/ml" is on no cited page, but a methods passage of the answer says
     "100 µl". Withdrawing by every passage keeps it; once writing it again failed, it is held to
     its own passages and withdrawn where another claim of the model is supported."""
-    from app.core.research.recite import withdraw_unstated
+    from app.core.research.answer.recite import withdraw_unstated
 
     cited = Evidence(number=1, paper_id="phoenix", page=4, page_label="4", section="Results", score=0.8, text=LC50)
     methods = Evidence(number=2, paper_id="phoenix", page=2, page_label="2", section="Methods", score=0.5,
@@ -1211,7 +1211,7 @@ def test_a_figure_stated_clause_by_clause_belongs_to_its_own_clause(claim, passa
 
 def test_a_negated_word_is_not_the_passages_direction():
     """"not safe" says what "unsafe" says: no contradiction; the plain opposite still is one."""
-    from app.core.research.support_rules import reversed_direction
+    from app.core.research.check.support_rules import reversed_direction
 
     assert reversed_direction("The call is unsafe in C++ code.", "This call is not safe to use in C++ code.") == ""
     assert reversed_direction("The call is unsafe in C++ code.", "This call is safe to use in C++ code.")
@@ -1317,7 +1317,7 @@ def test_passages_the_prompt_could_not_hold_still_give_quotes(fact_library):
     assert_cited_in_place(quoted)
 
 
-# -- does the answer state what was asked? (research/answer_check.py) ----------------------------
+# -- does the answer state what was asked? (research/answer/answer_check.py) ----------------------------
 class _RatesAnswers(ScriptedChat):
     """A scripted model that rates, for the quotes and the answer check, a sentence holding
     `answering` as stating the answer (P(yes) 0.9) and any other as not (0.1); the support judge
@@ -1371,8 +1371,8 @@ def test_a_supported_answer_beside_the_point_is_written_again(fact_library):
 
 
 def test_an_answer_rated_near_the_best_sentence_is_left_alone():
-    from app.core.research.answer_check import ANSWER_MARGIN, beside_the_point
-    from app.core.research.rewrite import OFF_POINT, fault
+    from app.core.research.answer.answer_check import ANSWER_MARGIN, beside_the_point
+    from app.core.research.answer.rewrite import OFF_POINT, fault
 
     claims = [Claim("The glacier front retreated quickly.", [1], answers=0.5)]
     pair = Pair(claims[0].text, _evidence())

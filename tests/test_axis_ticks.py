@@ -1,12 +1,12 @@
-"""A figure's axis ticks are not evidence (research/axis_ticks.py)."""
+"""A figure's axis ticks are not evidence (research/evidence/axis_ticks.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.axis_ticks import is_axis_ticks
-from app.core.research.focus import split_sentences
+from app.core.research.evidence.axis_ticks import is_axis_ticks
+from app.core.research.evidence.focus import split_sentences
 
 TICKS = [
     "0.00 0.25 0.50 0.75 1.00",

@@ -1,12 +1,12 @@
-"""Acknowledgements, author contributions, funding and download stamps are never evidence (research/back_matter.py)."""
+"""Acknowledgements, author contributions, funding and download stamps are never evidence (research/evidence/back_matter.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.back_matter import is_back_matter_section, is_back_matter_unit
-from app.core.research.focus import split_sentences
+from app.core.research.evidence.back_matter import is_back_matter_section, is_back_matter_unit
+from app.core.research.evidence.focus import split_sentences
 
 
 @pytest.mark.parametrize("heading", [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.records import Evidence
-from app.core.research.citations import check_citations, normalise_answer, parse_citations
+from app.core.research.text.citations import check_citations, normalise_answer, parse_citations
 
 
 def ev(n, pid, page, text):
@@ -82,7 +82,7 @@ def test_multiple_in_one_bracket_keep_distinct_spans():
 
 
 def test_uncited_sentences_are_attributed_to_the_passage_holding_their_terms():
-    from app.core.research.citations import attribute_citations
+    from app.core.research.text.citations import attribute_citations
 
     evidence = [
         Evidence(1, "zeileis-2004", 5, "5", "", "The default type in vcovHC is HC3; types HC0, HC1 and HC2 can also be requested.", 0.7, "stage2"),

@@ -12,9 +12,9 @@ import pytest
 from app.core import pdf_extract as px
 from app.core.chunking import text_units
 from app.core.records import Claim, Evidence, Sentence
-from app.core.research.code_blocks import first_command
-from app.core.research.key_sentences import key_sentences, unquoted
-from app.core.research.question_asks import ASKS_HOW, Asks
+from app.core.research.evidence.code_blocks import first_command
+from app.core.research.answer.key_sentences import key_sentences, unquoted
+from app.core.research.answer.question_asks import ASKS_HOW, Asks
 
 from .pdf_factory import make_paper
 

@@ -1,11 +1,11 @@
-"""Stage 2 counts its evidence in tokens (research/evidence_size.py): at least k_evidence
+"""Stage 2 counts its evidence in tokens (research/evidence/evidence_size.py): at least k_evidence
 passages, more while they fit evidence_tokens; the order is MMR's either way."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.core.research.evidence_size import PASSAGE_TOKENS, candidates_to_fetch, tokens, within_tokens
+from app.core.research.evidence.evidence_size import PASSAGE_TOKENS, candidates_to_fetch, tokens, within_tokens
 from tests.pdf_factory import make_paper
 
 # Ten pages on one topic, so that many passages of one paper pass the cutoff.

@@ -1,4 +1,4 @@
-"""The answer's first turn grows with the chat model's measured reading speed (research/first_turn_size.py)."""
+"""The answer's first turn grows with the chat model's measured reading speed (research/evidence/first_turn_size.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.core.research.first_turn_size import first_turn_tokens, record_reading, reading_speed, split_first
+from app.core.research.evidence.first_turn_size import first_turn_tokens, record_reading, reading_speed, split_first
 from app.core.settings import ResearchParams
 
 
@@ -75,7 +75,7 @@ def test_an_answer_times_its_reading_and_the_next_answer_reads_more_with_the_rea
 
 def test_passages_fit_the_budget_in_order_passing_over_one_too_big():
     from app.core.records import Evidence
-    from app.core.research.first_turn_size import fit_within
+    from app.core.research.evidence.first_turn_size import fit_within
 
     passages = [Evidence(number=n, paper_id="p", page=n, page_label=str(n), section="", text="x", score=0.5) for n in range(1, 5)]
     cost = {1: 50, 2: 80, 3: 30, 4: 40}
@@ -87,7 +87,7 @@ def test_passages_fit_the_budget_in_order_passing_over_one_too_big():
 
 def test_a_rated_model_sizes_its_evidence_and_time_limit_before_its_first_answer():
     from app.core.rating.rate import rated_speeds
-    from app.core.research.first_turn_size import Rated, answer_timeout, evidence_tokens, sized
+    from app.core.research.evidence.first_turn_size import Rated, answer_timeout, evidence_tokens, sized
 
     params = ResearchParams()
     assert evidence_tokens(params, None) == 800 and evidence_tokens(params, 60.0) == 800  # the starter here: the setting

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.records import Evidence
-from app.core.research import focus
-from app.core.research.abbreviations import definitions
+from app.core.research.evidence import focus
+from app.core.research.text.abbreviations import definitions
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -65,7 +65,7 @@ def test_the_check_reads_a_quote_with_the_papers_acronyms_spelled_out():
     judge's quote spells out what the paper defined elsewhere, once, and never twice."""
     from app.core.check.locate import paper_from_rows
     from app.core.check.judge import quote_text
-    from app.core.research.abbreviations import spell_out
+    from app.core.research.text.abbreviations import spell_out
 
     defined = definitions(ABSTRACT + " Margins differ by service lines (SLs).")
     assert spell_out(RESULT, defined) == RESULT.replace("median SS", "median SS (Surgeon-scrub)").replace(

@@ -1,9 +1,9 @@
-"""Focusing: a question's term in a sentence's section heading counts for the sentence (research/focus.py)."""
+"""Focusing: a question's term in a sentence's section heading counts for the sentence (research/evidence/focus.py)."""
 
 from __future__ import annotations
 
 from app.core.records import Evidence
-from app.core.research.focus import _lexical_scores, split_sentences
+from app.core.research.evidence.focus import _lexical_scores, split_sentences
 
 QUESTION = "What did the study find about the drought's impact on maize yields?"
 PASSAGE = ("## Rainfall records\n\n"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from app.core import pdf_extract as px
 from app.core.records import Claim, Evidence
-from app.core.research.focus import focus_evidence
-from app.core.research.key_sentences import key_sentences
-from app.core.research.question_asks import asks
+from app.core.research.evidence.focus import focus_evidence
+from app.core.research.answer.key_sentences import key_sentences
+from app.core.research.answer.question_asks import asks
 
 from .pdf_factory import make_paper
 
@@ -74,7 +74,7 @@ def test_a_passage_past_the_windows_keeps_the_listing_its_sentence_introduces(tm
 def test_a_window_grows_into_the_equation_its_sentence_runs_on_into(tmp_path):
     """The window grows toward the better-scoring neighbour, except that a sentence without its
     stop takes the unit it runs on into first: the equation scores low on the question's words."""
-    from app.core.research.focus import _window, runs_on, split_sentences
+    from app.core.research.evidence.focus import _window, runs_on, split_sentences
 
     units = split_sentences(_page(tmp_path, "higgs", HIGGS_PAGE, 1, 0.8))
     texts = [u.text for u in units]
@@ -96,8 +96,8 @@ def test_a_figure_set_as_a_display_equation_is_quoted_with_its_sentence(tmp_path
     """"The result is" alone is no sentence to quote and "mH = 125.09 ± 0.24 GeV" is no prose;
     together, as the page reads, they are the answer to "what mass did they obtain?"."""
     from app.core.records import Sentence
-    from app.core.research.focus import split_sentences
-    from app.core.research.key_sentences import unquoted
+    from app.core.research.evidence.focus import split_sentences
+    from app.core.research.answer.key_sentences import unquoted
 
     e = _page(tmp_path, "higgs", HIGGS_PAGE, 1, 0.8)
     units = [u for u in split_sentences(e) if not u.text.startswith("Ada Lovelace")]  # the author line

@@ -1,10 +1,10 @@
-"""Focusing: the words a question shares with the papers' titles weigh less (research/focus.py)."""
+"""Focusing: the words a question shares with the papers' titles weigh less (research/evidence/focus.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.core.research.focus import _Candidate, _lexical_scores
+from app.core.research.evidence.focus import _Candidate, _lexical_scores
 
 QUESTION = "Which negatives does dense passage retrieval train with?"
 TITLE = "Dense Passage Retrieval for Open-Domain Question Answering"

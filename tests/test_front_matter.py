@@ -1,12 +1,12 @@
-"""A paper's contact lines, affiliations, keyword lines and copyright notices are never evidence (research/front_matter.py)."""
+"""A paper's contact lines, affiliations, keyword lines and copyright notices are never evidence (research/evidence/front_matter.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.focus import split_sentences
-from app.core.research.front_matter import is_front_matter
+from app.core.research.evidence.focus import split_sentences
+from app.core.research.evidence.front_matter import is_front_matter
 
 
 @pytest.mark.parametrize("text", [

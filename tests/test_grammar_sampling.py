@@ -12,7 +12,7 @@ from llama_cpp.llama_grammar import LlamaGrammar
 
 from app.core.models.grammar_sampling import GrammarLastLlama, GrammarLastSampler
 from app.core.models.llamacpp import LlamaCppChat
-from app.core.research.claims import claims_schema, parse_claims
+from app.core.research.answer.claims import claims_schema, parse_claims
 from app.core.settings import ModelConfig
 
 PASSAGES = ("[1] The median surgeon-scrub teaming score was 0.08 (IQR 0.03-0.19).\n"

@@ -15,7 +15,7 @@ from app.core.models import factory
 from app.core.models.llamacpp import LlamaCppChat
 from app.core.models.openai_compat import choice_mass
 from app.core.rating.labelled import load_rows, pairs_of
-from app.core.research.support import check_pairs, judge_beginning, judge_text, support_probability
+from app.core.research.check.support import check_pairs, judge_beginning, judge_text, support_probability
 from app.core.settings import ModelConfig
 
 from tests.test_backends import _llama_server

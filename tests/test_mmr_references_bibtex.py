@@ -6,8 +6,8 @@ import numpy as np
 
 from app.core.bibtex import bibtex, citation_keys
 from app.core.records import Citation, Paper
-from app.core.research.mmr import mmr, scale01
-from app.core.research.references import build_references
+from app.core.research.evidence.mmr import mmr, scale01
+from app.core.research.answer.references import build_references
 
 
 def test_mmr_lambda_one_is_relevance_order():
@@ -62,7 +62,7 @@ def test_bibtex_keys_stable_and_unique_and_parseable():
 
 
 def test_reference_lists_are_not_evidence():
-    from app.core.research.reference_lists import is_bibliography
+    from app.core.research.evidence.reference_lists import is_bibliography
 
     assert is_bibliography("References") and is_bibliography("## Bibliography ")
     assert not is_bibliography("Related work") and not is_bibliography("")

@@ -198,7 +198,7 @@ def test_the_starter_chat_model_carries_its_judge_cutoffs_and_the_factory_sets_t
     """The support check's cut on P(yes) is calibrated per chat model (bench/support.py); the
     factory gives a model its entry's cut-offs, and a model without an entry gets none (the defaults)."""
     from app.core.models.factory import make_chat
-    from app.core.research.support import PARTIAL_AT, SUPPORTED_AT
+    from app.core.research.check.support import PARTIAL_AT, SUPPORTED_AT
     from app.core.settings import ModelConfig
 
     starter = next(e for e in catalog.by_role("chat") if e.starter)

@@ -1,11 +1,11 @@
-"""Sentences a page break cuts in two are made whole in the evidence (research/page_breaks.py):
+"""Sentences a page break cuts in two are made whole in the evidence (research/evidence/page_breaks.py):
 on page texts directly, and through a real library built from a PDF whose answer sentence runs
 over a page break."""
 
 from __future__ import annotations
 
 from app.core.records import Evidence
-from app.core.research.page_breaks import mend_page_breaks
+from app.core.research.evidence.page_breaks import mend_page_breaks
 
 PAGES = {
     1: "# Results\n\nNests were checked every third day. In our survey about 50 to 100 nests were enough for",
@@ -63,7 +63,7 @@ def test_finished_sentences_blocks_and_mid_page_passages_are_left_alone():
 
 def test_the_focused_evidence_holds_the_sentence_a_page_break_cut(tmp_path, tiny_models):
     from app.core.desk import Desk
-    from app.core.research.synthesis import focus_into
+    from app.core.research.answer.synthesis import focus_into
     from app.core.settings import ModelConfig, Settings
     from tests.pdf_factory import make_paper
 

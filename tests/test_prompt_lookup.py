@@ -8,7 +8,7 @@ import pytest
 
 from app.core.models.llamacpp import LlamaCppChat
 from app.core.models.prompt_lookup import PromptLookup
-from app.core.research.claims import claims_schema, parse_claims
+from app.core.research.answer.claims import claims_schema, parse_claims
 from app.core.settings import ModelConfig
 
 

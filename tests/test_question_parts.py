@@ -9,7 +9,7 @@ import pytest
 
 from app.core.events import ClaimWritten, Stage, Task
 from app.core.records import Claim, Evidence, Sentence
-from app.core.research.question_parts import open_parts, part_evidence, question_parts
+from app.core.research.answer.question_parts import open_parts, part_evidence, question_parts
 from tests.test_answer_engine import ScriptedChat, answer_with, assert_cited_in_place
 
 
@@ -135,8 +135,8 @@ def test_a_part_claim_that_restates_the_first_is_dropped(fact_library):
 
 
 def test_a_deep_plan_prices_the_turns_of_the_questions_further_parts(fact_library):
-    from app.core.research.deep import DeepResearch
-    from app.core.research.deep_budget import CALL_OVERHEAD_S, CLAIM_TOKENS, PART_OPEN_SHARE, PART_PROMPT_TOKENS
+    from app.core.research.deep.deep import DeepResearch
+    from app.core.research.deep.deep_budget import CALL_OVERHEAD_S, CLAIM_TOKENS, PART_OPEN_SHARE, PART_PROMPT_TOKENS
     from app.core.settings import DeepParams
 
     def plan(question_parts: int, **overrides) -> DeepResearch:
@@ -158,7 +158,7 @@ def test_a_deep_plan_prices_the_turns_of_the_questions_further_parts(fact_librar
 
 
 def test_an_open_part_gets_the_first_quote_scored_by_that_part():
-    from app.core.research.key_sentences import key_sentences
+    from app.core.research.answer.key_sentences import key_sentences
 
     evidence = [_passage(1, 3, "The glacier front retreated 38 metres per year between 2015 and 2021."),
                 _passage(2, 1, "Glacier fronts in the Alps retreated faster after 2015 than before."),

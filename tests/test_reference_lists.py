@@ -1,12 +1,12 @@
-"""Reference lists told by their text (research/reference_lists.py): never evidence for a claim."""
+"""Reference lists told by their text (research/evidence/reference_lists.py): never evidence for a claim."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.focus import split_sentences
-from app.core.research.reference_lists import entry_share, entry_spans, is_entry, is_reference_list
+from app.core.research.evidence.focus import split_sentences
+from app.core.research.evidence.reference_lists import entry_share, entry_spans, is_entry, is_reference_list
 
 # Entries as journals of several fields print them (shortened from real lists).
 ENTRIES = [

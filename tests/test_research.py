@@ -17,7 +17,7 @@ from app.core.library import CONTENT_CHUNKS
 from app.core.models.base import ChatModel
 from app.core.records import Evidence
 from app.core.research import followups
-from app.core.research.citations import ATTRIBUTED_NOTE
+from app.core.research.text.citations import ATTRIBUTED_NOTE
 from app.core.research.funnel import answer_with_references
 from tests.conftest import REPO
 

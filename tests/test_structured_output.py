@@ -13,8 +13,8 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 from pydantic import BaseModel, Field, create_model
 
 from app.core.models.structured import json_schema
-from app.core.research.claims import MAX_CLAIM_CHARS, claims_model, claims_schema, parse_claims
-from app.core.research.support import read_verdicts, verdict_schema, verdicts_model
+from app.core.research.answer.claims import MAX_CLAIM_CHARS, claims_model, claims_schema, parse_claims
+from app.core.research.check.support import read_verdicts, verdict_schema, verdicts_model
 
 
 def _claims_by_hand(numbers, min_items=1, max_items=6, min_sources=0):

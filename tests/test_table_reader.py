@@ -14,7 +14,7 @@ from lancedb.index import HnswSq
 from app.core import table_reader
 from app.core.library import CONTENT_CHUNKS, Library
 from app.core.records import Chunk
-from app.core.research import retrieval
+from app.core.research.evidence import retrieval
 
 DIM = 16
 PAPERS = [f"p{i}" for i in range(6)]

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from app.core import events
 from app.core.records import Evidence, ResearchResult
-from app.core.research.deep_progress import ClockReading, RoundRecord
+from app.core.research.deep.deep_progress import ClockReading, RoundRecord
 from app.core.settings import Settings
 from app.ui import jobs, theme
 from app.ui.answer_render import deep_summary_html
@@ -348,7 +348,7 @@ def desk_less(qtbot, qapp):
 def scripted_deep(gate: threading.Event | None = None):
     """A job that reports like DeepResearch, through the job's task; with a gate, it waits there for a cancel."""
     from app.core.errors import Cancelled
-    from app.core.research.deep import DeepCancelled
+    from app.core.research.deep.deep import DeepCancelled
 
     def job(ctx, question, mode="standard", time_minutes=None, scope=None):
         pool = Pool()

@@ -23,7 +23,7 @@ from app.core.drafting import context_from_dict
 from app.core.drafting.draft import DraftResult, LedgerRow, Paragraph
 from app.core.events import ClaimWritten, EvidenceFound, Round, Stage
 from app.core.records import Evidence
-from app.core.research.deep_progress import ClockReading, RoundRecord
+from app.core.research.deep.deep_progress import ClockReading, RoundRecord
 from app.core.records import Citation
 from app.core.settings import DeepParams, Settings
 from app.ui import theme

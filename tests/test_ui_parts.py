@@ -79,7 +79,7 @@ def test_cite_links_round_trip_odd_ids():
 
 def _verdict_result() -> ResearchResult:
     """A claim-bound answer whose citations got each verdict, and a claim citing nothing."""
-    from app.core.research.synthesis import render
+    from app.core.research.answer.synthesis import render
 
     text = "Glacier tongues retreated by 31 metres per year on average. The median glacier lost 0.9 metres of ice thickness per year."
     e1 = Evidence(1, "glaciers", 1, "1", "Abstract", text, 0.8)
@@ -396,8 +396,8 @@ def test_signal_emit_keeps_python_refcounts(qapp):
 
 
 def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
-    from app.core.research.key_sentences import quoted
-    from app.core.research.synthesis import render
+    from app.core.research.answer.key_sentences import quoted
+    from app.core.research.answer.synthesis import render
 
     text = "The median departure date was 14 September. Young birds departed 9 days later than adults."
     e = Evidence(1, "kestrels", 3, "3", "Results", text, 0.8)

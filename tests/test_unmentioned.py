@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.core.records import ResearchResult
-from app.core.research.unmentioned import caution, question_words
+from app.core.research.answer.unmentioned import caution, question_words
 
 
 def test_question_words_leave_out_what_every_question_says():

@@ -161,7 +161,7 @@ def _units(md: str, max_tokens: int, count: TokenCounter) -> list[_Unit]:
 def text_units(md: str, max_tokens: int = 500, count_tokens: TokenCounter = approx_tokens) -> list[tuple[int, int, str]]:
     """Sentences, headings and whole blocks (tables, equations, code) of `md` as (start, end, kind).
 
-    The same units chunks are packed from; evidence focusing (research/focus.py) picks
+    The same units chunks are packed from; evidence focusing (research/evidence/focus.py) picks
     among them, so a kept "sentence" is never half a table or half an equation.
     """
     return [(u.start, u.end, u.kind) for u in _units(md, max_tokens, count_tokens)]

@@ -338,7 +338,7 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
                     hits = page.search_for(_COMPOUND.sub("", snippet), flags=SEARCH_FLAGS)
                 if hits:
                     return hits
-        # A sentence a page break cut in two begins on the page before (research/page_breaks.py):
+        # A sentence a page break cut in two begins on the page before (research/evidence/page_breaks.py):
         # its part on this page starts a few words in.
         for start in range(LATE_START_STEP, min(len(words) - 3, LATE_START_MAX), LATE_START_STEP):
             hits = page.search_for(" ".join(words[start : start + max_words // 2]), flags=SEARCH_FLAGS)

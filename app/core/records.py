@@ -232,7 +232,7 @@ class ResearchResult:
     references: list[Reference] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
-    unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/unmentioned.py)
+    unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/answer/unmentioned.py)
     caution: str = ""  # shown above the answer: the library may not hold it
     withdrawn: list[str] = field(default_factory=list)  # the model's claims the support check took out (named in the notes)
     mode: str = "standard"

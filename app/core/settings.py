@@ -85,16 +85,16 @@ class ResearchParams:
     min_shortlist: int = 5
     max_shortlist: int = 8
     answer_max_tokens: int = 700  # free-text answers (improve, fallback)
-    # Claim-bound answers (research/synthesis.py): the model writes claims through structured
+    # Claim-bound answers (research/answer/synthesis.py): the model writes claims through structured
     # output and each is checked against the sentences it cites. Off: the free-text prompt.
     structured_answers: bool = True
     # Free-text answers read the focused evidence too (the sentences on the question, within
     # focus_tokens), not whole passages: a prompt a third as long. Off: whole passages.
     focus_prose: bool = True
-    # Each citation of an answer gets a support verdict (research/support.py); off saves a short model call.
+    # Each citation of an answer gets a support verdict (research/check/support.py); off saves a short model call.
     check_support: bool = True
     # The measurements behind the values below are in docs/research.md, "The answer's settings".
-    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/focus.py); more for a faster model:
+    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/evidence/focus.py); more for a faster model:
     evidence_read_s: float = 12.0  # ...what the model reads in this many seconds (measured speed; 0: the setting only)
     focus_max_tokens: int = 2400  # ...up to this many tokens (and within the model's context)
     claims_max_tokens: int = 300  # tokens the model may write for its claims

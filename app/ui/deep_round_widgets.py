@@ -1,6 +1,6 @@
 """The deep research view's parts: the time budget as a bar, and one card per round.
 
-Both draw the core's records (app/core/research/deep_progress.py): the bar reads
+Both draw the core's records (app/core/research/deep/deep_progress.py): the bar reads
 a `DeepRunLog`'s clock, a card shows one `RoundRecord`. DeepRoundsView
 (deep_rounds.py) lays them out.
 """

@@ -3,7 +3,7 @@
 The core reports the run as typed events (app/core/events.py): `Round` snapshots
 of each search (deep_progress.RoundRecord, with the budget's clock), the
 funnel's `Stage`s (the report is written and checked). `DeepRunLog`
-(app/core/research/deep_progress.py) folds them into phase, clock and rounds;
+(app/core/research/deep/deep_progress.py) folds them into phase, clock and rounds;
 this view draws that and counts the clock down between readings with a QTimer,
 so the bar moves smoothly although the core reports the time only per round.
 

@@ -34,11 +34,11 @@ from ..errors import Cancelled, ModelError
 from ..models.base import ChatMessage, ChatModel
 from ..paths import load_prompt
 from ..records import Support
-from ..research.abbreviations import spell_out
-from ..research.citations import key_terms, stem
-from ..research.clause_figures import misplaced_figure
-from ..research.support import judge_beginning, judge_of, support_probability, verdict_for
-from ..research.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
+from ..research.text.abbreviations import spell_out
+from ..research.text.citations import key_terms, stem
+from ..research.text.clause_figures import misplaced_figure
+from ..research.check.support import judge_beginning, judge_of, support_probability, verdict_for
+from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
 from .locate import PaperText, Window, around, missing_terms, stating, terms_of
 

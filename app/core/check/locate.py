@@ -34,11 +34,11 @@ import numpy as np
 
 from ..models.base import EmbeddingModel
 from ..records import Evidence
-from ..research.abbreviations import definitions
-from ..research.citations import key_terms, stem
-from ..research.focus import split_sentences
-from ..research.reference_lists import is_reference_list
-from ..research.support_rules import numbers_in, numbers_stated, specific_names
+from ..research.text.abbreviations import definitions
+from ..research.text.citations import key_terms, stem
+from ..research.evidence.focus import split_sentences
+from ..research.evidence.reference_lists import is_reference_list
+from ..research.check.support_rules import numbers_in, numbers_stated, specific_names
 from ..sql_filter import sql_str
 from ..table_reader import snapshot
 

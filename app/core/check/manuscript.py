@@ -30,9 +30,9 @@ from ..errors import Cancelled, ResearchDeskError
 from ..library import CONTENT_CHUNKS
 from ..models.base import ChatModel
 from ..records import Evidence, Paper, Support
-from ..research import retrieval
-from ..research.reference_lists import is_reference_list
-from ..research.support import Pair, check_pairs
+from ..research.evidence import retrieval
+from ..research.evidence.reference_lists import is_reference_list
+from ..research.check.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
 from .judge import model_reads, model_verdict, partial_note, rule_ruling
 from .locate import PaperText, Window, best_windows, read_paper

@@ -35,7 +35,7 @@ from ..table_rows import locate_row
 from ..text_search import TextHit
 from ..scope import Scope
 from ..scope import labels as scope_labels
-from ..research.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
+from ..research.deep.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..wording import plural
 from .models import ModelOperations
 from .parts import default_model_path, effective_config

@@ -160,7 +160,7 @@ class DeskParts:
         ends call `research` / `deep_research` instead."""
         from dataclasses import replace
 
-        from ..research.first_turn_size import sized
+        from ..research.evidence.first_turn_size import sized
         from ..research.funnel import Funnel, resolve_cutoffs
         from ..scope import resolve as resolve_scope
 

@@ -14,7 +14,7 @@ import unicodedata
 
 from ..bibtex import family_name
 from ..records import Evidence, Paper
-from ..research.citations import support
+from ..research.text.citations import support
 from ..wording import to_sentence_end, trim_repetition
 from .records import Paragraph, citation_keys_in
 

@@ -24,7 +24,7 @@ Pipeline (seed 003, adapted):
    kept when they resolve to offered evidence and removed with a warning
    otherwise; declared keys missing from the text are placed after the
    sentence their evidence supports best.
-5. The support check (research/support.py, the same check as answers): every
+5. The support check (research/check/support.py, the same check as answers): every
    (sentence, cited passage) pair gets a verdict — supported, partial,
    unsupported. A citation its passage does not support is dropped where the
    sentence has a supported citation besides it, and flagged otherwise; either
@@ -64,7 +64,7 @@ from .. import events
 from ..bibtex import citation_keys
 from ..errors import Cancelled, NoRelevantPapers
 from ..records import Paper
-from ..research.deep import DeepResearch
+from ..research.deep.deep import DeepResearch
 from ..research.funnel import Funnel
 from ..settings import DeepParams
 from ..wording import plural, trim_repetition  # noqa: F401 - trim_repetition: re-exported for callers

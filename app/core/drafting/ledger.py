@@ -1,7 +1,7 @@
 """The draft's citations checked and recorded: the support check, drops, and the ledger.
 
 Every (sentence, cited passage) pair gets the support check's verdict (the same
-check as answers, research/support.py). A citation its passage does not support
+check as answers, research/check/support.py). A citation its passage does not support
 is dropped where the sentence keeps a supported one, and flagged otherwise. The
 ledger has one row per citation: claim, paper, page, a quote of at most 30
 words, the vector / LLM / combined scores and the verdict. The mixin is part of
@@ -14,8 +14,8 @@ import math
 import re
 
 from ..records import Citation, CitationStatus, Evidence, Support
-from ..research.citations import support
-from ..research.support import Pair, check_pairs
+from ..research.text.citations import support
+from ..research.check.support import Pair, check_pairs
 from ..settings import DeepParams
 from .citations import _clip_chars, _sentences, author_names
 from .records import _MARKER, DraftResult, LedgerRow, Paragraph, citation_keys_in

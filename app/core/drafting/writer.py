@@ -20,7 +20,7 @@ from ..errors import Cancelled, ModelError, SynthesisFailed
 from ..models.base import ChatModel
 from ..paths import load_prompt
 from ..records import Evidence
-from ..research.deep import CALL_OVERHEAD_S, CONSERVATIVE_RATE
+from ..research.deep.deep import CALL_OVERHEAD_S, CONSERVATIVE_RATE
 from ..wording import trim_repetition
 from .citations import _clip_chars, author_year, finish_paragraph
 from .records import Paragraph

@@ -51,10 +51,10 @@ class ChatModel(ABC):
     keeps_prefixes = False
     gives_probabilities = False
     # Prompt tokens a second read by the answers' first turns on this machine, latest last
-    # (research/first_turn_size.py sizes the next answer's first turn by them).
+    # (research/evidence/first_turn_size.py sizes the next answer's first turn by them).
     read_speeds: tuple[float, ...] = ()
     # The support check's cut-offs on this model's P(yes), where the catalog has them calibrated
-    # (set by the factory); None: research/support.py's defaults.
+    # (set by the factory); None: research/check/support.py's defaults.
     judge_cutoffs: "JudgeCutoffs | None" = None
     # The model that judges this one's claims in the support check, where the settings name another
     # (a stronger model, or one whose backend gives probabilities); None: the model judges itself.

@@ -54,7 +54,7 @@ class Cutoffs:
 
 @dataclass(frozen=True)
 class JudgeCutoffs:
-    """A chat model's cut-offs on P(yes) for the support check (research/support.py), set on
+    """A chat model's cut-offs on P(yes) for the support check (research/check/support.py), set on
     bench/support.py's hand-labelled pairs: how sure a model is depends on the model."""
 
     supported: float  # P(yes) at or above: supported

@@ -18,7 +18,7 @@ from ..callbacks import IsCancelled, check_cancelled
 from ..models.base import ChatModel
 from ..models.catalog import JudgeCutoffs
 from ..records import Support
-from ..research.support import DEFAULT_JUDGE, ORDER, judge_beginning, judge_text, model_verdicts, support_probability
+from ..research.check.support import DEFAULT_JUDGE, ORDER, judge_beginning, judge_text, model_verdicts, support_probability
 from .labelled import Score, choose_cutoffs, load_rows, pairs_of, score, score_cuts
 
 Progress = Callable[[int, int], None]  # (pairs read, pairs to read)

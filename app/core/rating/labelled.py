@@ -15,13 +15,13 @@ from pathlib import Path
 from ..models.catalog import JudgeCutoffs
 from ..paths import resources_dir
 from ..records import Evidence
-from ..research.support import ORDER, Pair, check_specifics, quote_for, verdict_for
+from ..research.check.support import ORDER, Pair, check_specifics, quote_for, verdict_for
 
 MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wrong-method", "wrong-direction"}
 # The cut-offs tried (supported, partial): bench/support.py's sweep.
 CUTS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
 GRID = tuple((cs, cp) for cs in CUTS for cp in (0.2, 0.25, *CUTS) if cp <= cs)
-# The rule the starter's cut-offs were set by (research/support.py): no more than one misattribution,
+# The rule the starter's cut-offs were set by (research/check/support.py): no more than one misattribution,
 # and one unsupported pair, in ten passed as supported.
 MAX_PASSED = 0.1
 

@@ -208,7 +208,7 @@ def _fmt(value: float | None) -> str:
 def rated_speeds(stored: dict[str, Any] | None, name: str):
     """The read and write speeds a stored rating measured for the model called `name` (research sizes
     its answers by them before the model has answered here); unknown speeds are None."""
-    from ..research.first_turn_size import Rated
+    from ..research.evidence.first_turn_size import Rated
 
     for m in (stored or {}).get("models", []):
         if name and m.get("name") == name and not m.get("error"):

@@ -13,9 +13,9 @@ import yaml
 from ..bibtex import bibtex, citation_keys
 from ..library import CONTENT_CHUNKS, Library, atomic_write_text
 from ..records import Evidence, Paper, ResearchResult
-from . import retrieval
+from .evidence import retrieval
 from .funnel import Funnel, answer_with_references
-from .mmr import mmr, scale01
+from .evidence.mmr import mmr, scale01
 
 EXTRA_PER_FEEDBACK = 6  # new passages a feedback round may add
 

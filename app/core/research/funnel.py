@@ -30,13 +30,13 @@ from ..models.base import ChatModel, EmbeddingModel
 from ..wording import plural
 from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
-from . import retrieval
-from .mmr import mmr, scale01
-from .evidence_size import candidates_to_fetch, within_tokens
-from .back_matter import is_back_matter_section
-from .reference_lists import is_reference_list
-from .references import build_references, references_markdown
-from .unmentioned import caution, named, unmentioned
+from .evidence import retrieval
+from .evidence.mmr import mmr, scale01
+from .evidence.evidence_size import candidates_to_fetch, within_tokens
+from .evidence.back_matter import is_back_matter_section
+from .evidence.reference_lists import is_reference_list
+from .answer.references import build_references, references_markdown
+from .answer.unmentioned import caution, named, unmentioned
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class Funnel:
 
         if self.params.structured_answers or self.params.focus_prose:
             # The focused sentences are the first useful screen: shown before any model time is spent.
-            from .synthesis import focus_into
+            from .answer.synthesis import focus_into
 
             focus_into(self, result, qvec)
             result.timings["evidence_s"] = round(self.elapsed(), 3)
@@ -270,7 +270,7 @@ class Funnel:
                            f"no paper mentions {named(result.unmentioned)}")
 
     def unmentioned_words(self, query: str) -> list[str]:
-        """The question's words that no paper of the library contains (research/unmentioned.py)."""
+        """The question's words that no paper of the library contains (research/answer/unmentioned.py)."""
         reader = table_reader.snapshot(self.library.chunks_table(CONTENT_CHUNKS))
 
         def mentioned(word: str) -> bool:
@@ -289,15 +289,15 @@ class Funnel:
         The standard answer is claim-bound (synthesis.py); `improve` and models whose
         structured output fails twice use the free-text prompt and the citation parser.
         """
-        from .support import uncalibrated_note
+        from .check.support import uncalibrated_note
 
         written = False
         if template == "synthesis.md" and self.params.structured_answers:
-            from .synthesis import synthesize_claims
+            from .answer.synthesis import synthesize_claims
 
             written = synthesize_claims(self, result)
         if not written:
-            from .free_text import write_free_text
+            from .answer.free_text import write_free_text
 
             write_free_text(self, result, template, extra or {})
         if self.params.check_support and result.citations and (note := uncalibrated_note(self.chat_loaded())):
@@ -305,7 +305,7 @@ class Funnel:
 
     def format_into(self, result: ResearchResult, answer: str) -> None:
         """Parse, check and number the citations of a free-text answer (stage 4)."""
-        from .free_text import format_into
+        from .answer.free_text import format_into
 
         format_into(self, result, answer)
 
@@ -313,7 +313,7 @@ class Funnel:
     def load_chat(self) -> ChatModel:
         self._chat = self._load_chat()
         if self.params.structured_answers:
-            from .synthesis import answer_beginning, first_turn
+            from .answer.synthesis import answer_beginning, first_turn
 
             self._chat.prefill(answer_beginning(*first_turn(self.params)))  # read once per model; later answers restore it
         return self._chat
@@ -367,7 +367,7 @@ class Funnel:
 
     def build_prompt(self, chat: ChatModel, query: str, evidence: list[Evidence], template: str, extra: dict[str, str]):
         """(messages, passages used, passages dropped): whole passages, best first, fitted to the context."""
-        from .free_text import build_prompt
+        from .answer.free_text import build_prompt
 
         return build_prompt(self, chat, query, evidence, template, extra)
 

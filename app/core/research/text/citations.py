@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..records import Citation, CitationStatus, Evidence
+from ...records import Citation, CitationStatus, Evidence
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,120}?,\s*(?:page|p\.|pp\.|pg\.)\s*\d[^()\n]{0,40})\)")
 _PAGE = re.compile(r"^(?P<id>.+?)[,;:\s]+(?:page|pages|pg\.?|pp?\.?)\s*(?P<page>\d+)(?:\s*[-–]\s*\d+)?\s*$", re.I)

@@ -33,13 +33,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..chunking import text_units
-from ..models.base import EmbeddingModel
-from ..records import Evidence, Sentence
-from ..tables import is_table_unit
-from .abbreviations import definitions
+from ...chunking import text_units
+from ...models.base import EmbeddingModel
+from ...records import Evidence, Sentence
+from ...tables import is_table_unit
+from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
-from .citations import key_terms, stem
+from ..text.citations import key_terms, stem
 from .back_matter import is_back_matter_section, is_back_matter_unit
 from .front_matter import is_front_matter
 from .reference_lists import entry_marks

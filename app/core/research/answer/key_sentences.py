@@ -31,20 +31,20 @@ import logging
 import re
 from typing import Callable, NamedTuple
 
-from ..callbacks import IsCancelled
-from ..errors import ModelError
-from ..models.base import ChatMessage, ChatModel
-from ..paths import load_prompt
-from ..records import Claim, Evidence, Sentence
-from ..tables import is_table_unit
-from .context import AnswerContext
-from .citations import key_stems, key_terms, stem
-from .code_blocks import first_command
-from .focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
+from ...callbacks import IsCancelled
+from ...errors import ModelError
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import Claim, Evidence, Sentence
+from ...tables import is_table_unit
+from ..context import AnswerContext
+from ..text.citations import key_stems, key_terms, stem
+from ..evidence.code_blocks import first_command
+from ..evidence.focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
 from .question_asks import Asks, asks, is_year, states_figure
 from .question_parts import open_parts, part_scores
-from .reference_lists import is_entry
-from .support_rules import numbers_in, two_digits_or_more
+from ..evidence.reference_lists import is_entry
+from ..check.support_rules import numbers_in, two_digits_or_more
 
 
 log = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import logging
 
-from ..callbacks import IsCancelled
-from ..errors import ModelError
-from ..models.base import ChatModel
+from ...callbacks import IsCancelled
+from ...errors import ModelError
+from ...models.base import ChatModel
 from .key_sentences import answer_probabilities
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from .. import events
-from ..wording import plural
+from ... import events
+from ...wording import plural
 from .deep_budget import Budget, ClockReading
 
 RETRY_EXHAUSTED = "RETRY_EXHAUSTED"

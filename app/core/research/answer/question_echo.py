@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from .citations import stem, word_stems
-from .support_rules import numbers_in
+from ..text.citations import stem, word_stems
+from ..check.support_rules import numbers_in
 
 # Words a claim may add to the question and still say nothing: where something was said, not what.
 _SAYS_WHERE = {stem(w) for w in """according work review article research report reported reports found finds

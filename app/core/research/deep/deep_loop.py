@@ -17,11 +17,11 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import events
-from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError
-from ..models.base import ChatModel, Tool
-from ..paths import load_prompt
-from ..records import Evidence
+from ... import events
+from ...errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError
+from ...models.base import ChatModel, Tool
+from ...paths import load_prompt
+from ...records import Evidence
 from .deep_progress import RETRY_EXHAUSTED, RoundRecord, exhausted_note
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ import logging
 import math
 from typing import Any, Callable
 
-from ..errors import Cancelled, ModelError, ModelTimeout
-from ..models.base import ChatModel
+from ...errors import Cancelled, ModelError, ModelTimeout
+from ...models.base import ChatModel
 from .deep_budget import (
     CALL_OVERHEAD_S,
     CLAIM_TOKENS,
@@ -39,7 +39,7 @@ from .deep_budget import (
     VERDICT_TOKENS,
 )
 from .deep_search import SCORE_PASSAGE_CHARS, SCORE_SCHEMA, SCORE_TOKENS_PER_PASSAGE, kind_of
-from .key_sentences import PART_CANDIDATES
+from ..answer.key_sentences import PART_CANDIDATES
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +124,8 @@ class PlanMixin:
         if not p.structured_answers:  # free text: the answer's token limit is what it writes
             read, written, claims, calls = evidence + PROMPT_OVERHEAD_TOKENS, answer, answer / CLAIM_TOKENS, 1
         else:
-            from .claims import MAX_CLAIMS
-            from .second_turn import MORE_CLAIMS
+            from ..answer.claims import MAX_CLAIMS
+            from ..answer.second_turn import MORE_CLAIMS
 
             split = 0 < p.first_claim_tokens < evidence
             first = min(p.first_turn_claims * CLAIM_TOKENS, answer)
@@ -171,7 +171,7 @@ class PlanMixin:
         chat = self._chat
         if chat is None:
             return PROMPT_OVERHEAD_TOKENS
-        from .synthesis import answer_beginning, claims_prompt, first_turn
+        from ..answer.synthesis import answer_beginning, claims_prompt, first_turn
 
         # Counted, not assumed, so that an edit of the prompt files is priced by itself.
         template, fields = first_turn(self.funnel.params)

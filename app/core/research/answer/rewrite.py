@@ -22,16 +22,16 @@ import json
 import logging
 from typing import NamedTuple
 
-from ..callbacks import IsCancelled
-from ..errors import Cancelled, ModelError
-from ..models.base import ChatMessage, ChatModel
-from ..paths import load_prompt
-from ..records import Claim, Evidence, Support
+from ...callbacks import IsCancelled
+from ...errors import Cancelled, ModelError
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import Claim, Evidence, Support
 from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
 from .question_echo import echoes_question
-from .support import ORDER, Pair, check_pairs
-from .support_rules import numbers_in
+from ..check.support import ORDER, Pair, check_pairs
+from ..check.support_rules import numbers_in
 
 log = logging.getLogger(__name__)
 

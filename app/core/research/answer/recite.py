@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import logging
 
-from ..callbacks import IsCancelled
-from ..models.base import ChatModel
-from ..records import Claim, Evidence, Support
-from .citations import key_stems
+from ...callbacks import IsCancelled
+from ...models.base import ChatModel
+from ...records import Claim, Evidence, Support
+from ..text.citations import key_stems
 from .key_sentences import unquoted
-from .support import Pair, check_pairs
-from .support_rules import numbers_in, numbers_stated, two_digits_or_more
+from ..check.support import Pair, check_pairs
+from ..check.support_rules import numbers_in, numbers_stated, two_digits_or_more
 from .unmentioned import named
 
 log = logging.getLogger(__name__)

@@ -35,12 +35,12 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from .. import events
-from ..errors import Cancelled
-from ..models.base import ChatModel
-from ..records import ResearchResult
-from ..settings import DeepParams
-from ..wording import plural
+from ... import events
+from ...errors import Cancelled
+from ...models.base import ChatModel
+from ...records import ResearchResult
+from ...settings import DeepParams
+from ...wording import plural
 from .deep_budget import (  # noqa: F401 - re-exported: callers import these from deep
     CALL_OVERHEAD_S,
     CONSERVATIVE_RATE,
@@ -54,8 +54,8 @@ from .deep_plan import PlanMixin
 from .deep_progress import RETRY_EXHAUSTED, RoundRecord  # noqa: F401
 from .deep_report import ReportMixin
 from .deep_search import SCORE_SCHEMA, SearchMixin  # noqa: F401
-from .funnel import Funnel
-from .question_parts import question_parts
+from ..funnel import Funnel
+from ..answer.question_parts import question_parts
 
 __all__ = ["CALL_OVERHEAD_S", "CONSERVATIVE_RATE", "Budget", "ClockReading", "SpeedMeter", "parse_time", "LOOP_SCHEMA",
            "SCORE_SCHEMA", "SubQuestion", "RETRY_EXHAUSTED", "RoundRecord", "DeepCancelled", "DeadlineToken", "DeepResearch"]
@@ -235,7 +235,7 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         user's stop). A deadline is no user's stop, and claims carry their citations: the
         same support check as any answer's runs on them (one short call).
         """
-        from . import synthesis
+        from ..answer import synthesis
 
         self.answer_cut = len(result.claims)
         self.limits_hit.append("time (answer cut at the deadline)")
@@ -248,7 +248,7 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
 
     def _answer_as_standard(self, result: ResearchResult, qvec) -> ResearchResult:
         """No room for a research round: standard mode's evidence and answer, and the reason."""
-        from .synthesis import focus_into
+        from ..answer.synthesis import focus_into
 
         f = self.funnel
         self.answered_as_standard = True

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import time
 
-from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
-from ..events import Token
-from ..models.base import ChatMessage, ChatModel
-from ..paths import load_prompt
-from ..records import CitationStatus, Evidence, ResearchResult
-from ..wording import trim_repetition
-from .context import AnswerContext
-from .citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, claim_before, normalise_answer, parse_citations
+from ...errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
+from ...events import Token
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import CitationStatus, Evidence, ResearchResult
+from ...wording import trim_repetition
+from ..context import AnswerContext
+from ..text.citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, claim_before, normalise_answer, parse_citations
 from .references import build_references
-from .support import Pair, check_pairs
+from ..check.support import Pair, check_pairs
 
 
 

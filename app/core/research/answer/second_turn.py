@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..models.base import ChatMessage, ChatModel
-from ..paths import load_prompt
-from ..records import Claim
-from .citations import key_terms, stem
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import Claim
+from ..text.citations import key_terms, stem
 
 Ask = Callable[..., tuple[str, "list[Claim] | None"]]  # synthesis._Writer.ask: streams, retries a broken structure
 

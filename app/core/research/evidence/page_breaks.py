@@ -23,10 +23,10 @@ import logging
 from dataclasses import replace
 from typing import Callable
 
-from ..chunking import text_units
-from ..line_breaks import unfinished
-from ..records import Evidence
-from ..summarize import pages_of_text_file
+from ...chunking import text_units
+from ...line_breaks import unfinished
+from ...records import Evidence
+from ...summarize import pages_of_text_file
 
 log = logging.getLogger(__name__)
 

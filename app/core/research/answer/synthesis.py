@@ -21,28 +21,28 @@ import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
-from ..events import ClaimWritten, Notice, Token
-from ..models.base import ChatMessage, ChatModel
-from ..paths import load_prompt
-from ..records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
-from ..wording import trim_repetition
-from .context import AnswerContext
-from .citations import support as key_term_support
+from ...errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
+from ...events import ClaimWritten, Notice, Token
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
+from ...wording import trim_repetition
+from ..context import AnswerContext
+from ..text.citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
-from .focus import focus_evidence
-from .page_breaks import library_pages, mend_page_breaks
+from ..evidence.focus import focus_evidence
+from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
-from .first_turn_size import fit_within, record_reading, split_first, tokens_read
+from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
-from .support import ORDER, Pair, check_pairs
+from ..check.support import ORDER, Pair, check_pairs
 
 if TYPE_CHECKING:
-    from ..settings import ResearchParams
+    from ...settings import ResearchParams
 
 log = logging.getLogger(__name__)
 

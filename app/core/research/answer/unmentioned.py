@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .citations import STOP_WORDS
+from ..text.citations import STOP_WORDS
 
 # Beyond the key-term stop list (STOP_WORDS): words a question is made of and papers need not
 # contain, and the English stop words the full-text index leaves out (a lookup of one finds nothing).

@@ -25,11 +25,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from ..models.base import ChatModel
-from ..records import Evidence
+from ...models.base import ChatModel
+from ...records import Evidence
 
 if TYPE_CHECKING:
-    from ..settings import ResearchParams
+    from ...settings import ResearchParams
 
 TIMEOUT_MARGIN = 4.0  # an answer's time limit: this many times its expected reading and writing
 SAMPLES = 5  # the median of the last few answers: one slow answer (a busy machine) does not shrink the next

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..records import Evidence, Support
-from .citations import NUMBER_WORDS, key_terms, stem, word_stems
-from .abbreviations import abbreviated
-from .clause_figures import misplaced_figure
-from .focus import split_sentences
+from ...records import Evidence, Support
+from ..text.citations import NUMBER_WORDS, key_terms, stem, word_stems
+from ..text.abbreviations import abbreviated
+from ..text.clause_figures import misplaced_figure
+from ..evidence.focus import split_sentences
 
 
 # -- quotes ------------------------------------------------------------------------

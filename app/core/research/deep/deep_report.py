@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..records import Evidence, ResearchResult, Support
-from ..wording import plural
+from ...records import Evidence, ResearchResult, Support
+from ...wording import plural
 from .deep_progress import RETRY_EXHAUSTED
 
 

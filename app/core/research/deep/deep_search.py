@@ -13,14 +13,14 @@ import json
 import logging
 from typing import Any
 
-from .. import events
-from ..errors import Cancelled, ModelError, ModelTimeout
-from ..library import CONTENT_CHUNKS
-from ..paths import load_prompt
-from ..records import Evidence
-from . import retrieval
-from .back_matter import is_back_matter_section
-from .reference_lists import is_reference_list
+from ... import events
+from ...errors import Cancelled, ModelError, ModelTimeout
+from ...library import CONTENT_CHUNKS
+from ...paths import load_prompt
+from ...records import Evidence
+from ..evidence import retrieval
+from ..evidence.back_matter import is_back_matter_section
+from ..evidence.reference_lists import is_reference_list
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import Citation, Paper, Reference
+from ...records import Citation, Paper, Reference
 
 _ARXIV = re.compile(r"^\d{4}\.\d{4,5}(v\d+)?$|^[a-z\-]+(\.[A-Z]{2})?/\d{7}(v\d+)?$")
 

@@ -24,13 +24,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, create_model
 
-from ..callbacks import IsCancelled
-from ..errors import Cancelled, ModelError
-from ..models.base import ChatMessage, ChatModel
-from ..models.catalog import JudgeCutoffs
-from ..models.structured import json_schema
-from ..paths import load_prompt
-from ..records import Evidence, Support
+from ...callbacks import IsCancelled
+from ...errors import Cancelled, ModelError
+from ...models.base import ChatMessage, ChatModel
+from ...models.catalog import JudgeCutoffs
+from ...models.structured import json_schema
+from ...paths import load_prompt
+from ...records import Evidence, Support
 from .support_rules import check_specifics, quote_for
 
 log = logging.getLogger(__name__)

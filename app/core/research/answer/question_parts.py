@@ -28,12 +28,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..models.base import ChatMessage, ChatModel, EmbeddingModel
-from ..paths import load_prompt
-from ..records import Claim, Evidence, ResearchResult
-from .context import AnswerContext
-from .citations import key_terms, stem
-from .first_turn_size import fit_within
+from ...models.base import ChatMessage, ChatModel, EmbeddingModel
+from ...paths import load_prompt
+from ...records import Claim, Evidence, ResearchResult
+from ..context import AnswerContext
+from ..text.citations import key_terms, stem
+from ..evidence.first_turn_size import fit_within
 from .second_turn import repeats
 
 
