@@ -176,8 +176,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict, show: bool, flip: int, progress=None,
-        seeded: bool = False, quiet: bool = False) -> None:
-    """quiet: held-out questions, whose ids and answers are never shown (a failure is counted, not named)."""
+        seeded: bool = False, quiet: bool = False, save: Path | None = None) -> None:
+    """quiet: held-out questions, whose ids and answers are never shown (a failure is counted, not named).
+    save: a JSON line per answer (question, gold, the whole result, the verdicts), for hand labels."""
     for n, q in enumerate(questions):
         gold = gold_pages(q, by_file)
         order = list(PIPELINES.items())
@@ -220,6 +221,10 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             s["total"].append(wall)
             s["length"].append(len(re.sub(r"\[[^\]]*\]", " ", result.answer).split()))  # words, citations left out
             s["timings"].append({k: round(v, 1) for k, v in result.timings.items() if k.endswith("_s")})
+            if save is not None:
+                with save.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps({"id": q["id"], "pipeline": name, "question": q["question"], "gold": q["answer"],
+                                          "facts": facts, "verdicts": verdicts, "result": result.to_dict()}, default=str) + "\n")
             if show:
                 print(f"--- {q['id']} [{name}] right={answer_right(result.answer, facts)} (model's sentences "
                       f"{answer_right(mine, facts)}, quotes {answer_right(quotes, facts)}) {wall:.0f}s\n"
@@ -252,10 +257,11 @@ def main() -> int:
                     help="every claims pipeline reads first_claim_tokens in its first turn (not what the model read in "
                          "first_claim_read_s of recent answers) and samples from the same seed for each question: two "
                          "pipelines then write the same first claims, and a comparison of what follows is not blurred")
+    ap.add_argument("--save", type=Path, metavar="FILE", help="append each answer as a JSON line (development questions only)")
     args = ap.parse_args()
     held_out = args.split == "held-out"
-    if held_out and (args.show or not args.mixed_library):
-        ap.error("--split held-out prints totals only (no --show) and needs --mixed-library (its totals span both sets)")
+    if held_out and (args.show or args.save or not args.mixed_library):
+        ap.error("--split held-out prints totals only (no --show, no --save) and needs --mixed-library (its totals span both sets)")
     if args.focus_tokens:
         for name, overrides in PIPELINES.items():
             if overrides.get("focus_prose", True):
@@ -296,7 +302,7 @@ def main() -> int:
 
         # held out: no table after each question either (two tables in a row tell one answer's grade)
         run(desk, questions, by_file, stats, args.show, flip, None if held_out else progress,
-            seeded=args.fixed_first_turn, quiet=held_out)
+            seeded=args.fixed_first_turn, quiet=held_out, save=args.save)
         desk.close()
 
     table(stats, count, read, write)
