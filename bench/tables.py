@@ -15,7 +15,7 @@ Two parts, no chat model needed:
 
     .venv/bin/python bench/tables.py --scan
     .venv/bin/python bench/tables.py --cost ../shared/corpus/r-papers
-    .venv/bin/python bench/tables.py --library /tmp/mixlib --build ../shared/corpus/mixed [--no-tables] [--model PATH]
+    .venv/bin/python bench/tables.py --library /tmp/mixlib --build ../shared/corpus/mixed [--no-tables] [--model PATH] [--answer]
 """
 
 from __future__ import annotations
@@ -177,11 +177,23 @@ def import_cost(corpus: Path, model: str) -> None:
           f"import work +{added / before:.1%} ({before:.0f} s -> {before + added:.0f} s, LanceDB writes aside)")
 
 
-def questions(library: str, build: str, no_tables: bool, model: str) -> None:
+def model_answer(desk: Desk, question: str) -> tuple[str, str]:
+    """(the model's own sentences, the whole answer) of a standard answer (claims, key passages)."""
+    from answers import answer_parts
+
+    result = desk.funnel(None).run(question)
+    mine, _quotes = answer_parts(result)
+    return mine, result.answer
+
+
+def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False) -> None:
     if no_tables:  # the library as before tables were units (for the "before" figures)
         tables.PaperTables.read = lambda self, page: None
-    path = Path(model) if Path(model).exists() else provision.require(model)
-    desk = Desk(Settings(embedding=ModelConfig(path=str(path), context_length=512)), library=library)
+    if answer:  # the chat model and the embedder the user's settings name, as bench/answers.py
+        desk = Desk(library=library)
+    else:
+        path = Path(model) if Path(model).exists() else provision.require(model)
+        desk = Desk(Settings(embedding=ModelConfig(path=str(path), context_length=512)), library=library)
     if build and not desk.library.list_papers():
         started = time.perf_counter()
         report = desk.add([Path(build)])
@@ -189,7 +201,7 @@ def questions(library: str, build: str, no_tables: bool, model: str) -> None:
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
     from app.core.research.answer.synthesis import focus_into
 
-    in_evidence = in_focus = asked = 0
+    in_evidence = in_focus = asked = by_model = in_answer = 0
     for qid, pdf, page, question, name, value in QUESTIONS:
         if pdf not in by_file:
             continue
@@ -203,24 +215,35 @@ def questions(library: str, build: str, no_tables: bool, model: str) -> None:
         in_evidence += bool(stage2)
         in_focus += bool(focused)
         kind = "unit" if any(tables.is_table_unit(e.text) for e in focused or stage2) else "text" if stage2 else "-"
-        print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} ({kind}) {question[:70]}")
+        said = ""
+        if answer:
+            mine, whole = model_answer(desk, question)
+            by_model += value in mine
+            in_answer += value in whole
+            said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
+        print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} ({kind}){said} {question[:70]}")
     if asked:
         print(f"row in the evidence: {in_evidence}/{asked} ({in_evidence / asked:.0%}); "
               f"in the focused evidence: {in_focus}/{asked} ({in_focus / asked:.0%})")
-    bench_questions(desk, by_file)
+        if answer:
+            print(f"the value in the model's own sentences: {by_model}/{asked} ({by_model / asked:.0%}); "
+                  f"in the whole answer (quotes too): {in_answer}/{asked} ({in_answer / asked:.0%})")
+    bench_questions(desk, by_file, answer)
     desk.close()
 
 
-def bench_questions(desk: Desk, by_file: dict[str, str]) -> None:
+def bench_questions(desk: Desk, by_file: dict[str, str], answer: bool = False) -> None:
     """The mixed-fields bench questions whose answer is in a table row: every gold fact in the
-    evidence, and in the focused evidence (as bench/focus.py counts them)."""
+    evidence, and in the focused evidence (as bench/focus.py counts them); with `answer`, in the
+    model's own sentences (as bench/answers.py grades them)."""
+    from answers import answer_right
     from app.core.research.answer.synthesis import focus_into
     from focus import facts_in
     from retrieval import load_questions
 
     rows = [q for q in load_questions(REPO / "bench" / "questions" / "mixed.jsonl")
             if q["id"] in BENCH_IDS and all(a["file"] in by_file for a in q["answers"])]
-    stage2 = focused = 0
+    stage2 = focused = right = 0
     for q in rows:
         funnel = desk.funnel(None)
         result = funnel.run(q["question"], evidence_only=True)
@@ -229,9 +252,15 @@ def bench_questions(desk: Desk, by_file: dict[str, str]) -> None:
         kept = facts_in(" ".join(e.focus_text for e in result.evidence), q["facts"])
         stage2 += whole
         focused += kept
-        print(f"{q['id']} gold facts in evidence {'yes' if whole else 'no '} focused {'yes' if kept else 'no '}")
+        said = ""
+        if answer:
+            mine, _whole = model_answer(desk, q["question"])
+            right += answer_right(mine, q["facts"])
+            said = f" model's sentences right {'yes' if answer_right(mine, q['facts']) else 'no '}"
+        print(f"{q['id']} gold facts in evidence {'yes' if whole else 'no '} focused {'yes' if kept else 'no '}{said}")
     if rows:
-        print(f"bench table questions: facts in the evidence {stage2}/{len(rows)}, in the focused evidence {focused}/{len(rows)}")
+        print(f"bench table questions: facts in the evidence {stage2}/{len(rows)}, in the focused evidence {focused}/{len(rows)}"
+              + (f", the model's own sentences right {right}/{len(rows)}" if answer else ""))
 
 
 def main() -> int:
@@ -245,6 +274,8 @@ def main() -> int:
     ap.add_argument("--build", default="", help="import this folder first if the library is empty")
     ap.add_argument("--no-tables", action="store_true", help="import without table units (before)")
     ap.add_argument("--model", default="all-minilm-l6-v2-f16", help="embedding model: catalog id or GGUF path")
+    ap.add_argument("--answer", action="store_true",
+                    help="with --library: each question answered by the chat model of the settings too (the value in its own sentences)")
     args = ap.parse_args()
     if args.layout:
         tables._find_tables = lambda page: page.find_tables().tables
@@ -253,7 +284,7 @@ def main() -> int:
     if args.cost:
         import_cost(Path(args.cost), args.model)
     if args.library:
-        questions(args.library, args.build, args.no_tables, args.model)
+        questions(args.library, args.build, args.no_tables, args.model, args.answer)
     return 0
 
 
