@@ -92,6 +92,9 @@ class PaperText:
     df: dict[str, int] = field(default_factory=dict)  # in how many windows each term occurs
     squashed: str = ""  # the whole text, lower case, letters and digits only
     acronyms: dict[str, str] = field(default_factory=dict)  # the acronyms it defines: {"SS": "surgeon-scrub"}
+    # Windows' own embeddings, by text, once embedded: a draft cites one paper from several sentences,
+    # whose best windows are often the same ones.
+    window_vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
     def mentions(self, name: str) -> bool:
         key = "".join(ch for ch in name.lower() if ch.isalnum())
@@ -277,7 +280,11 @@ def best_windows(claim: str, qvec: np.ndarray, paper: PaperText, embedder: Embed
         for w, (rank, *_) in zip(shortlist, scored_kept):
             w.score = rank
         return shortlist[:n]
-    vecs = embedder.embed([w.text[:1200] for w in shortlist])
+    texts = [w.text[:1200] for w in shortlist]
+    missing = list(dict.fromkeys(x for x in texts if x not in paper.window_vectors))
+    if missing:
+        paper.window_vectors.update(zip(missing, embedder.embed(missing)))
+    vecs = [paper.window_vectors[x] for x in texts]
     for w, v in zip(shortlist, vecs):
         w.semantic = float(np.dot(v, qvec))
         w.score = W_SEMANTIC * w.semantic + W_LEXICAL * w.lexical + W_CHUNK * w.chunk_cosine
