@@ -1051,6 +1051,41 @@ def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo)
     assert echoes_question(claim, question) is echo
 
 
+INSTRUCTION_ECHO = ("The figure, name or direction the question asks for, with numbers, units and names copied exactly as "
+                    "the sentences write them. If these sentences do not state the answer, say so plainly.")
+
+
+def test_a_claim_that_copies_the_prompts_instructions_is_told():
+    from app.core.research.answer.question_echo import echoes_instructions
+
+    question = "How many zero counts were observed, and how many did the Poisson and hurdle models predict?"
+    assert echoes_instructions(INSTRUCTION_ECHO, question)
+    assert not echoes_instructions("683 zero counts were observed; the Poisson model predicted 47 and the hurdle model 683.", question)
+    # The form the prompt suggests for evidence that does not state the answer is an answer.
+    assert not echoes_instructions("The papers found do not report the dropout rate on TIMIT; they report a retention "
+                                   "probability of 0.8 for the input layer.", "What dropout rate was used on TIMIT?")
+
+
+def test_a_claim_that_copies_the_instructions_is_written_again_and_never_replaced_by_one(fact_library):
+    """Real library and check rules; a scripted model whose first claim copies its instructions:
+    it is faulted as an echo and written again; a rewrite that copies them too is refused."""
+    right = "The glacier front retreated 38 metres per year."
+    first = json.dumps({"claims": [{"text": INSTRUCTION_ECHO, "sources": [1]}]})
+    question = "How fast did the glacier front retreat?"
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
+                            question, options)
+    assert result.claims[0].text == right and result.claims[0].support == "supported"
+
+    # A wrong figure written again as the instructions, which the judge would even pass: refused.
+    wrong = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
+    result, _ = answer_with(fact_library, ScriptedChat([wrong] + [_judge_and_restate(INSTRUCTION_ECHO, believed=INSTRUCTION_ECHO)] * 8),
+                            question, options)
+    assert result.claims[0].text == "The glacier front retreated 512 metres per year."
+    assert not any(c.text == INSTRUCTION_ECHO for c in result.claims)
+
+
 def test_a_first_claim_that_only_repeats_the_question_is_written_again(fact_library):
     """Real library, focusing, quotes and check rules; a scripted model whose first claim says
     the question back. Written again and supported, it is replaced; if the new claim is not

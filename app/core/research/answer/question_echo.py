@@ -1,4 +1,4 @@
-"""A claim that only says the question back.
+"""A claim that only says the question back, or the prompt's own instructions.
 
 Asked "Which operations must an index class support for it to be usable as the index of a zoo
 series?", the starter model may answer "An index class must support operations for it to be
@@ -11,12 +11,20 @@ first sentence it looks like an answer. rewrite.py writes it again from the key 
 An answer to a yes-or-no question may repeat the question's words and still answer it ("X does
 Y" to "Does X do Y?"), so such questions are left alone, as is a claim that says yes, no, not
 or only.
+
+The starter model may also copy the instruction it was given as its claim ("The figure, name or
+direction the question asks for, with numbers, units and names copied exactly…", seen on a
+development question, twice in one answer). The support check can pass such a sentence as
+"partial" (it shares the passage's generic words); it answers nothing either.
 """
 
 from __future__ import annotations
 
 import re
 
+from functools import cache
+
+from ...paths import load_prompt
 from ..text.citations import stem, word_stems
 from ..check.support_rules import numbers_in
 
@@ -39,3 +47,24 @@ def echoes_question(claim: str, query: str) -> bool:
         return False
     added = word_stems(claim) - word_stems(query) - _SAYS_WHERE
     return not added and not numbers_in(claim) - numbers_in(query)
+
+
+# The prompts whose instructions the model writes its claims after (their placeholders left out).
+ANSWER_PROMPTS = ("synthesis_first.md", "synthesis_parts.md", "synthesis_part.md", "synthesis_claims.md", "rewrite.md")
+INSTRUCTION_SHARE = 0.6  # of the claim's words, from the instructions and not from the question
+MIN_ECHO_WORDS = 6  # a short claim ("HC3 is the default.") may share a few words by chance
+
+
+@cache
+def _instruction_stems() -> frozenset[str]:
+    text = " ".join(re.sub(r"\{[^{}]*\}", " ", load_prompt(name)) for name in ANSWER_PROMPTS)
+    return frozenset(word_stems(text))
+
+
+def echoes_instructions(claim: str, query: str = "") -> bool:
+    """True if most of `claim`'s words are the answer prompts' instructions rather than the
+    question's or the papers' (the model copied what it was told to do)."""
+    words = word_stems(claim) - word_stems(query)
+    if len(words) < MIN_ECHO_WORDS:
+        return False
+    return len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words)
