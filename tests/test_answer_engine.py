@@ -1416,3 +1416,59 @@ def test_an_answer_rated_near_the_best_sentence_is_left_alone():
     assert fault(claims, checked, 0, "", best_answer=0.5 + ANSWER_MARGIN) == OFF_POINT
     assert fault(claims, checked, 0, "", best_answer=0.5 + ANSWER_MARGIN - 0.05) is None
     assert fault(claims, checked, 0, "", best_answer=None) is None and not beside_the_point(None, 0.9)
+
+
+# -- rate, then answer (research/answer/rated_first.py) ---------------------------------------
+
+class _RatingChat(ScriptedChat):
+    """A scripted writer that rates sentences too: P(yes) is high only for the sentence stating
+    the retreat rate. It records which sentences it was asked to rate."""
+
+    gives_probabilities = True
+
+    def __init__(self, replies):
+        super().__init__(replies)
+        self.rated: list[str] = []
+        self.order: list[str] = []  # "rate" and "write", as they happened
+
+    def prefill(self, messages):
+        return 0
+
+    def chat(self, messages, **kwargs):
+        self.order.append("write")
+        return super().chat(messages, **kwargs)
+
+    def choice_probabilities(self, messages, choices, *, cancelled=None):
+        prompt = messages[-1]["content"]
+        if "Sentence:" not in prompt:  # the support check's judge: the claim's figure in its quote
+            quote, claim = prompt.split("Cited text:", 1)[-1], prompt.split("Claim:", 1)[-1].split("Does the claim", 1)[0]
+            yes = 0.9 if set(re.findall(r"\d+", claim)) <= set(re.findall(r"\d+", quote)) else 0.05
+            return {"yes": yes, "no": 1 - yes}
+        sentence = prompt.split("Sentence:", 1)[1]
+        self.rated.append(sentence.strip())
+        self.order.append("rate")
+        yes = 0.9 if "38 metres" in sentence else 0.1
+        return {"yes": yes, "no": 1 - yes}
+
+
+def test_rated_first_puts_the_best_rated_sentences_passage_first_and_rates_each_once(fact_library):
+    """Real library, focusing and quotes; a scripted model. With rate_before_answer the first
+    turn's first passage is the one whose sentence the model rated best, and the key passages
+    reuse those ratings (no sentence is rated twice); off, the first turn reads retrieval order."""
+    right = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
+    question = "How fast did the glacier front retreat, and with what did they fly?"
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "rate_before_answer": 6}
+
+    chat = _RatingChat([right])
+    result, _ = answer_with(fact_library, chat, question, options)
+    first_prompt = chat.calls[0]["messages"][-1]["content"]
+    first_passage = first_prompt.split("Passages:", 1)[1]
+    assert "38 metres" in first_passage.split("\n[2]", 1)[0], first_prompt
+    assert chat.rated and len(chat.rated) == len(set(chat.rated)), "a sentence rated twice"
+    assert result.claims and "38 metres" in result.claims[0].text and result.extra.get("best_answer_p") == 0.9
+
+    assert chat.order[0] == "rate"  # rated before the first claim was written
+
+    off = _RatingChat([right])
+    answer_with(fact_library, off, question, {**options, "rate_before_answer": 0})
+    assert off.order[0] == "write" and "rate" in off.order  # off: the first turn first, the quotes rated after

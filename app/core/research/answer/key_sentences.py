@@ -137,16 +137,22 @@ def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: li
     asked = asks(query)
 
     def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
+        """`keep`: ratings against `question` made before (rated_first.py), used, not asked again; new ones added."""
+        known = {} if keep is None else keep
+
         def rate(sentences: list[str]) -> list[float] | None:
-            funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
-            try:
-                probs = answer_probabilities(chat, question, sentences, cancelled=funnel.cancelled)
-            except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
-                log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
-                return None
-            if keep is not None and probs is not None:
-                keep.update(zip(sentences, probs))
-            return probs
+            todo = [s for s in dict.fromkeys(sentences) if s not in known]
+            if todo:
+                funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
+                try:
+                    probs = answer_probabilities(chat, question, todo, cancelled=funnel.cancelled)
+                except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
+                    log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
+                    return None
+                if probs is None:
+                    return None
+                known.update(zip(todo, probs))
+            return [known[s] for s in sentences]
         return rate
 
     quotes: list[Claim] = []

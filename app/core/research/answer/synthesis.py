@@ -33,6 +33,7 @@ from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_s
 from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
+from .rated_first import rated_first
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
@@ -114,17 +115,17 @@ def answer_beginning(template: str = "synthesis_first.md", fields: dict | None =
 def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text.
 
-    Two phases in one conversation, so the first claim is on screen while the model is
-    still reading: the best passages (`params.first_claim_tokens` of them) go first and
-    the model states the direct answer as one claim; then the other passages follow and
-    it adds the supporting claims. The second prompt extends the first, so llama.cpp's
-    cache keeps everything already read; the total read is the same as in one prompt.
-    """
+    The best passages (`first_claim_tokens`; with `rate_before_answer`, those of the best-rated
+    sentences) go first and the model states the direct answer; then key passages are quoted (or,
+    without them, the other passages follow in the same, cached conversation and it adds claims)."""
     started = time.monotonic()
     chat = funnel.load_chat()
     focus_into(funnel, result)
     evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
-    first, rest = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))
+    rated = funnel.params.rate_before_answer if funnel.params.key_sentences > 0 else 0  # rated_first.py
+    leading, ratings = rated_first(funnel, chat, result.query, evidence, rated)
+    first = split_first(leading, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
+    rest = [e for e in evidence if all(e is not f for f in first)]
     if rest and funnel.params.key_sentences > 0:  # after the first turn passages are quoted from, not read: all stay
         evidence, rest = result.evidence, [e for e in result.evidence if all(e is not f for f in first)]
     if len(evidence) < len(result.evidence):
@@ -147,7 +148,7 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
             claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
                                                 {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
-            ratings: dict[str, float] = {}  # each candidate sentence's P(yes) that it states the answer
+            # each candidate sentence's P(yes) that it states the answer (those rated first kept)
             quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
             if funnel.params.answer_check and ratings and claims:  # the direct answer, asked the same question
                 claims[0].answers = answer_probability(chat, result.query, claims[0].text, cancelled=funnel.cancelled)
