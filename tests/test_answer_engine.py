@@ -1066,22 +1066,28 @@ def test_a_claim_that_copies_the_prompts_instructions_is_told():
                                    "probability of 0.8 for the input layer.", "What dropout rate was used on TIMIT?")
 
 
+GLACIER_RATE = "The glacier front retreated 38 metres per year."
+
+
+def _glacier_answer(fact_library, first_claim: str, restated: str, believed: str):
+    """The glacier question answered by a scripted model whose first claim is `first_claim`;
+    its rewrite writes `restated` and its judge finds only `believed` supported."""
+    first = json.dumps({"claims": [{"text": first_claim, "sources": [1]}]})
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(restated, believed=believed)] * 8),
+                            "How fast did the glacier front retreat?", options)
+    return result
+
+
 def test_a_claim_that_copies_the_instructions_is_written_again_and_never_replaced_by_one(fact_library):
     """Real library and check rules; a scripted model whose first claim copies its instructions:
     it is faulted as an echo and written again; a rewrite that copies them too is refused."""
-    right = "The glacier front retreated 38 metres per year."
-    first = json.dumps({"claims": [{"text": INSTRUCTION_ECHO, "sources": [1]}]})
-    question = "How fast did the glacier front retreat?"
-    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
-
-    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
-                            question, options)
-    assert result.claims[0].text == right and result.claims[0].support == "supported"
+    result = _glacier_answer(fact_library, INSTRUCTION_ECHO, GLACIER_RATE, believed=GLACIER_RATE)
+    assert result.claims[0].text == GLACIER_RATE and result.claims[0].support == "supported"
 
     # A wrong figure written again as the instructions, which the judge would even pass: refused.
-    wrong = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]}]})
-    result, _ = answer_with(fact_library, ScriptedChat([wrong] + [_judge_and_restate(INSTRUCTION_ECHO, believed=INSTRUCTION_ECHO)] * 8),
-                            question, options)
+    result = _glacier_answer(fact_library, "The glacier front retreated 512 metres per year.", INSTRUCTION_ECHO,
+                             believed=INSTRUCTION_ECHO)
     assert result.claims[0].text == "The glacier front retreated 512 metres per year."
     assert not any(c.text == INSTRUCTION_ECHO for c in result.claims)
 
@@ -1091,26 +1097,21 @@ def test_a_first_claim_that_only_repeats_the_question_is_written_again(fact_libr
     the question back. Written again and supported, it is replaced; if the new claim is not
     supported, the echo stays marked (a quote never takes the model's place)."""
     echo = "The glacier front retreated fast."
-    right = "The glacier front retreated 38 metres per year."
-    first = json.dumps({"claims": [{"text": echo, "sources": [1]}]})
-    question = "How fast did the glacier front retreat?"
-    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
-
-    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
-                            question, options)
-    assert result.claims[0].text == right and result.claims[0].support == "supported"
+    result = _glacier_answer(fact_library, echo, GLACIER_RATE, believed=GLACIER_RATE)
+    assert result.claims[0].text == GLACIER_RATE and result.claims[0].support == "supported"
     assert any("only repeated the question" in m and "written again" in m and echo.rstrip(".") in m for m in result.messages)
 
-    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8),
-                            question, options)
+    result = _glacier_answer(fact_library, echo, GLACIER_RATE, believed="nothing")
     assert result.claims[0].text == echo and not result.claims[0].quoted and result.claims[0].support == "unsupported"
     assert [c.claim for c in result.citations] == sorted(c.claim for c in result.citations)
 
     # A yes-or-no question's answer in its own words is no echo; the judge doubting it, it is written again.
-    chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
-    result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", {**options, "withdraw_unsupported": False})
+    first = json.dumps({"claims": [{"text": echo, "sources": [1]}]})
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unsupported": False}
+    chat = ScriptedChat([first] + [_judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
+    result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", options)
     assert any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
-    assert result.claims[0].text == right
+    assert result.claims[0].text == GLACIER_RATE
 
 def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability

@@ -68,3 +68,8 @@ def echoes_instructions(claim: str, query: str = "") -> bool:
     if len(words) < MIN_ECHO_WORDS:
         return False
     return len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words)
+
+
+def says_nothing(claim: str, query: str) -> bool:
+    """The claim only says the question back, or copies the prompt's instructions."""
+    return (bool(query) and echoes_question(claim, query)) or echoes_instructions(claim, query)

@@ -29,7 +29,7 @@ from ...paths import load_prompt
 from ...records import Claim, Evidence, Support
 from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
-from .question_echo import echoes_instructions, echoes_question
+from .question_echo import says_nothing
 from ..check.support import ORDER, Pair, check_pairs
 from ..check.support_rules import numbers_in
 
@@ -77,7 +77,7 @@ def fault(claims: list[Claim], checked: dict[tuple[int, int], Pair], i: int, que
     claim = claims[i]
     if claim.quoted:
         return None
-    if (query and echoes_question(claim.text, query)) or echoes_instructions(claim.text, query):
+    if says_nothing(claim.text, query):
         return ECHO
     pairs = [checked[(i, n)] for n in claim.sources if (i, n) in checked]
     verdicts = {p.verdict for p in pairs}
@@ -163,7 +163,7 @@ def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: d
     except (ModelError, ValueError, AttributeError) as exc:
         log.warning("writing a claim again failed (%s); it stays as the model wrote it", exc)
         return None
-    if not text or _plain(text) == _plain(old.text) or echoes_question(text, query) or echoes_instructions(text, query):
+    if not text or _plain(text) == _plain(old.text) or says_nothing(text, query):
         return None
     pairs = [Pair(text, by_number[n]) for n in dict.fromkeys(n for _, n in sentences)]
     check_pairs(pairs, chat, context=context, cancelled=cancelled)
