@@ -1113,6 +1113,22 @@ def test_a_first_claim_that_only_repeats_the_question_is_written_again(fact_libr
     assert any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
     assert result.claims[0].text == GLACIER_RATE
 
+def test_two_claims_written_again_as_one_sentence_are_said_once(fact_library):
+    """Real library, focusing, quotes and check rules; a scripted model whose two claims give
+    figures no passage gives. Both are written again from the same sentences and come back as
+    the same sentence: the answer states it once, its citations in step with the claims."""
+    first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]},
+                                   {"text": "The glacier front retreated 640 metres per year.", "sources": [1]}]})
+    options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
+    chat = ScriptedChat([first] + [_judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
+    result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?", options)
+    assert [c.text for c in result.claims if not c.quoted] == [GLACIER_RATE]
+    assert sum("written again" in m for m in result.messages) == 2
+    assert result.answer.split("**Key passages**")[0].count(GLACIER_RATE.rstrip(".")) == 1
+    assert all(c.claim < len(result.claims) for c in result.citations)
+    assert result.claim_counts()["claims"] == 1
+
+
 def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new

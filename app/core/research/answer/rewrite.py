@@ -30,6 +30,7 @@ from ...records import Claim, Evidence, Support
 from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
 from .question_echo import says_nothing
+from .recite import keep_claims
 from ..check.support import ORDER, Pair, check_pairs
 from ..check.support_rules import numbers_in
 
@@ -143,7 +144,25 @@ def rewrite_faulted(claims: list[Claim], evidence: list[Evidence], checked: dict
             continue
         done.append(Rewritten(claims[i].text, new.text, why))
         claims[i] = new
-    return done, frozenset(unchanged)
+    return done, _drop_repeats(claims, checked, unchanged) if done else frozenset(unchanged)
+
+
+def _drop_repeats(claims: list[Claim], checked: dict[tuple[int, int], Pair], unchanged: set[int]) -> frozenset[int]:
+    """Two faulted claims written again from the same sentences can come back as one sentence
+    (seen on a development answer: the zero part's and the link's defaults, each faulted, both
+    rewritten as the whole hurdle() default). The answer says it once: a model claim that repeats
+    an earlier one word for word goes, with its citations. Returns `unchanged` re-indexed."""
+    seen: set[str] = set()
+    keep: list[int] = []
+    for i, claim in enumerate(claims):
+        key = _plain(claim.text)
+        if claim.quoted or key not in seen:
+            keep.append(i)
+        if not claim.quoted:
+            seen.add(key)
+    if len(keep) < len(claims):
+        keep_claims(claims, checked, keep)
+    return frozenset(keep.index(i) for i in unchanged if i in keep)
 
 
 def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: dict[int, Evidence],
