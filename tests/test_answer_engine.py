@@ -1066,6 +1066,20 @@ def test_a_claim_that_copies_the_prompts_instructions_is_told():
                                    "probability of 0.8 for the input layer.", "What dropout rate was used on TIMIT?")
 
 
+def test_a_claim_that_opens_with_a_run_of_the_instructions_is_told():
+    """A real answer behind a copied opening (seen on a development answer) is an echo; the
+    example the prompt gives in quotes, and words the question uses, are not copies."""
+    from app.core.research.answer.question_echo import copies_instructions, echoes_instructions
+
+    question = "Which test does coin use for ordinal data?"
+    copied = "Write one sentence that answers the question: coin uses the conditional (permutation) test."
+    assert copies_instructions(copied, question) and echoes_instructions(copied, question)
+    assert not echoes_instructions("coin uses the conditional (permutation) test within its independence_test framework.", question)
+    assert not copies_instructions("The papers found do not report the test; they report a permutation distribution.", question)
+    asked = "Which test answers the question using only what these sentences state?"
+    assert not copies_instructions("A test that answers the question using only what these sentences state is the Wald test.", asked)
+
+
 GLACIER_RATE = "The glacier front retreated 38 metres per year."
 
 

@@ -15,7 +15,10 @@ or only.
 The starter model may also copy the instruction it was given as its claim ("The figure, name or
 direction the question asks for, with numbers, units and names copied exactly…", seen on a
 development question, twice in one answer). The support check can pass such a sentence as
-"partial" (it shares the passage's generic words); it answers nothing either.
+"partial" (it shares the passage's generic words); it answers nothing either. Or it may open a
+real answer with a run of the instruction's words ("The figure, name or direction the question
+asks for is the conditional test…"): a run of `COPIED_RUN` words of the instructions, outside
+the examples they give in quotes ("The papers found do not report …"), is copied, not written.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def echoes_question(claim: str, query: str) -> bool:
 ANSWER_PROMPTS = ("synthesis_first.md", "synthesis_parts.md", "synthesis_part.md", "synthesis_claims.md", "rewrite.md")
 INSTRUCTION_SHARE = 0.6  # of the claim's words, from the instructions and not from the question
 MIN_ECHO_WORDS = 6  # a short claim ("HC3 is the default.") may share a few words by chance
+COPIED_RUN = 6  # words in a row of the instructions; none of the 170 labelled claims shares a run this long
 
 
 @cache
@@ -61,13 +65,40 @@ def _instruction_stems() -> frozenset[str]:
     return frozenset(word_stems(text))
 
 
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+@cache
+def _instruction_runs() -> frozenset[tuple[str, ...]]:
+    """Every run of `COPIED_RUN` words in the instructions, less their quoted examples."""
+    runs: set[tuple[str, ...]] = set()
+    for name in ANSWER_PROMPTS:
+        text = re.sub(r"\{[^{}]*\}", " ", load_prompt(name))
+        for part in re.split(r"[“\"][^”\"]*[”\"]", text):  # an example in quotes is there to be followed
+            words = _words(part)
+            runs.update(tuple(words[i:i + COPIED_RUN]) for i in range(len(words) - COPIED_RUN + 1))
+    return frozenset(runs)
+
+
+def copies_instructions(claim: str, query: str = "") -> bool:
+    """True if `claim` has a run of `COPIED_RUN` words of the instructions, most of them not the question's."""
+    words, asked = _words(claim), set(_words(query))
+    runs = _instruction_runs()
+    for i in range(len(words) - COPIED_RUN + 1):
+        run = tuple(words[i:i + COPIED_RUN])
+        if run in runs and 2 * sum(w in asked for w in run) < COPIED_RUN:
+            return True
+    return False
+
+
 def echoes_instructions(claim: str, query: str = "") -> bool:
     """True if most of `claim`'s words are the answer prompts' instructions rather than the
-    question's or the papers' (the model copied what it was told to do)."""
+    question's or the papers' (the model copied what it was told to do), or it copies a run of them."""
     words = word_stems(claim) - word_stems(query)
     if len(words) < MIN_ECHO_WORDS:
-        return False
-    return len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words)
+        return copies_instructions(claim, query)
+    return len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words) or copies_instructions(claim, query)
 
 
 def says_nothing(claim: str, query: str) -> bool:
