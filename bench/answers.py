@@ -248,8 +248,9 @@ def main() -> int:
                     help="mixed: only the mixed-field questions (a run that must fit a short session; say so with its totals)")
     ap.add_argument("--split", choices=["development", "held-out"],
                     help="the questions of this part of bench/questions/split.json (held-out: all of them, totals only)")
-    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "second"],
-                    help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects)")
+    ap.add_argument("--only", nargs="+", choices=["today", "prose", "claims", "second", "variants"],
+                    help="run only these pipelines (e.g. --only today claims; one alone: timings without the others' cache effects; "
+                         "variants: only the --variant pipelines, to add one to a saved run of the same questions)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,…",
                     help='another claims pipeline, e.g. --variant "quotes3:key_sentences=3" (repeatable)')
     ap.add_argument("--focus-tokens", type=int, help="evidence tokens after focusing (Settings focus_tokens) for the focused pipelines")
