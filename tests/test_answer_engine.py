@@ -1143,6 +1143,23 @@ def test_two_claims_written_again_as_one_sentence_are_said_once(fact_library):
     assert result.claim_counts()["claims"] == 1
 
 
+def test_a_claim_an_earlier_rewritten_one_already_states_goes_with_its_citations():
+    from app.core.research.answer.rewrite import _drop_repeats
+    from app.core.research.check.support import Pair
+
+    e = _evidence()
+    claims = [Claim("The piezo sensitivity was 120 Hz/V and the tuning range at 100 V was 13 kHz.", [1]),
+              Claim("“The tuning range at 100 V was 13 kHz”", [1], quoted=True),
+              Claim("The tuning range at 100 V was 13 kHz.", [1]),
+              Claim("The tuning range at 150 V was 19 kHz.", [1]),
+              Claim("Yes.", [1])]
+    checked = {(i, 1): Pair(c.text, e) for i, c in enumerate(claims)}
+    assert _drop_repeats(claims, checked, {3}) == frozenset({2})
+    assert [c.text for c in claims] == [claims[0].text, "“The tuning range at 100 V was 13 kHz”",
+                                        "The tuning range at 150 V was 19 kHz.", "Yes."]
+    assert sorted(checked) == [(0, 1), (1, 1), (2, 1), (3, 1)] and checked[(2, 1)].claim == "The tuning range at 150 V was 19 kHz."
+
+
 def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new

@@ -31,6 +31,7 @@ from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
 from .question_echo import says_nothing
 from .recite import keep_claims
+from ..text.citations import key_stems
 from ..check.support import ORDER, Pair, check_pairs
 from ..check.support_rules import numbers_in
 
@@ -149,17 +150,18 @@ def rewrite_faulted(claims: list[Claim], evidence: list[Evidence], checked: dict
 
 def _drop_repeats(claims: list[Claim], checked: dict[tuple[int, int], Pair], unchanged: set[int]) -> frozenset[int]:
     """Two faulted claims written again from the same sentences can come back as one sentence
-    (seen on a development answer: the zero part's and the link's defaults, each faulted, both
-    rewritten as the whole hurdle() default). The answer says it once: a model claim that repeats
-    an earlier one word for word goes, with its citations. Returns `unchanged` re-indexed."""
-    seen: set[str] = set()
+    (seen on development answers: the zero part's and the link's defaults of hurdle(), each
+    faulted, both rewritten as the whole default; a rewritten first claim that now also states the
+    second one's tuning range). The answer says it once: a model claim whose key terms and figures
+    an earlier one all states goes, with its citations. Returns `unchanged` re-indexed."""
+    said: list[set[str]] = []
     keep: list[int] = []
     for i, claim in enumerate(claims):
-        key = _plain(claim.text)
-        if claim.quoted or key not in seen:
+        terms = key_stems(claim.text)
+        if claim.quoted or not terms or not any(terms <= earlier for earlier in said):
             keep.append(i)
         if not claim.quoted:
-            seen.add(key)
+            said.append(terms)
     if len(keep) < len(claims):
         keep_claims(claims, checked, keep)
     return frozenset(keep.index(i) for i in unchanged if i in keep)
