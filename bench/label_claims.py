@@ -7,7 +7,7 @@
 `sheet` prints each claim the model wrote (quoted key passages left out: a quote is supported by
 construction) with the program's verdict and the focused sentences of every passage it cites,
 numbered `<question id>/<pipeline>/<claim index>`. A label line is
-`{"claim": "q05/claims/0", "label": "supported" | "partial" | "unsupported", "answers": true|false}`
+`{"claim": "q05/claims/0", "label": "supported" | "partial" | "unsupported", "answers": true|false, "text": "…"}`
 — "supported": the cited sentences state everything the claim says; "answers": the claim states
 what the question asks (the figure, name or direction), right or wrong. Development answers only.
 
@@ -51,8 +51,9 @@ def sheet(rows: list[dict]) -> None:
 
 
 def score(rows: list[dict], labels: list[dict]) -> None:
-    known = {key: claim for row in rows for key, claim, _ in claims_of(row)}
-    labelled = [(lab, known[lab["claim"]]) for lab in labels if lab["claim"] in known]
+    # A label names its claim by key and by text: two saved runs number their claims alike.
+    known = {(key, claim["text"]): claim for row in rows for key, claim, _ in claims_of(row)}
+    labelled = [(lab, known[(lab["claim"], lab["text"])]) for lab in labels if (lab["claim"], lab.get("text")) in known]
     if not labelled:
         print("no label matches a claim of these answers")
         return
@@ -65,15 +66,18 @@ def score(rows: list[dict], labels: list[dict]) -> None:
         print(f"- {label}: {counts[label]} ({counts[label] / n:.0%})")
     print(f"- state what the question asks: {answers} ({answers / n:.0%})")
     print(f"- the program's verdict equals the label: {agree} ({agree / n:.0%})")
+    for label in ("supported", "partial", "unsupported"):
+        said = Counter(claim.get("support") or "unsupported" for lab, claim in labelled if lab["label"] == label)
+        print(f"  labelled {label}: the program said " + ", ".join(f"{k} {v}" for k, v in said.most_common()))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["sheet", "score"])
-    ap.add_argument("answers", type=Path, help="the JSON lines of bench/answers.py --save")
-    ap.add_argument("labels", type=Path, nargs="?", help="score: the label lines")
+    ap.add_argument("answers", type=Path, nargs="+", help="the JSON lines of bench/answers.py --save (score: then the label lines)")
     args = ap.parse_args(argv)
-    rows = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels_path = args.answers.pop() if args.command == "score" and len(args.answers) > 1 else None
+    rows = [json.loads(line) for path in args.answers for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     held = set(json.loads((Path(__file__).parent / "questions" / "split.json").read_text(encoding="utf-8"))["held_out"])
     if any(row["id"] in held for row in rows):
         print("held-out answers are never labelled (bench/questions/README.md)", file=sys.stderr)
@@ -81,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sheet":
         sheet(rows)
         return 0
-    if args.labels is None:
-        ap.error("score needs the labels file")
-    score(rows, [json.loads(line) for line in args.labels.read_text(encoding="utf-8").splitlines() if line.strip()])
+    if labels_path is None:
+        ap.error("score needs the answers and then the labels file")
+    score(rows, [json.loads(line) for line in labels_path.read_text(encoding="utf-8").splitlines() if line.strip()])
     return 0
 
 
