@@ -31,6 +31,11 @@ from app.core.research.evidence.front_matter import is_front_matter
     "ORIGINAL RESEARCH ARTICLE",
     "OPEN ACCESS",
     "How to cite this article Webb et al. (2017), VESPA: Very large-scale Evolutionary and Selective Pressure Analyses.",
+    "This open access article is licensed under a Creative Commons Attribution 3.0 IGO License.",
+    "This is an Open Access article distributed under the terms of the Creative Commons Attribution License "
+    "(http://creativecommons.org/licenses/by/2.0), which permits unrestricted use, distribution, and reproduction "
+    "in any medium, provided the original work is properly cited.",
+    "This article is distributed under a CC-BY licence.",
     "doi:10.1186/1752-2897-4-1 Cite this article as: Datta et al.: Complications related to deep venous thrombosis "
     "prophylaxis in trauma: a systematic review of the literature.",
 ])
@@ -41,7 +46,8 @@ def test_front_matter_is_told(text):
 @pytest.mark.parametrize("text", [
     "The data are available from the corresponding author on reasonable request.",
     "There is a one-to-one correspondence between the knots and the basis functions.",
-    "This open access article is licensed under a Creative Commons Attribution 3.0 IGO License.",
+    "The package zoo is released under the GPL-2 licence and distributed through CRAN.",
+    "The images are available under a Creative Commons CC BY 4.0 licence from the repository.",
     "The trial was run at the University of Florida between 2015 and 2017.",
     "Patients admitted to the hospital received enoxaparin within 24 hours.",
     "Relapse rates differed between RRMS, MS patients and controls in the second year",

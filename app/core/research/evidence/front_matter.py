@@ -5,10 +5,13 @@ turn's window grew from an abstract sentence into "* Correspondence: ball.chad@g
 1Department of Surgery, University of Calgary" or "Douglas Bates University of
 Wisconsin-Madison" (bench/focus.py: in the first turn of 4 of 25 mixed-fields questions and 2 of
 89 r-papers ones). The authors and their venue are in the paper's metadata, which the answer
-cites. Kept: a licence statement with no copyright notice ("This open access article is licensed
-under a Creative Commons…"), and a data or code availability statement that names the
-corresponding author ("Data are available from the corresponding author on request"), which
-researchers do ask about.
+cites. Nor is the article's licence ("This is an Open Access article distributed under the terms
+of the Creative Commons Attribution License …, which permits unrestricted use …"): it was in the
+focused evidence of a development question on trauma prophylaxis, beside the abstract, in place of
+a sentence that answered. Kept: a licence of software or data the paper releases ("zoo is released
+under the GPL", "the data are available under CC BY 4.0"), and a data or code availability
+statement that names the corresponding author ("Data are available from the corresponding author
+on request"), which researchers do ask about.
 
 A keyword or classification line ("Keywords: irregular time series, daily data, weekly data",
 "JEL classification: C63; C68", "Index Terms—…") is a list of the paper's topics. It holds the
@@ -49,18 +52,22 @@ _CITE_AS = re.compile(r"\bhow to cite this (?:article|paper)\b|\bcite this (?:ar
 _ARTICLE_TYPE = re.compile(
     r"^(?:(?:RESEARCH|ORIGINAL|REVIEW|BRIEF|SHORT|CASE|SYSTEMATIC REVIEW)(?: (?:ARTICLE|RESEARCH|PAPER|REPORT|COMMUNICATION))?"
     r"|OPEN ACCESS|Open Access)(?: Open Access)?(?=\s|$)")
+# The article's own licence: the Creative Commons forms open-access journals print on the first page.
+_ARTICLE_LICENCE = re.compile(
+    r"\bcreative\s+commons\b|\bCC[ -]BY\b|\bopen[ -]access\s+article\b|\bpermits\s+unrestricted\s+use\b|"
+    r"\boriginal\s+(?:work|author\(?s?\)?(?:\s+and\s+source)?)\s+(?:is|are)\s+properly\s+(?:cited|credited)\b", re.I)
 _KEYWORD_LINE_WORDS = 40  # a keyword list; a longer unit has run into the text after it
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 
 
 def is_front_matter(text: str) -> bool:
-    """A contact line, a copyright notice, a byline with degrees, a keyword line or an affiliation
+    """A contact line, a copyright notice, the article's licence, a byline with degrees, a keyword line or an affiliation
     (an institution named in a short line that is not a sentence, or a list of two or more institutions)."""
     if _KEYWORDS.match(text) and len(text.split()) <= _KEYWORD_LINE_WORDS:
         return True
     if COPYRIGHT_NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
         return True
-    if _CITE_AS.search(text):
+    if _CITE_AS.search(text) or (_ARTICLE_LICENCE.search(text) and not _AVAILABILITY.search(text)):
         return True
     sentence = text.rstrip().endswith(".") and not text.rstrip().endswith(("Inc.", "Ltd.", "Dept."))
     if _ARTICLE_TYPE.match(text) and not sentence:
