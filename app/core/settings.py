@@ -101,7 +101,6 @@ class ResearchParams:
     first_claim_tokens: int = 300  # evidence tokens the first turn reads at least (0: one prompt)
     first_claim_read_s: float = 5.0  # the first turn reads what the model read in this many seconds lately (0: the floor)
     first_claim_max_tokens: int = 500  # ...up to this many tokens
-    first_window_tokens: int = 0  # the best passage's window when focusing (focus.py); 0: as large as the first turn
     first_turn_claims: int = 3  # claims the first turn may write: the direct answer and one per further part
     part_turns: int = 0  # further parts of the question the first turn left open, each a turn of its own (question_parts.py)
     part_tokens: int = 250  # evidence tokens such a turn reads

@@ -72,7 +72,7 @@ def focus_into(funnel: AnswerContext, result: ResearchResult, qvec=None) -> None
     papers = funnel.papers()
     titles = " ".join({papers[e.paper_id].title for e in result.evidence if e.paper_id in papers})
     focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget,
-                             first_tokens=funnel.params.first_window_tokens or funnel.params.first_claim_tokens, count_tokens=counter, titles=titles)
+                             first_tokens=funnel.params.first_claim_tokens, count_tokens=counter, titles=titles)
     if focused:
         for n, e in enumerate(focused, 1):  # the prompt numbers passages 1..k in the order shown
             e.number = n
