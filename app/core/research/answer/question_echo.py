@@ -60,45 +60,45 @@ COPIED_RUN = 6  # words in a row of the instructions; none of the 170 labelled c
 
 
 @cache
+def _instructions() -> tuple[str, ...]:
+    """The answer prompts' text, their placeholders left out."""
+    return tuple(re.sub(r"\{[^{}]*\}", " ", load_prompt(name)) for name in ANSWER_PROMPTS)
+
+
+@cache
 def _instruction_stems() -> frozenset[str]:
-    text = " ".join(re.sub(r"\{[^{}]*\}", " ", load_prompt(name)) for name in ANSWER_PROMPTS)
-    return frozenset(word_stems(text))
+    return frozenset(word_stems(" ".join(_instructions())))
 
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
+def word_runs(text: str, n: int) -> set[tuple[str, ...]]:
+    """Every run of `n` words of `text` (lower case, letters and digits)."""
+    words = _words(text)
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
 @cache
 def _instruction_runs() -> frozenset[tuple[str, ...]]:
     """Every run of `COPIED_RUN` words in the instructions, less their quoted examples."""
-    runs: set[tuple[str, ...]] = set()
-    for name in ANSWER_PROMPTS:
-        text = re.sub(r"\{[^{}]*\}", " ", load_prompt(name))
-        for part in re.split(r"[“\"][^”\"]*[”\"]", text):  # an example in quotes is there to be followed
-            words = _words(part)
-            runs.update(tuple(words[i:i + COPIED_RUN]) for i in range(len(words) - COPIED_RUN + 1))
-    return frozenset(runs)
+    parts = (part for text in _instructions() for part in re.split(r"[“\"][^”\"]*[”\"]", text))  # an example in quotes is there to be followed
+    return frozenset(run for part in parts for run in word_runs(part, COPIED_RUN))
 
 
 def copies_instructions(claim: str, query: str = "") -> bool:
     """True if `claim` has a run of `COPIED_RUN` words of the instructions, most of them not the question's."""
-    words, asked = _words(claim), set(_words(query))
-    runs = _instruction_runs()
-    for i in range(len(words) - COPIED_RUN + 1):
-        run = tuple(words[i:i + COPIED_RUN])
-        if run in runs and 2 * sum(w in asked for w in run) < COPIED_RUN:
-            return True
-    return False
+    asked, runs = set(_words(query)), _instruction_runs()
+    return any(run in runs and 2 * sum(w in asked for w in run) < COPIED_RUN for run in word_runs(claim, COPIED_RUN))
 
 
 def echoes_instructions(claim: str, query: str = "") -> bool:
     """True if most of `claim`'s words are the answer prompts' instructions rather than the
     question's or the papers' (the model copied what it was told to do), or it copies a run of them."""
     words = word_stems(claim) - word_stems(query)
-    if len(words) < MIN_ECHO_WORDS:
-        return copies_instructions(claim, query)
-    return len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words) or copies_instructions(claim, query)
+    mostly = len(words) >= MIN_ECHO_WORDS and len(words & _instruction_stems()) >= INSTRUCTION_SHARE * len(words)
+    return mostly or copies_instructions(claim, query)
 
 
 def says_nothing(claim: str, query: str) -> bool:

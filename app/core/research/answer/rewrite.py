@@ -31,6 +31,7 @@ from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
 from .question_echo import says_nothing
 from .recite import keep_claims
+from .second_turn import repeats
 from ..text.citations import key_stems
 from ..check.support import ORDER, Pair, check_pairs
 from ..check.support_rules import numbers_in
@@ -154,14 +155,13 @@ def _drop_repeats(claims: list[Claim], checked: dict[tuple[int, int], Pair], unc
     faulted, both rewritten as the whole default; a rewritten first claim that now also states the
     second one's tuning range). The answer says it once: a model claim whose key terms and figures
     an earlier one all states goes, with its citations. Returns `unchanged` re-indexed."""
-    said: list[set[str]] = []
+    said: list[Claim] = []
     keep: list[int] = []
     for i, claim in enumerate(claims):
-        terms = key_stems(claim.text)
-        if claim.quoted or not terms or not any(terms <= earlier for earlier in said):
+        if claim.quoted or not key_stems(claim.text) or not repeats(claim, said, share=1.0):
             keep.append(i)
         if not claim.quoted:
-            said.append(terms)
+            said.append(claim)
     if len(keep) < len(claims):
         keep_claims(claims, checked, keep)
     return frozenset(keep.index(i) for i in unchanged if i in keep)

@@ -8,13 +8,13 @@ model asked for more claims repeats its first one or the prompt's instructions: 
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim
-from ..text.citations import key_terms, stem
+from ..text.citations import key_stems
+from .question_echo import word_runs
 
 Ask = Callable[..., tuple[str, "list[Claim] | None"]]  # synthesis._Writer.ask: streams, retries a broken structure
 
@@ -50,15 +50,16 @@ def echoes(text: str, instructions: str) -> bool:
     """True if the claim copies a run of words from the prompt's own instructions (a small model,
     asked for more claims than the passages hold, writes "…adding up to 3 further claims for the
     question…"). The question and the passages are left out of `instructions`: claims may repeat them."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    told = re.findall(r"[a-z0-9]+", instructions.lower())
-    runs = {tuple(told[i : i + ECHO_WORDS]) for i in range(len(told) - ECHO_WORDS + 1)}
-    return any(tuple(words[i : i + ECHO_WORDS]) in runs for i in range(len(words) - ECHO_WORDS + 1))
+    return bool(word_runs(text, ECHO_WORDS) & word_runs(instructions, ECHO_WORDS))
 
 
-def repeats(claim: Claim, earlier: list[Claim]) -> bool:
-    """True if the claim restates an earlier one (small models repeat their first claim when asked for more)."""
-    terms = {stem(t) for t in key_terms(claim.text)}
+REPEAT_SHARE = 0.8  # of a claim's key terms, in an earlier claim: it restates that claim
+
+
+def repeats(claim: Claim, earlier: list[Claim], share: float = REPEAT_SHARE) -> bool:
+    """True if the claim restates an earlier one (small models repeat their first claim when asked
+    for more): `share` of its key terms and figures are in one earlier claim; a claim without any does too."""
+    terms = key_stems(claim.text)
     if not terms:
         return True
-    return any(len(terms & {stem(t) for t in key_terms(c.text)}) >= 0.8 * len(terms) for c in earlier)
+    return any(len(terms & key_stems(c.text)) >= share * len(terms) for c in earlier)
