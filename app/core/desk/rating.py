@@ -252,4 +252,4 @@ def _keep(cfg: ModelConfig, served_name: str, cal) -> None:
     name = Path(cfg.path).name if cfg.backend == "llamacpp" and cfg.path else served_name
     calibrations.save(calibrations.StoredCalibration(
         calibrations.model_key(cfg, served_name), name, cal.cutoffs.supported, cal.cutoffs.partial,
-        round(s.agreement, 4), s.misattributions_passed, s.misattributions, s.pairs, cal.when))
+        round(s.agreement, 4), s.misattributions_passed, s.misattributions, s.pairs, cal.when, cal.p_yes))

@@ -37,6 +37,7 @@ class StoredCalibration:
     misattributions: int
     pairs: int
     when: str = ""  # ISO date and time
+    p_yes: tuple[float | None, ...] = ()  # per labelled pair (None: the rules decided), as calibrate measured
 
     @property
     def cutoffs(self) -> JudgeCutoffs:
@@ -75,7 +76,7 @@ def lookup(key: str) -> StoredCalibration | None:
     if not raw:
         return None
     try:
-        return StoredCalibration(**raw)
+        return StoredCalibration(**{**raw, "p_yes": tuple(raw.get("p_yes", ()))})
     except TypeError:  # written by another version: calibrate again
         return None
 

@@ -37,6 +37,9 @@ class Calibration:
     seconds: float
     asked: int  # pairs the model read (the rest the rules decided)
     when: str = ""
+    # P(yes) per labelled pair, None where the rules decided it: kept with the cut-offs, so a change
+    # of the rule re-chooses them without reading the pairs again (labelled.choose_cutoffs).
+    p_yes: tuple[float | None, ...] = ()
 
     @property
     def calibrated(self) -> bool:
@@ -87,7 +90,8 @@ def calibrate(judge: ChatModel, *, progress: Progress | None = None, cancelled: 
     before_cuts = judge.judge_cutoffs or DEFAULT_JUDGE
     cuts = choose_cutoffs(rows, pairs, p_asked)
     return Calibration(judge.name, cuts, score_cuts(rows, pairs, p_asked, cuts),
-                       score_cuts(rows, pairs, p_asked, before_cuts), before_cuts, seconds, len(ask), when)
+                       score_cuts(rows, pairs, p_asked, before_cuts), before_cuts, seconds, len(ask), when,
+                       tuple(None if p is None else round(p, 4) for p in p_asked))
 
 
 def _word_verdicts(judge: ChatModel, pairs, ask: list[int], progress: Progress | None,
