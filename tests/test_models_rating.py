@@ -12,7 +12,7 @@ import pytest
 from app.core.errors import ResearchDeskError
 from app.core.models import calibrations, factory
 from app.core.rating import labelled
-from app.core.rating.calibrate import calibrate
+from app.core.rating.calibrate import calibrate, rescored
 from app.core.rating.questions import Question, is_right, questions_from
 from app.core.settings import ModelConfig
 
@@ -85,12 +85,37 @@ def test_calibrate_chooses_cutoffs_by_the_rule_and_the_factory_uses_them(tiny_mo
 
 def test_desk_calibrates_the_judge_and_keeps_its_cutoffs(make_desk, tmp_path, some_pairs, tiny_models):
     desk = make_desk(tmp_path / "lib")
+    assert desk.model_state().uncalibrated_judge == desk.chat_config().describe()  # the window offers calibrating
     cal = desk.calibrate_judge(None)
+    assert desk.model_state().uncalibrated_judge == ""
     stored = json.loads(calibrations.store_path().read_text())
     (record,) = stored.values()
     assert record["model"] == tiny_models["chat"].name and record["pairs"] == 24
     assert (record["supported"], record["partial"]) == (cal.cutoffs.supported, cal.cutoffs.partial)
     assert desk.chat().judge_cutoffs == cal.cutoffs
+    # P(yes) is kept per pair (None where the rules decided), so the cut-offs can be chosen again
+    # from it without the model: the same values give the same cut-offs and agreement.
+    pairs = labelled.pairs_of(some_pairs)
+    assert len(record["p_yes"]) == 24 and all((v is not None) == p.for_model for v, p in zip(record["p_yes"], pairs))
+    again = rescored("judge", tuple(record["p_yes"]))
+    assert again.cutoffs == cal.cutoffs and again.score == cal.score
+    assert rescored("judge", tuple(record["p_yes"][:-1])) is None  # other pairs: the values no longer fit
+
+
+def test_the_starter_comes_calibrated_at_the_catalogs_cutoffs():
+    """The starter's P(yes) on every labelled pair ships with it (resources/judge/calibrations.json,
+    measured with `models calibrate`), so rating it reads no pairs; scored again by today's rules
+    and labels at the catalog's cut-offs, they give the agreement recorded with them."""
+    from app.core.models import catalog
+
+    entry = next(e for e in catalog.entries() if e.starter and e.role == "chat")
+    stored = calibrations.lookup(f"gguf:{entry.sha256}")
+    assert stored is not None and stored.cutoffs == entry.judge and len(stored.p_yes) == stored.pairs
+    again = rescored(stored.model, stored.p_yes, entry.judge)
+    assert again is not None and abs(again.score.agreement - stored.agreement) < 0.005
+    assert again.score.misattributions_passed == stored.misattributions_passed
+    assert calibrations.is_calibrated(ModelConfig(path="/elsewhere/starter.gguf", catalog_id=entry.id)) is True
+    assert calibrations.is_calibrated(ModelConfig(backend="openai")) is None  # which model: the server would say
 
 
 def test_a_judge_that_does_not_load_or_a_server_that_is_down_keeps_the_previous_judge(make_desk, tmp_path, tiny_models):

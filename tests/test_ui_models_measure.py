@@ -69,3 +69,17 @@ def test_a_rating_cancelled_leaves_nothing_and_the_buttons_return(window, qtbot)
     assert tab.calibrate.isEnabled() and tab.rate.isEnabled() and not tab.cancel.isVisible()
     assert not tab.table.isVisible()  # no report was kept
     dialog.reject()
+
+
+def test_a_judge_without_cutoffs_of_its_own_is_offered_calibration(window, qtbot):
+    """The tiny model has no cut-offs of its own: the window offers to calibrate it, and the offer
+    runs the calibration in the judge's tab, with progress and Cancel."""
+    banner = window.research_pane.banner
+    qtbot.waitUntil(lambda: banner.isVisible() and "calibrate-judge" in banner.actions, timeout=60_000)
+    assert banner.kind == "info" and "not calibrated" in banner.message.text()
+    banner.action_requested.emit("calibrate-judge")  # its "Calibrate now…" button
+    tab = window.settings_dialog.measure
+    assert not banner.isVisible() and tab.progress.isVisible() and tab.cancel.isVisible()
+    qtbot.waitUntil(lambda: "agreement" in tab.status.text(), timeout=300_000)
+    assert "kept for this model" in tab.status.text()
+    window.settings_dialog.reject()

@@ -23,6 +23,7 @@ ACTION_LABELS = {
     "setup-models": "Set up models…",
     "settings": "Open Settings…",
     "details": "Details…",
+    "calibrate-judge": "Calibrate now…",
 }
 
 

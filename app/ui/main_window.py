@@ -53,7 +53,7 @@ class MainWindow(ModelSetup, QMainWindow):
         self.library_flag = library
         self.layout_ = LibraryLayout(paths.default_library())
         self._closing = False
-        self._first_run_shown = False
+        self._first_run_shown, self._calibration_offered = False, set()  # once a session each (window_models.py)
         self.setWindowTitle("Research Desk")
         self.setWindowIcon(theme.app_icon())
         self.setAcceptDrops(True)
@@ -353,6 +353,8 @@ class MainWindow(ModelSetup, QMainWindow):
                 self.library.reindex(ids)
         elif action == "start-lmstudio":
             self.start_lmstudio()
+        elif action == "calibrate-judge":
+            self.calibrate_judge()
         elif action == "details":
             QMessageBox.information(self, "Import problems", self.library.failure_details() or "No details.")
 

@@ -97,6 +97,11 @@ class MeasureTab(QWidget):
         return ModelConfig(backend="") if self.same.isChecked() else self.judge.config(copy.deepcopy(current))
 
     # -- jobs ---------------------------------------------------------------------------
+    def start_calibration(self) -> None:
+        """Calibrate the judge the tab shows, as its button does (the window offers it for a new model)."""
+        if self._run_job is not None and self._handle is None:
+            self._calibrate()
+
     def _calibrate(self) -> None:
         cfg = None if self.same.isChecked() else self.judge.config(ModelConfig())
         self._start("calibrate", partial(model_jobs.calibrate_judge, cfg=cfg), "Calibrating the judge…")

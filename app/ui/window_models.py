@@ -26,6 +26,14 @@ class ModelSetup:
     def _model_state(self, state: jobs.ModelState) -> None:
         if state.ready:
             self.models_label.setText(f"Chat: {_short(state.chat)}  ·  Embeddings: {_short(state.embedding)}")
+            if state.uncalibrated_judge and state.uncalibrated_judge not in self._calibration_offered:
+                self._calibration_offered.add(state.uncalibrated_judge)  # offered once a session, not at every check
+                self.research_pane.banner.show_message(
+                    "info", f"The judge ({_short(state.uncalibrated_judge)}) is not calibrated yet.",
+                    "Until it is, its support verdicts use cut-offs set for another model. Calibrating reads "
+                    "170 hand-labelled claims once, in the background, and can be cancelled.",
+                    ["calibrate-judge"],
+                )
             return
         self.models_label.setText("No model set up")
         exc = state.problem
@@ -65,6 +73,13 @@ class ModelSetup:
     def _list_models(self, cfg):
         return self.aux.submit("list-models", partial(jobs.list_remote_models, cfg=cfg))
 
+    def calibrate_judge(self):
+        """Open the judge's tab and calibrate it there (progress and Cancel are the tab's)."""
+        self.research_pane.banner.hide()
+        dialog = self.open_settings("Judge and rating")
+        dialog.measure.start_calibration()
+        return dialog
+
     def open_settings(self, tab: str = ""):
         from .settings_dialog import SettingsDialog
 
@@ -93,7 +108,6 @@ class ModelSetup:
         handle.finished.connect(self.library._loaded)
         handle.failed.connect(lambda exc: self.library_pane.banner.show_error(exc, ("settings",)))
         self.check_models()
-
 
     def start_lmstudio(self) -> None:
         """Start LM Studio's server with its `lms` command if it is installed, then retry."""

@@ -22,7 +22,14 @@ class ModelOperations(RatingOperations):
             return ModelState(False, problem=exc, needs_setup=unconfigured)
         except ResearchDeskError as exc:
             return ModelState(False, problem=exc)
-        return ModelState(True, chat, emb)
+        from ..models.calibrations import is_calibrated
+
+        try:
+            judge = self.judge_config() or self.chat_config()
+        except ResearchDeskError:  # a judge file gone: the answer's check says so when it runs
+            judge = None
+        uncalibrated = judge.describe() if judge is not None and is_calibrated(judge) is False else ""
+        return ModelState(True, chat, emb, uncalibrated_judge=uncalibrated)
 
     def models(self) -> list[ModelRow]:
         """Every catalog model (installed or not) and any configured model outside the catalog."""

@@ -184,15 +184,18 @@ class RatingOperations(WritingOperations):
     def _judge_rating(self, cfg: ModelConfig, chat, task: Task):
         """From the model's stored calibration, else calibrated now (and kept)."""
         from ..models import calibrations
-        from ..rating.calibrate import calibrate
+        from ..rating.calibrate import calibrate, rescored
         from ..rating.rate import JudgeRating
 
         stored = calibrations.lookup(calibrations.model_key(cfg, chat.name)) if chat.gives_probabilities else None
-        if stored is not None:
+        # Its P(yes) kept: scored at its cut-offs by today's rules and labels; without them, as measured then.
+        cal = rescored(chat.name, stored.p_yes, stored.cutoffs) if stored is not None and stored.p_yes else None
+        if stored is not None and cal is None:
             return JudgeRating(stored.agreement, stored.misattributions_passed, stored.misattributions,
                                {"supported": stored.supported, "partial": stored.partial})
-        cal = calibrate(chat, progress=lambda n, total: task.progress(n, total, "labelled pairs"), cancelled=task.token)
-        _keep(cfg, chat.name, cal)
+        if cal is None:
+            cal = calibrate(chat, progress=lambda n, total: task.progress(n, total, "labelled pairs"), cancelled=task.token)
+            _keep(cfg, chat.name, cal)
         s = cal.score
         cuts = {"supported": cal.cutoffs.supported, "partial": cal.cutoffs.partial} if cal.cutoffs else None
         return JudgeRating(round(s.agreement, 4), s.misattributions_passed, s.misattributions, cuts)

@@ -70,6 +70,7 @@ class ModelState:
     embedding: str = ""
     problem: ResearchDeskError | None = None
     needs_setup: bool = False  # nothing configured and nothing provisioned
+    uncalibrated_judge: str = ""  # the judge (described) where it has no cut-offs of its own: calibrating is offered
 
 
 @dataclass

@@ -5,6 +5,10 @@ added, a model on a server — gets its own here, in the user's data folder. A m
 known by what it is, not where it sits: a GGUF by its file's sha256 (a renamed or moved
 file keeps its cut-offs, a re-quantised one does not), a server's model by the server and
 the model's id. The factory asks here first, then the catalog.
+
+The catalog's own models come calibrated: `resources/judge/calibrations.json` holds what
+`models calibrate` measured for them on the labelled pairs (their cut-offs are the catalog's), so
+rating the starter does not read 128 pairs again. A calibration made here takes precedence.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from .catalog import JudgeCutoffs
 log = logging.getLogger(__name__)
 
 FILE = "judge-calibrations.json"
+SHIPPED = ("judge", "calibrations.json")  # under resources/: the catalog models' calibrations
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,20 @@ def _read() -> dict[str, dict]:
     return data if isinstance(data, dict) else {}
 
 
+def shipped_path() -> Path:
+    return paths.resources_dir().joinpath(*SHIPPED)
+
+
+def _read_shipped() -> dict[str, dict]:
+    try:
+        return json.loads(shipped_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
 def lookup(key: str) -> StoredCalibration | None:
-    raw = _read().get(key)
+    """The model's calibration made here, else the one shipped for a catalog model; None: never calibrated."""
+    raw = _read().get(key) or _read_shipped().get(key)
     if not raw:
         return None
     try:
@@ -104,3 +121,21 @@ def cutoffs_for(cfg: ModelConfig, served_name: str = "") -> JudgeCutoffs | None:
         log.warning("cannot identify %s for its judge cut-offs: %s", cfg.describe(), exc)
         return None
     return found.cutoffs if found else None
+
+
+def is_calibrated(cfg: ModelConfig) -> bool | None:
+    """Whether `cfg`'s model has judge cut-offs of its own: calibrated here, shipped, or in the catalog.
+    None where that cannot be told without asking a server which model it serves (no model named)."""
+    from . import catalog
+
+    if cfg.backend == "llamacpp":
+        if catalog.judge_cutoffs(cfg.catalog_id or cfg.path) is not None:
+            return True
+        if not Path(cfg.path).expanduser().is_file():
+            return None
+    elif not cfg.model:
+        return None
+    try:
+        return lookup(model_key(cfg)) is not None
+    except OSError:
+        return None

@@ -106,3 +106,18 @@ def _word_verdicts(judge: ChatModel, pairs, ask: list[int], progress: Progress |
         if progress is not None:
             progress(min(len(ask), start + WORD_BATCH), len(ask))
     return out
+
+
+def rescored(model: str, p_yes: tuple[float | None, ...], cuts: JudgeCutoffs | None = None,
+             rows: list[dict] | None = None) -> Calibration | None:
+    """A calibration scored again from P(yes) kept with an earlier one, by today's rules and labels
+    (no model reads anything): at `cuts`, else at the cut-offs the rule chooses. None where those
+    values no longer fit: other pairs, or pairs the rules now leave to the model that had no P(yes) then."""
+    rows = rows if rows is not None else load_rows()
+    pairs = pairs_of(rows)
+    if len(p_yes) != len(pairs) or any(p.for_model and v is None for p, v in zip(pairs, p_yes)):
+        return None
+    p_asked = [v if p.for_model else None for p, v in zip(pairs, p_yes)]
+    cuts = cuts or choose_cutoffs(rows, pairs, p_asked)
+    return Calibration(model, cuts, score_cuts(rows, pairs, p_asked, cuts), None, None, 0.0,
+                       sum(p.for_model for p in pairs), p_yes=tuple(p_yes))
