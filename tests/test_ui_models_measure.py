@@ -77,6 +77,8 @@ def test_a_judge_without_cutoffs_of_its_own_is_offered_calibration(window, qtbot
     banner = window.research_pane.banner
     qtbot.waitUntil(lambda: banner.isVisible() and "calibrate-judge" in banner.actions, timeout=60_000)
     assert banner.kind == "info" and "not calibrated" in banner.message.text()
+    SHOTS.mkdir(exist_ok=True)
+    window.grab().save(str(SHOTS / "offer.png"))
     banner.action_requested.emit("calibrate-judge")  # its "Calibrate now…" button
     tab = window.settings_dialog.measure
     assert not banner.isVisible() and tab.progress.isVisible() and tab.cancel.isVisible()
