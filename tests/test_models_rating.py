@@ -67,13 +67,16 @@ def test_calibrate_chooses_cutoffs_by_the_rule_and_the_factory_uses_them(tiny_mo
     assert cal.calibrated and cal.score.pairs == 24 and seen[-1][0] == seen[-1][1] == cal.asked
     pairs = labelled.pairs_of(some_pairs)
     # The rule: no cut-off passing more misattributions than one in ten agrees better.
-    assert cal.score.misattributions_passed <= 0.1 * cal.score.misattributions or cal.cutoffs == labelled.JudgeCutoffs(*labelled.GRID[-1])
+    assert (cal.score.misattributions_passed <= 0.1 * cal.score.misattributions
+            or (cal.cutoffs.supported, cal.cutoffs.partial) == labelled.GRID[-1])
+    assert cal.cutoffs.not_found <= cal.cutoffs.partial
     assert 0 < cal.score.agreement <= 1 and len(pairs) == 24
     key = calibrations.model_key(cfg)
     assert key.startswith("gguf:") and len(key) == 5 + 64
     calibrations.save(calibrations.StoredCalibration(key, "smollm2", cal.cutoffs.supported, cal.cutoffs.partial,
                                                      cal.score.agreement, cal.score.misattributions_passed,
-                                                     cal.score.misattributions, cal.score.pairs))
+                                                     cal.score.misattributions, cal.score.pairs,
+                                                     not_found=cal.cutoffs.not_found))
     again = factory.make_chat(cfg)
     try:
         assert again.judge_cutoffs == cal.cutoffs
@@ -114,6 +117,15 @@ def test_the_starter_comes_calibrated_at_the_catalogs_cutoffs():
     again = rescored(stored.model, stored.p_yes, entry.judge)
     assert again is not None and abs(again.score.agreement - stored.agreement) < 0.005
     assert again.score.misattributions_passed == stored.misattributions_passed
+    # The manuscript check's "not found" cut is the rule's, on the same values: at most one in ten of
+    # the supported pairs the model reads lie below it, and the next cut up would let more.
+    rows, pairs = labelled.load_rows(), labelled.pairs_of(labelled.load_rows())
+    asked = [v if p.for_model else None for v, p in zip(stored.p_yes, pairs)]
+    assert labelled.choose_not_found(rows, pairs, asked, entry.judge.partial) == entry.judge.not_found
+    supported = [v for r, v in zip(rows, asked) if r["label"] == "supported" and v is not None]
+    assert sum(v < entry.judge.not_found for v in supported) <= 0.1 * len(supported)
+    higher = min(c for c in labelled.NOT_FOUND_CUTS if c > entry.judge.not_found)
+    assert sum(v < higher for v in supported) > 0.1 * len(supported)
     assert calibrations.is_calibrated(ModelConfig(path="/elsewhere/starter.gguf", catalog_id=entry.id)) is True
     assert calibrations.is_calibrated(ModelConfig(backend="openai")) is None  # which model: the server would say
 

@@ -202,7 +202,8 @@ def test_the_starter_chat_model_carries_its_judge_cutoffs_and_the_factory_sets_t
     from app.core.settings import ModelConfig
 
     starter = next(e for e in catalog.by_role("chat") if e.starter)
-    assert starter.judge == catalog.JudgeCutoffs(SUPPORTED_AT, PARTIAL_AT)  # the defaults are the starter's
+    assert (starter.judge.supported, starter.judge.partial) == (SUPPORTED_AT, PARTIAL_AT)  # the defaults are the starter's
+    assert starter.judge.not_found < starter.judge.partial  # the manuscript check's own, lower "not found" cut
     assert catalog.judge_cutoffs(Path("/models") / starter.file) == starter.judge
     assert catalog.judge_cutoffs("not-a-model") is None and catalog.judge_cutoffs("") is None
     tiny = ModelConfig(path=str(tiny_models["chat"]), context_length=512, threads=1)

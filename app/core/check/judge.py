@@ -32,12 +32,13 @@ from typing import Any
 from ..callbacks import IsCancelled
 from ..errors import Cancelled, ModelError
 from ..models.base import ChatMessage, ChatModel
+from ..models.catalog import JudgeCutoffs
 from ..paths import load_prompt
 from ..records import Support
 from ..research.text.abbreviations import spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
-from ..research.check.support import judge_beginning, judge_of, support_probability, verdict_for
+from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
 from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
 from .locate import PaperText, Window, around, missing_terms, stating, terms_of
@@ -278,6 +279,17 @@ def read_verdict(reply: str) -> str:
     return word if word in VERDICTS else ""
 
 
+def check_verdict(p_yes: float, cutoffs: JudgeCutoffs | None) -> str:
+    """The judge's verdict on a citation: as in an answer's check, except that a doubt between the
+    judge's "not found" cut and its partial cut is partial (the writer looks) and not a flag:
+    a check that flags correct citations is not used twice (labelled.choose_not_found)."""
+    verdict = verdict_for(p_yes, cutoffs)
+    floor = (cutoffs or DEFAULT_JUDGE).not_found
+    if verdict == Support.UNSUPPORTED.value and floor is not None and p_yes >= floor:
+        return Support.PARTIAL.value
+    return verdict
+
+
 def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
                   timeout_s: float | None = None, acronyms: dict[str, str] | None = None) -> tuple[str, str]:
     """(verdict in Support's terms or "" if the model failed, why it failed).
@@ -292,7 +304,7 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
         p_yes = support_probability(chat, claim, quote_text(window, acronyms, claim), cancelled=cancelled)
         if p_yes is not None:
-            return verdict_for(p_yes, chat.judge_cutoffs), ""
+            return check_verdict(p_yes, chat.judge_cutoffs), ""
         reply = chat.chat(judge_messages(claim, quote_text(window, acronyms, claim)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:

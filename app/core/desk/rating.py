@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -191,13 +191,12 @@ class RatingOperations(WritingOperations):
         # Its P(yes) kept: scored at its cut-offs by today's rules and labels; without them, as measured then.
         cal = rescored(chat.name, stored.p_yes, stored.cutoffs) if stored is not None and stored.p_yes else None
         if stored is not None and cal is None:
-            return JudgeRating(stored.agreement, stored.misattributions_passed, stored.misattributions,
-                               {"supported": stored.supported, "partial": stored.partial})
+            return JudgeRating(stored.agreement, stored.misattributions_passed, stored.misattributions, asdict(stored.cutoffs))
         if cal is None:
             cal = calibrate(chat, progress=lambda n, total: task.progress(n, total, "labelled pairs"), cancelled=task.token)
             _keep(cfg, chat.name, cal)
         s = cal.score
-        cuts = {"supported": cal.cutoffs.supported, "partial": cal.cutoffs.partial} if cal.cutoffs else None
+        cuts = asdict(cal.cutoffs) if cal.cutoffs else None
         return JudgeRating(round(s.agreement, 4), s.misattributions_passed, s.misattributions, cuts)
 
     def _answer(self, rating, chat, questions, task: Task) -> None:
@@ -255,4 +254,5 @@ def _keep(cfg: ModelConfig, served_name: str, cal) -> None:
     name = Path(cfg.path).name if cfg.backend == "llamacpp" and cfg.path else served_name
     calibrations.save(calibrations.StoredCalibration(
         calibrations.model_key(cfg, served_name), name, cal.cutoffs.supported, cal.cutoffs.partial,
-        round(s.agreement, 4), s.misattributions_passed, s.misattributions, s.pairs, cal.when, cal.p_yes))
+        round(s.agreement, 4), s.misattributions_passed, s.misattributions, s.pairs, cal.when, cal.p_yes,
+        cal.cutoffs.not_found))

@@ -43,10 +43,11 @@ class StoredCalibration:
     pairs: int
     when: str = ""  # ISO date and time
     p_yes: tuple[float | None, ...] = ()  # per labelled pair (None: the rules decided), as calibrate measured
+    not_found: float | None = None  # JudgeCutoffs.not_found
 
     @property
     def cutoffs(self) -> JudgeCutoffs:
-        return JudgeCutoffs(supported=self.supported, partial=self.partial)
+        return JudgeCutoffs(supported=self.supported, partial=self.partial, not_found=self.not_found)
 
 
 def store_path() -> Path:

@@ -59,6 +59,9 @@ class JudgeCutoffs:
 
     supported: float  # P(yes) at or above: supported
     partial: float  # at or above (below `supported`): partial; below: unsupported
+    # The manuscript check says "not found" only below this (between it and `partial`: partial, for the
+    # writer to look at); None: below `partial`. Set by labelled.choose_not_found.
+    not_found: float | None = None
 
 
 @dataclass(frozen=True)

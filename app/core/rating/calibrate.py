@@ -49,6 +49,8 @@ class Calibration:
         """The report a front end prints."""
         s = self.score
         how = (f"cut-offs: supported at P(yes) ≥ {self.cutoffs.supported:.2f}, partial ≥ {self.cutoffs.partial:.2f}"
+               + (f"; the manuscript check says \"not found\" below {self.cutoffs.not_found:.2f}"
+                  if self.cutoffs.not_found is not None else "")
                if self.cutoffs else "this judge gives no probabilities: it answers in words (uncalibrated)")
         out = [f"Judge: {self.model}", how,
                f"agreement with the hand labels: {s.agreement:.0%} of {s.pairs} pairs",

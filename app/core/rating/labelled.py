@@ -21,6 +21,7 @@ MISATTRIBUTIONS = {"wrong-number", "wrong-organism", "wrong-gene-or-entity", "wr
 # The cut-offs tried (supported, partial): bench/support.py's sweep.
 CUTS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
 GRID = tuple((cs, cp) for cs in CUTS for cp in (0.2, 0.25, *CUTS) if cp <= cs)
+NOT_FOUND_CUTS = (0.1, 0.15, 0.2, 0.25, *CUTS)  # the manuscript check's "not found" cuts tried
 # The rule the starter's cut-offs were set by (research/check/support.py): no more than one misattribution,
 # and one unsupported pair, in ten passed as supported.
 MAX_PASSED = 0.1
@@ -96,4 +97,16 @@ def choose_cutoffs(rows: list[dict], pairs: list[Pair], p_asked: list[float | No
     within = [g for g, s in scored.items() if s.misattributions_passed <= MAX_PASSED * s.misattributions
               and s.unsupported_passed <= MAX_PASSED * s.unsupported] or list(GRID)
     best = max(within, key=lambda g: (scored[g].agreement, -g[0]))
-    return JudgeCutoffs(*best)
+    return JudgeCutoffs(*best, not_found=choose_not_found(rows, pairs, p_asked, best[1], idx))
+
+
+def choose_not_found(rows: list[dict], pairs: list[Pair], p_asked: list[float | None], partial: float,
+                     idx: list[int] | None = None) -> float:
+    """The manuscript check's "not found" cut: the highest (up to `partial`) below which at most one in
+    ten of the pairs labelled supported that the model reads fall. A writer told "not found" of a
+    citation the paper does state stops trusting the check; between this cut and `partial` the
+    verdict is partial, which asks them to look."""
+    idx = list(range(len(rows))) if idx is None else idx
+    supported = [p_asked[i] for i in idx if rows[i]["label"] == "supported" and pairs[i].for_model and p_asked[i] is not None]
+    fits = [c for c in (0.0, *NOT_FOUND_CUTS) if c <= partial and sum(p < c for p in supported) <= MAX_PASSED * len(supported)]
+    return max(fits)
