@@ -7,6 +7,7 @@ import json
 import pytest
 
 from app.core.models.base import ChatModel
+from app.core.models.catalog import JudgeCutoffs
 
 from app.core import events
 from app.core.check import CheckReport, check_manuscript
@@ -448,3 +449,39 @@ def test_a_judges_doubt_above_its_not_found_cut_is_partial_not_a_flag():
     assert check_verdict(0.45, cuts) == "partial" and check_verdict(0.39, cuts) == "unsupported"
     assert check_verdict(0.7, cuts) == "supported" and check_verdict(0.55, cuts) == "partial"
     assert check_verdict(0.45, JudgeCutoffs(supported=0.65, partial=0.5)) == "unsupported"
+
+
+class _DoubtingJudge(_SpyChat):
+    """A judge that gives P(yes) — one fixed value per reading, in turn — at the starter's cut-offs."""
+
+    gives_probabilities = True
+
+    def __init__(self, p_yes: list[float]) -> None:
+        super().__init__()
+        self.p_yes = list(p_yes)
+        self.judge_cutoffs = JudgeCutoffs(supported=0.65, partial=0.5, not_found=0.4)
+
+    def choice_probabilities(self, messages, choices, **kwargs):
+        self.calls.append([dict(m) for m in messages])
+        p = self.p_yes.pop(0) if len(self.p_yes) > 1 else self.p_yes[0]
+        return {"yes": p, "no": 1 - p}
+
+
+@pytest.mark.parametrize("readings, verdict, note", [
+    ([0.45, 0.30], "partial", "model doubts"),  # a doubt, then no: the doubt stands, and says so
+    ([0.45, 0.70], "supported", ""),  # a doubt sends it on to the other place, which states it
+    ([0.30, 0.35], "not-found", "model judged"),  # below the cut in both places: flagged
+])
+def test_a_doubt_reads_on_and_the_better_reading_stands(tmp_path, checked_library, monkeypatch, readings, verdict, note):
+    desk = checked_library
+    # Two places to read (this small paper has one; judge.model_reads is tested in test_check_locate.py).
+    monkeypatch.setattr("app.core.check.manuscript.model_reads", lambda window, windows, text: [window, windows[-1]])
+    judge = _DoubtingJudge(readings)
+    desk.set_chat_model(judge)
+    draft = tmp_path / "one.md"
+    draft.write_text("Young birds migrated later in autumn than adults did [@lindqvist2019].\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
+    (cited,) = check_manuscript(desk, draft, bib, events.quiet()).sentences[0].citations
+    assert len(judge.calls) == 2  # both places read
+    assert cited.verdict == verdict and note in cited.note

@@ -234,6 +234,7 @@ def partial_note(claim: str, window: Window) -> str:
     return "the passage states only part of this; it does not state " + ", ".join(f'"{m}"' for m in missing[:4])
 
 
+DOUBTED = "the model doubts that the passage states this, but not enough to say the paper does not: read it"
 VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
 
 
@@ -292,7 +293,7 @@ def check_verdict(p_yes: float, cutoffs: JudgeCutoffs | None) -> str:
 
 def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
                   timeout_s: float | None = None, acronyms: dict[str, str] | None = None) -> tuple[str, str]:
-    """(verdict in Support's terms or "" if the model failed, why it failed).
+    """(verdict in Support's terms or "" if the model failed; why it failed, or why a doubt is partial).
 
     `acronyms`: the paper's own definitions, spelled out in the quote (abbreviations.spell_out).
 
@@ -304,7 +305,9 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
         p_yes = support_probability(chat, claim, quote_text(window, acronyms, claim), cancelled=cancelled)
         if p_yes is not None:
-            return check_verdict(p_yes, chat.judge_cutoffs), ""
+            verdict = check_verdict(p_yes, chat.judge_cutoffs)
+            doubted = verdict != verdict_for(p_yes, chat.judge_cutoffs)
+            return verdict, DOUBTED if doubted else ""
         reply = chat.chat(judge_messages(claim, quote_text(window, acronyms, claim)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:

@@ -34,7 +34,7 @@ from ..research.evidence import retrieval
 from ..research.evidence.reference_lists import is_reference_list
 from ..research.check.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
-from .judge import model_reads, model_verdict, partial_note, rule_ruling
+from .judge import DOUBTED, model_reads, model_verdict, partial_note, rule_ruling
 from .locate import PaperText, Window, best_windows, read_paper
 from .parse import parse_draft
 from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
@@ -46,6 +46,9 @@ LIBRARY_WIDE = 12  # passages fetched from the whole library (better sources)
 BETTER_MIN_COSINE = 0.45  # a suggestion for a key not in the library must be at least this close
 BETTER_MARGIN = 0.02  # …and for a cited paper, this much closer than the cited paper's best passage
 MODEL_TIMEOUT_S = 120.0
+# The model's readings of one citation, worst first: of two places read, the better one stands
+# (a failed reading ranks above "not stated": the check then says it was read by rules only).
+BETTER = (Support.UNSUPPORTED.value, "", Support.PARTIAL.value, Support.SUPPORTED.value)
 # The paper's best windows by terms re-ranked by their own embeddings (locate.PRESELECT of
 # them, ~5-12 ms each): a paraphrase shares the meaning, not the rare words.
 RERANK_WINDOWS = True
@@ -248,15 +251,19 @@ class _Checker:
             failure = "no chat model"
             if chat is not None:
                 # The model reads the window with its neighbours; where it finds no support
-                # there, one other place of the paper that holds as much of the sentence.
-                for w in model_reads(ruling.window, windows, text):
+                # there (or only doubts it), one other place of the paper that holds as much of
+                # the sentence. The better of the two readings stands.
+                read = []
+                for place in model_reads(ruling.window, windows, text):
                     t = time.monotonic()
-                    verdict, failure = model_verdict(chat, claim, w, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S,
-                                                       acronyms=text.acronyms)
+                    said, why = model_verdict(chat, claim, place, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S,
+                                              acronyms=text.acronyms)
                     self._spent("model_s", t)
                     self.counts["model_pairs"] += 1
-                    if verdict != Support.UNSUPPORTED.value:
-                        break
+                    read.append((said, why, place))
+                    if not said or (said != Support.UNSUPPORTED.value and why != DOUBTED):
+                        break  # settled (or the model failed: the rules' verdict stands, below)
+                verdict, failure, w = max(read, key=lambda r: (BETTER.index(r[0]), r[1] != DOUBTED))
             if not verdict:  # no model verdict: the rules found nothing wrong, but nothing settles it either
                 w = ruling.window
                 verdict, note = Support.PARTIAL.value, f"checked by rules only ({failure}): read the quote"
@@ -264,7 +271,7 @@ class _Checker:
                 w = ruling.window
                 note = "the model judged the paper's closest passages not to state this"
             elif verdict == Support.PARTIAL.value:
-                note = partial_note(claim, w)
+                note = failure or partial_note(claim, w)  # a doubt says so; else what the passage lacks
         e = w.evidence
         return CheckedCitation(key, paper.id, VERDICT_OF[verdict], e.page, e.page_label or str(e.page),
                                " ".join(w.text.split()), note=note)
