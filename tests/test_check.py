@@ -442,13 +442,13 @@ def test_a_judges_doubt_above_its_not_found_cut_is_partial_not_a_flag():
     """Between the judge's "not found" cut and its partial cut the check says partial: the writer
     looks, and a correct citation the small judge doubts is not flagged. Without the cut (another
     model's defaults), as before."""
-    from app.core.check.judge import check_verdict
+    from app.core.check.judge import DOUBTED, check_verdict
     from app.core.models.catalog import JudgeCutoffs
 
     cuts = JudgeCutoffs(supported=0.65, partial=0.5, not_found=0.4)
-    assert check_verdict(0.45, cuts) == "partial" and check_verdict(0.39, cuts) == "unsupported"
-    assert check_verdict(0.7, cuts) == "supported" and check_verdict(0.55, cuts) == "partial"
-    assert check_verdict(0.45, JudgeCutoffs(supported=0.65, partial=0.5)) == "unsupported"
+    assert check_verdict(0.45, cuts) == ("partial", DOUBTED) and check_verdict(0.39, cuts) == ("unsupported", "")
+    assert check_verdict(0.7, cuts) == ("supported", "") and check_verdict(0.55, cuts) == ("partial", "")
+    assert check_verdict(0.45, JudgeCutoffs(supported=0.65, partial=0.5)) == ("unsupported", "")
 
 
 class _DoubtingJudge(_SpyChat):

@@ -280,15 +280,15 @@ def read_verdict(reply: str) -> str:
     return word if word in VERDICTS else ""
 
 
-def check_verdict(p_yes: float, cutoffs: JudgeCutoffs | None) -> str:
-    """The judge's verdict on a citation: as in an answer's check, except that a doubt between the
-    judge's "not found" cut and its partial cut is partial (the writer looks) and not a flag:
-    a check that flags correct citations is not used twice (labelled.choose_not_found)."""
+def check_verdict(p_yes: float, cutoffs: JudgeCutoffs | None) -> tuple[str, str]:
+    """(the judge's verdict on a citation, DOUBTED or ""): as in an answer's check, except that a doubt
+    between the judge's "not found" cut and its partial cut is partial (the writer looks) and not a
+    flag: a check that flags correct citations is not used twice (labelled.choose_not_found)."""
     verdict = verdict_for(p_yes, cutoffs)
     floor = (cutoffs or DEFAULT_JUDGE).not_found
     if verdict == Support.UNSUPPORTED.value and floor is not None and p_yes >= floor:
-        return Support.PARTIAL.value
-    return verdict
+        return Support.PARTIAL.value, DOUBTED
+    return verdict, ""
 
 
 def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsCancelled | None = None,
@@ -305,9 +305,7 @@ def model_verdict(chat: ChatModel, claim: str, window: Window, *, cancelled: IsC
         chat.prefill(judge_beginning())  # once per model: later pairs restore it
         p_yes = support_probability(chat, claim, quote_text(window, acronyms, claim), cancelled=cancelled)
         if p_yes is not None:
-            verdict = check_verdict(p_yes, chat.judge_cutoffs)
-            doubted = verdict != verdict_for(p_yes, chat.judge_cutoffs)
-            return verdict, DOUBTED if doubted else ""
+            return check_verdict(p_yes, chat.judge_cutoffs)
         reply = chat.chat(judge_messages(claim, quote_text(window, acronyms, claim)), max_tokens=8, temperature=0.0,
                           json_schema=VERDICT_SCHEMA, cancelled=cancelled, timeout_s=timeout_s)
     except Cancelled:

@@ -17,10 +17,12 @@ import json
 import logging
 import os
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 
 from .. import paths
 from ..settings import ModelConfig
+from . import catalog
 from .catalog import JudgeCutoffs
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,7 @@ def shipped_path() -> Path:
     return paths.resources_dir().joinpath(*SHIPPED)
 
 
+@cache
 def _read_shipped() -> dict[str, dict]:
     try:
         return json.loads(shipped_path().read_text(encoding="utf-8"))
@@ -126,14 +129,15 @@ def cutoffs_for(cfg: ModelConfig, served_name: str = "") -> JudgeCutoffs | None:
 
 def is_calibrated(cfg: ModelConfig) -> bool | None:
     """Whether `cfg`'s model has judge cut-offs of its own: calibrated here, shipped, or in the catalog.
-    None where that cannot be told without asking a server which model it serves (no model named)."""
-    from . import catalog
-
+    None where that cannot be told without asking a server which model it serves (no model named).
+    A GGUF is hashed only where some calibration is kept here (the shipped ones are the catalog's)."""
     if cfg.backend == "llamacpp":
         if catalog.judge_cutoffs(cfg.catalog_id or cfg.path) is not None:
             return True
         if not Path(cfg.path).expanduser().is_file():
             return None
+        if not store_path().is_file():
+            return False
     elif not cfg.model:
         return None
     try:
