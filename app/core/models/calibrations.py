@@ -142,5 +142,6 @@ def is_calibrated(cfg: ModelConfig) -> bool | None:
         return None
     try:
         return lookup(model_key(cfg)) is not None
-    except OSError:
+    except OSError as exc:
+        log.warning("cannot identify %s to tell whether its judge is calibrated: %s", cfg.describe(), exc)
         return None
