@@ -108,7 +108,6 @@ class ResearchParams:
     key_sentences: int = 4  # key passages quoted beneath the answer (key_sentences.py); 0: the model reads on instead
     quotes_per_passage: int = 2  # key passages from one passage at most (neighbours join into one)
     quote_candidates: int = 12  # candidate sentences the model rates for answering the question before quoting
-    rate_before_answer: int = 0  # candidates rated before the first turn, whose passages it then reads first (rated_first.py); 0: off
     withdraw_unstated: bool = True  # withdraw a claim stating a figure no passage states, if another claim of the model is supported
     withdraw_unsupported: bool = True  # withdraw a claim no cited passage supports even in part, likewise
     rewrite_faulted: bool = True  # write a claim the check faults again once, from the key passages and its cited sentences (rewrite.py)

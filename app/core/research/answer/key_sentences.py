@@ -137,7 +137,7 @@ def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: li
     asked = asks(query)
 
     def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
-        """`keep`: ratings against `question` made before (rated_first.py), used, not asked again; new ones added."""
+        """`keep`: receives the ratings against `question` (the answer check reads them after)."""
         known = {} if keep is None else keep
 
         def rate(sentences: list[str]) -> list[float] | None:

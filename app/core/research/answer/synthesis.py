@@ -33,7 +33,6 @@ from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_s
 from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
-from .rated_first import rated_first
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import answer_open_parts
 from .second_turn import more_claims
@@ -115,16 +114,15 @@ def answer_beginning(template: str = "synthesis_first.md", fields: dict | None =
 def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text.
 
-    The best passages (`first_claim_tokens`; with `rate_before_answer`, those of the best-rated
-    sentences) go first and the model states the direct answer; then key passages are quoted (or,
+    The best passages (`first_claim_tokens`) go first and the model states the direct answer;
+    then key passages are quoted (or,
     without them, the other passages follow in the same, cached conversation and it adds claims)."""
     started = time.monotonic()
     chat = funnel.load_chat()
     focus_into(funnel, result)
     evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
-    rated = funnel.params.rate_before_answer if funnel.params.key_sentences > 0 else 0  # rated_first.py
-    leading, ratings = rated_first(funnel, chat, result.query, evidence, rated)
-    first = split_first(leading, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
+    first = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
+    ratings: dict[str, float] = {}  # each rated key-sentence candidate's P(yes) (key_sentences.answer_quotes)
     rest = [e for e in evidence if all(e is not f for f in first)]
     if rest and funnel.params.key_sentences > 0:  # after the first turn passages are quoted from, not read: all stay
         evidence, rest = result.evidence, [e for e in result.evidence if all(e is not f for f in first)]
