@@ -768,7 +768,7 @@ def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_
     first = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     chat = ScriptedChat([first, '{"verdicts": [{"pair": 1, "verdict": "supported"}]}'])
     result, events = answer_with(fact_library, chat, "How fast did the glacier front retreat, and how was it measured?",
-                                 {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "part_turns": 0})
+                                 {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2})
     answer, *checks = chat.calls
     assert answer["schema"]["properties"]["claims"]["maxItems"] == 3  # the parts prompt, then no second turn
     assert all("More passages" not in m["content"] for c in checks for m in c["messages"][len(answer["messages"]):])
@@ -892,7 +892,7 @@ def test_a_withdrawn_claims_place_goes_to_no_quote(fact_library):
         return json.dumps({"verdicts": [{"pair": int(n), "verdict": "unsupported" if "warmer" in text else "supported"}
                                         for n, text in claims]})
     question = "How fast did the glacier front retreat, and how was it measured?"
-    opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "part_quotes": 0}
+    opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
     result, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, opts)
     kept, _ = answer_with(fact_library, ScriptedChat([first] + [judge] * 8), question, {**opts, "withdraw_unsupported": False})
     assert any("warmer" in m for m in result.messages) and all("warmer" not in c.text for c in result.claims)

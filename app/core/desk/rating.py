@@ -19,8 +19,8 @@ RATING_KEY = "model_ratings"  # the library's record of its last `models rate` (
 QUESTIONS = 30  # generated questions a model answers when rated
 # A rating question is answered like any question, less what measures the judge rather than the
 # writer (the judge is rated on the labelled pairs): the direct answer only, the first turn fixed.
-RATE_OVERRIDES = {"check_support": False, "answer_check": False, "rewrite_faulted": False, "part_turns": 0,
-                  "part_quotes": 0, "key_sentences": 1, "quote_candidates": 0, "first_turn_claims": 1,
+RATE_OVERRIDES = {"check_support": False, "answer_check": False, "rewrite_faulted": False,
+                  "key_sentences": 1, "quote_candidates": 0, "first_turn_claims": 1,
                   "withdraw_unstated": False, "withdraw_unsupported": False, "first_claim_tokens": 300,
                   "focus_tokens": None}  # None: the setting, not sized by the desk's own chat model (every model reads alike)
 

@@ -42,7 +42,6 @@ from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
 from ..evidence.focus import FIGURE_CAPTION, ends_sentence, follows, leans_back
 from .question_asks import Asks, asks, is_year, states_figure
-from .question_parts import open_parts, part_scores
 from ..evidence.reference_lists import is_entry
 from ..check.support_rules import numbers_in, two_digits_or_more
 
@@ -55,11 +54,9 @@ NUMBER_BONUS = 0.05  # on the focus score (0-1)
 FIGURE_BONUS = 0.2  # for a sentence that states a figure, where the question asks for an amount
 MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
 MERGED_CHARS = 2 * MAX_CHARS  # a quote joined from neighbouring sentences (one quote of its passage's two)
-PART_CANDIDATES = 6  # rated for an open part of the question: its best few by how they bear on the part
 
 # P(the sentence answers the question) for each sentence; None where the backend cannot tell.
 Rate = Callable[[list[str]], "list[float] | None"]
-Prior = Callable[[list[str]], list[float]]  # how well each sentence bears on what is asked
 
 
 class _Candidate(NamedTuple):
@@ -72,24 +69,19 @@ class _Candidate(NamedTuple):
 
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
-                  rate: Rate | None = None, rated: int = 0, prior: Prior | None = None,
-                  skip: frozenset[int] = frozenset(), per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
+                  rate: Rate | None = None, rated: int = 0, per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
     (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
-    `prior` scores the candidates in place of the focus score (which is the whole question's);
-    passages in `skip` are quoted already. `asked`: where the question asks how to do something, a
+    `asked`: where the question asks how to do something, a
     sentence that introduces a code block is a candidate with the block's first command (`_with_code`);
     where it asks for an amount, a sentence that states a figure ranks higher (`FIGURE_BONUS`).
     """
     if limit <= 0:
         return []
-    candidates = [c for c in quotable(claims, evidence, asked) if c.number not in skip]
-    if prior is not None and candidates:
-        candidates = sorted((c._replace(score=score) for score, c in zip(prior([c.text for c in candidates]), candidates)),
-                            key=lambda c: -c.score)
+    candidates = quotable(claims, evidence, asked)
     if rate is not None and rated > 0 and candidates:
         top = candidates[:rated]
         probs = rate([c.text for c in top])
@@ -129,41 +121,26 @@ def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: li
                   ratings: dict[str, float] | None = None) -> list[Claim]:
     """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can.
 
-    A further part of the question that the claims leave open ("…, and how far did the error
-    fall?") gets the first quotes, one each (`params.part_quotes`): the candidates that bear
-    best on that part, rated against it. `ratings` receives each candidate's P(yes) against the
-    whole question."""
+    `ratings` receives each rated candidate's P(yes) (the answer check reads them after)."""
     params = funnel.params
-    asked = asks(query)
+    known = {} if ratings is None else ratings
 
-    def rater(question: str, keep: dict[str, float] | None = None) -> Rate:
-        """`keep`: receives the ratings against `question` (the answer check reads them after)."""
-        known = {} if keep is None else keep
+    def rate(sentences: list[str]) -> list[float] | None:
+        todo = [s for s in dict.fromkeys(sentences) if s not in known]
+        if todo:
+            funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
+            try:
+                probs = answer_probabilities(chat, query, todo, cancelled=funnel.cancelled)
+            except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
+                log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
+                return None
+            if probs is None:
+                return None
+            known.update(zip(todo, probs))
+        return [known[s] for s in sentences]
 
-        def rate(sentences: list[str]) -> list[float] | None:
-            todo = [s for s in dict.fromkeys(sentences) if s not in known]
-            if todo:
-                funnel.stage(3, "Stage 3: choosing the sentences of the papers to quote…")
-                try:
-                    probs = answer_probabilities(chat, question, todo, cancelled=funnel.cancelled)
-                except ModelError as exc:  # the quotes fall back to focus score; the answer is not lost
-                    log.warning("rating the key sentences failed (%s); they are chosen by focus score", exc.message)
-                    return None
-                if probs is None:
-                    return None
-                known.update(zip(todo, probs))
-            return [known[s] for s in sentences]
-        return rate
-
-    quotes: list[Claim] = []
-    for part in open_parts(query, claims)[: min(params.part_quotes, params.key_sentences)]:
-        quotes += key_sentences(claims + quotes, evidence, 1, rate=rater(f"{part} (part of the question: {query})"),
-                                rated=PART_CANDIDATES, prior=lambda texts, part=part: part_scores(part, texts, funnel.embedder),
-                                skip=frozenset(n for q in quotes for n in q.sources), per_passage=params.quotes_per_passage,
-                                asked=asked)
-    return quotes + key_sentences(claims + quotes, evidence, params.key_sentences - len(quotes), rate=rater(query, ratings),
-                                  rated=params.quote_candidates, skip=frozenset(n for q in quotes for n in q.sources),
-                                  per_passage=params.quotes_per_passage, asked=asked)
+    return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates,
+                         per_passage=params.quotes_per_passage, asked=asks(query))
 
 
 def answer_probabilities(chat: ChatModel, query: str, sentences: list[str], *,

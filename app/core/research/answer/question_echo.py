@@ -53,7 +53,7 @@ def echoes_question(claim: str, query: str) -> bool:
 
 
 # The prompts whose instructions the model writes its claims after (their placeholders left out).
-ANSWER_PROMPTS = ("synthesis_first.md", "synthesis_parts.md", "synthesis_part.md", "synthesis_claims.md", "rewrite.md")
+ANSWER_PROMPTS = ("synthesis_first.md", "synthesis_parts.md", "synthesis_claims.md", "rewrite.md")
 INSTRUCTION_SHARE = 0.6  # of the claim's words, from the instructions and not from the question
 MIN_ECHO_WORDS = 6  # a short claim ("HC3 is the default.") may share a few words by chance
 COPIED_RUN = 6  # words in a row of the instructions; none of the 170 labelled claims shares a run this long

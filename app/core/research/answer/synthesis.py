@@ -34,7 +34,7 @@ from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
-from .question_parts import answer_open_parts
+from .question_parts import missing_parts_note
 from .second_turn import more_claims
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
@@ -142,9 +142,6 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
         if rest and writer.first_token_s:  # how fast it read: the next answer's first turn is sized by it
             record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields)), writer.first_token_s)
         conversation = [*messages, {"role": "assistant", "content": reply}]
-        if rest:  # a further part of the question the first turn left open: a turn of its own (part_turns)
-            claims = claims + answer_open_parts(funnel, writer.ask, chat, conversation, result, claims, evidence,
-                                                {e.number for e in first}, format_passage)
         if rest and funnel.params.key_sentences > 0:
             # each candidate sentence's P(yes) that it states the answer (those rated first kept)
             quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
@@ -393,6 +390,8 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
                                "the others are marked in the answer.")
     if bare:
         result.messages.append(f"Support check: {bare} of the model's {len(result.model_claims())} claims cite no passage (marked).")
+    if not stopped and (missing := missing_parts_note(result.query, result.claims)):
+        result.messages.append(missing)
     if not stopped:
         n = result.claim_counts()  # the model's claims: the key passages are supported by construction
         funnel.stage(4, f"Stage 4: {n['claims']} claim{'s' if n['claims'] != 1 else ''}, {n['supported']} supported")

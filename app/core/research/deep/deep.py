@@ -55,7 +55,6 @@ from .deep_progress import RETRY_EXHAUSTED, RoundRecord  # noqa: F401
 from .deep_report import ReportMixin
 from .deep_search import SCORE_SCHEMA, SearchMixin  # noqa: F401
 from ..funnel import Funnel
-from ..answer.question_parts import question_parts
 
 __all__ = ["CALL_OVERHEAD_S", "CONSERVATIVE_RATE", "Budget", "ClockReading", "SpeedMeter", "parse_time", "LOOP_SCHEMA",
            "SCORE_SCHEMA", "SubQuestion", "RETRY_EXHAUSTED", "RoundRecord", "DeepCancelled", "DeadlineToken", "DeepResearch"]
@@ -126,7 +125,6 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         self.scoring_s = 0.0
         self._chat: ChatModel | None = None
         self.shortlist: list[str] = []
-        self.further_parts = 0  # parts of the question after the first: each may cost the answer a turn
         self.standard_evidence = []  # standard mode's stage 2: always in the pool
         self.answered_as_standard = False  # the budget had no room for a research round
         self.widened: list[str] = []  # searches the code added when the model saw no gaps but time was left
@@ -157,7 +155,6 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         result.messages += notes
         f.mark_unmentioned(result, query, self.standard_evidence)
         self._chat_model()  # loads and measures the model: the plan needs its speed
-        self.further_parts = len(question_parts(query)) - 1
         self.plan = {"answer_s": round(self.answer_cost_s(), 1), "round_s": round(self.round_cost_s(), 1)}
         self._publish()  # the clock with the planned reserve
         if not self.room_for_research():

@@ -46,12 +46,6 @@ EXPECTED_FIRST_TURN_CLAIMS = 1.5
 REWRITE_SHARE = 0.25
 REWRITE_READ_TOKENS = 360
 REWRITE_WRITE_TOKENS = 45
-# A further part of the question ("…, and when was the treatment started?") gets a quote (and,
-# where part_turns is on, a turn) when the first turn's claims leave it open (question_parts.py):
-# they left it open for 20 of 33 two-part bench questions (bench/answers.py --show, 20 development
-# and 13 held-out). The turn reads the part's passages (part_tokens) and this prompt, writes one claim.
-PART_OPEN_SHARE = 0.6
-PART_PROMPT_TOKENS = 90
 SOURCES_PER_CLAIM = 1.3  # (claim, cited passage) pairs per claim: what the check reads
 CALL_OVERHEAD_S = 1.0  # per model call: the chat template, the JSON schema's grammar
 PROBABILITY_CALL_S = 0.1  # per pair a probability judge reads: formatting and restoring its kept beginning

@@ -24,8 +24,6 @@ from .deep_budget import (
     JUDGE_TOKENS_PER_PAIR,
     MIN_ANSWER_TOKENS,
     MIN_EVIDENCE_TOKENS,
-    PART_OPEN_SHARE,
-    PART_PROMPT_TOKENS,
     PROBABILITY_CALL_S,
     PROBABILITY_JUDGE_TOKENS_PER_PAIR,
     PROMPT_OVERHEAD_TOKENS,
@@ -39,7 +37,6 @@ from .deep_budget import (
     VERDICT_TOKENS,
 )
 from .deep_search import SCORE_PASSAGE_CHARS, SCORE_SCHEMA, SCORE_TOKENS_PER_PASSAGE, kind_of
-from ..answer.key_sentences import PART_CANDIDATES
 
 log = logging.getLogger(__name__)
 
@@ -137,14 +134,6 @@ class PlanMixin:
                 if p.quote_candidates > 0 and (self._chat is None or self._chat.gives_probabilities):
                     read += JUDGE_PROMPT_TOKENS + QUOTE_RATING_TOKENS * p.quote_candidates
                     calls += 1
-                # A further part of the question the first turn left open: its passages and one claim,
-                # and its own quote, rated among its best few candidates (question_parts.py).
-                parts = PART_OPEN_SHARE * min(self.further_parts, p.part_turns)
-                read += parts * (p.part_tokens + PART_PROMPT_TOKENS)
-                written, claims, calls = written + parts * CLAIM_TOKENS, claims + parts, calls + parts
-                if p.quote_candidates > 0 and (self._chat is None or self._chat.gives_probabilities):
-                    rated = PART_OPEN_SHARE * min(self.further_parts, p.part_quotes, p.key_sentences)
-                    read += rated * (QUESTION_TOKENS + QUOTE_RATING_TOKENS * PART_CANDIDATES)
             elif split:
                 read = evidence + PROMPT_OVERHEAD_TOKENS + SECOND_TURN_TOKENS
                 written, calls = first + min(MORE_CLAIMS * CLAIM_TOKENS, answer), 2
