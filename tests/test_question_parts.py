@@ -48,6 +48,8 @@ def test_the_note_names_only_the_parts_nothing_speaks_to():
     assert missing_parts_note(question, [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml, higher than "
                                                "the positive control vincristine (0.28 µg/ml).")]) is None
     assert missing_parts_note("What LC50 did the n-hexane fraction give?", []) is None  # one part: the answer's own business
+    two = missing_parts_note(f"{question}, and when was the assay run?", [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml.")])
+    assert two is not None and "these parts" in two and "“when was the assay run”" in two and "ask them on their own" in two
 
 
 LAKE = "how deep was the lake beneath the glacier"

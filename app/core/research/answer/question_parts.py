@@ -5,8 +5,9 @@ the error fall with dropout, ReLUs and max-norm?". Told to give each part its ow
 (synthesis_parts.md), the starter model answers the first part and often stops. So the question
 is split into its parts by its grammar, and a part whose own words neither the model's claims nor
 the key passages use is named beneath the answer: the reader learns which part may be missing
-rather than taking a partial answer for a whole one. (A turn of the model's own for each open part, and
-a key passage chosen for it, were measured and removed: docs/research.md.)
+rather than taking a partial answer for a whole one. (A turn of the model's own for each open
+part, a key passage chosen for it and a claim for each part held by the grammar were measured
+and not kept: docs/research.md.)
 
 The split is deliberately narrow: only where a new question clause begins, after "and" with a
 question word ("…, and when does the sandwich collapse…") or, after ", and", with an auxiliary
@@ -69,7 +70,8 @@ def missing_parts_note(question: str, claims: list[Claim]) -> str | None:
     if not missing:
         return None
     named = " and ".join(f"“{part}”" for part in missing)
+    these, its, it = ("these parts", "their", "them") if len(missing) > 1 else ("this part", "its", "it")
     # Said as the words tell it: a claim can answer a part in other words ("Monte Carlo" for "what
     # other option is available"), as 2 of the 4 questions so named in 32 development answers did.
-    return (f"Answer: this part of the question may be left unanswered: {named}. Neither the claims nor the "
-            "key passages use its words; ask it on its own to search for it.")
+    return (f"Answer: {these} of the question may be left unanswered: {named}. Neither the claims nor the "
+            f"key passages use {its} words; ask {it} on {its} own to search for {it}.")
