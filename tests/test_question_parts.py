@@ -7,7 +7,7 @@ import json
 import pytest
 
 from app.core.events import Task
-from app.core.records import Claim
+from app.core.records import Claim, ResearchResult
 from app.core.research.answer.question_parts import missing_parts_note, open_parts, question_parts
 from tests.test_answer_engine import ScriptedChat, answer_with, assert_cited_in_place
 
@@ -41,15 +41,26 @@ def test_a_part_is_open_until_a_claim_speaks_to_it():
     assert open_parts("What LC50 did the n-hexane fraction give?", first_only) == []
 
 
-def test_the_note_names_only_the_parts_nothing_speaks_to():
+def test_the_note_names_the_open_parts_in_number():
     question = "What LC50 did the n-hexane fraction give, and how does it compare with the positive control?"
-    note = missing_parts_note(question, [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml.")])
-    assert note is not None and "“how does it compare with the positive control”" in note
-    assert missing_parts_note(question, [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml, higher than "
-                                               "the positive control vincristine (0.28 µg/ml).")]) is None
-    assert missing_parts_note("What LC50 did the n-hexane fraction give?", []) is None  # one part: the answer's own business
-    two = missing_parts_note(f"{question}, and when was the assay run?", [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml.")])
-    assert two is not None and "these parts" in two and "“when was the assay run”" in two and "ask them on their own" in two
+    first = [Claim("The n-hexane fraction gave an LC50 of 2.17 µg/ml.")]
+    note = missing_parts_note(open_parts(question, first))
+    assert "this part" in note and "“how does it compare with the positive control”" in note and "ask it on its own" in note
+    two = missing_parts_note(open_parts(f"{question}, and when was the assay run?", first))
+    assert "these parts" in two and "“when was the assay run”" in two and "ask them on their own" in two
+
+
+def test_the_answer_view_names_an_open_part_above_the_answer(qtbot, qapp):
+    from app.core.records import ResearchResult
+    from app.ui.answer_view import AnswerView
+
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_result(ResearchResult(query="q", answer="The LC50 was 2.17 µg/ml.", open_parts=["when was the assay run"]))
+    text = view.browser.toPlainText()
+    assert text.index("“when was the assay run”: it may be left unanswered") < text.index("The LC50 was 2.17")
+    view.show_result(ResearchResult(query="q", answer="The LC50 was 2.17 µg/ml."))
+    assert "may be left unanswered" not in view.browser.toPlainText()
 
 
 LAKE = "how deep was the lake beneath the glacier"
@@ -62,13 +73,15 @@ def test_an_answer_names_the_part_of_the_question_the_papers_leave_open(fact_lib
     result, _ = answer_with(fact_library, ScriptedChat([first]), f"How fast did the glacier front retreat, and {LAKE}?",
                             {"first_claim_tokens": 1, "key_sentences": 2})
     assert result.claims and "38 metres" in result.claims[0].text
+    assert result.open_parts == [LAKE]
     assert any(LAKE in m and "may be left unanswered" in m for m in result.messages), result.messages
+    assert ResearchResult.from_dict(result.to_dict()).open_parts == [LAKE]  # kept with the answer (history, --json)
 
     both = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]},
                                   {"text": "The retreat was measured by drone photogrammetry.", "sources": [1]}]})
     result, _ = answer_with(fact_library, ScriptedChat([both]), "How fast did the glacier front retreat, and how was it measured?",
                             {"first_claim_tokens": 1, "key_sentences": 2})
-    assert not any("may be left unanswered" in m for m in result.messages), result.messages
+    assert not result.open_parts and not any("may be left unanswered" in m for m in result.messages), result.messages
 
 
 def test_the_missing_part_with_the_real_model(fact_library):
@@ -76,5 +89,5 @@ def test_the_missing_part_with_the_real_model(fact_library):
         f"When do kestrels depart from alpine valleys in autumn, and {LAKE}?")
     assert_cited_in_place(result)
     named = [m for m in result.messages if "may be left unanswered" in m]
-    assert bool(named) == bool(open_parts(result.query, result.claims)), (result.claims, result.messages)
+    assert result.open_parts == open_parts(result.query, result.claims) and bool(named) == bool(result.open_parts)
     assert all(LAKE in m for m in named)

@@ -235,6 +235,7 @@ class ResearchResult:
     unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/answer/unmentioned.py)
     caution: str = ""  # shown above the answer: the library may not hold it
     withdrawn: list[str] = field(default_factory=list)  # the model's claims the support check took out (named in the notes)
+    open_parts: list[str] = field(default_factory=list)  # parts of the question nothing in the answer speaks to (question_parts.py)
     mode: str = "standard"
     feedback: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # deep mode: loop decisions, etc.
@@ -323,6 +324,7 @@ class ResearchResult:
             unmentioned=list(d.get("unmentioned", [])),
             caution=d.get("caution", ""),
             withdrawn=list(d.get("withdrawn", [])),
+            open_parts=list(d.get("open_parts", [])),
             mode=d.get("mode", "standard"),
             feedback=list(d.get("feedback", [])),
             extra={**dict(d.get("extra", {})), **extra},

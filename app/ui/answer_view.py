@@ -246,6 +246,9 @@ class AnswerView(QWidget):
         self.question_label.setText(result.query)
         self.question_label.show()
         body = deep_summary_html(result) + render_answer(result)
+        if result.open_parts and result.answer:  # a part of the question the answer may leave open: before it is read
+            named = " and ".join(f"“{html.escape(part)}”" for part in result.open_parts)
+            body = f'<p class="caution">Nothing in this answer uses the words of {named}: it may be left unanswered.</p>' + body
         if result.caution and result.answer:  # the library may not hold the answer: say so first
             body = f'<p class="caution">{html.escape(result.caution)}</p>' + body
         if result.feedback:

@@ -63,12 +63,9 @@ def open_parts(question: str, claims: list[Claim]) -> list[str]:
     return out
 
 
-def missing_parts_note(question: str, claims: list[Claim]) -> str | None:
+def missing_parts_note(missing: list[str]) -> str:
     """The answer's note naming the parts of the question whose own words nothing in it (claims
-    and key passages) uses; None where every part is spoken to."""
-    missing = open_parts(question, claims)
-    if not missing:
-        return None
+    and key passages) uses (`open_parts` of the answer's claims and key passages)."""
     named = " and ".join(f"“{part}”" for part in missing)
     these, its, it = ("these parts", "their", "them") if len(missing) > 1 else ("this part", "its", "it")
     # Said as the words tell it: a claim can answer a part in other words ("Monte Carlo" for "what

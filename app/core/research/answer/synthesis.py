@@ -34,7 +34,7 @@ from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
-from .question_parts import missing_parts_note
+from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
@@ -390,8 +390,9 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
                                "the others are marked in the answer.")
     if bare:
         result.messages.append(f"Support check: {bare} of the model's {len(result.model_claims())} claims cite no passage (marked).")
-    if not stopped and (missing := missing_parts_note(result.query, result.claims)):
-        result.messages.append(missing)
+    result.open_parts = [] if stopped else open_parts(result.query, result.claims)
+    if result.open_parts:
+        result.messages.append(missing_parts_note(result.open_parts))
     if not stopped:
         n = result.claim_counts()  # the model's claims: the key passages are supported by construction
         funnel.stage(4, f"Stage 4: {n['claims']} claim{'s' if n['claims'] != 1 else ''}, {n['supported']} supported")
