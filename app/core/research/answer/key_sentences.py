@@ -75,9 +75,9 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
 
     With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
     the model's P(yes) that the sentence answers the question (`answer_probabilities`).
-    `asked`: where the question asks how to do something, a
-    sentence that introduces a code block is a candidate with the block's first command (`_with_code`);
-    where it asks for an amount, a sentence that states a figure ranks higher (`FIGURE_BONUS`).
+    `asked`: where the question asks how to do something, a sentence that introduces a code block
+    is a candidate with the block's first command (`_with_code`); where it asks for an amount, a
+    sentence that states a figure ranks higher (`FIGURE_BONUS`).
     """
     if limit <= 0:
         return []

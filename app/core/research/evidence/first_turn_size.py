@@ -114,13 +114,12 @@ def split_first(evidence: list[Evidence], budget: int, cost: Callable[[Evidence]
     return first, evidence[len(first):]
 
 
-def fit_within(evidence: list[Evidence], budget: int, cost: Callable[[Evidence], int], *,
-               at_least_one: bool = False) -> list[Evidence]:
+def fit_within(evidence: list[Evidence], budget: int, cost: Callable[[Evidence], int]) -> list[Evidence]:
     """The passages, in their order, that fit `budget` tokens: one that would overflow is passed
-    over and a smaller one after it may still fit (`at_least_one`: the first is kept whatever it costs)."""
+    over and a smaller one after it may still fit."""
     out, spent = [], 0
     for e in evidence:
-        if spent + cost(e) > budget and (out or not at_least_one):
+        if spent + cost(e) > budget:
             continue
         out.append(e)
         spent += cost(e)
