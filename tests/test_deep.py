@@ -502,7 +502,7 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
         VERDICT_TOKENS,
     )
     from app.core.research.check.support import JUDGE_CHOICES, judge_beginning, pair_messages
-    from app.core.research.answer.synthesis import answer_beginning, first_turn
+    from app.core.research.answer.answer_prompt import answer_beginning, first_turn
     from app.core.settings import ModelConfig
 
     real = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048))

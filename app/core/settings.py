@@ -102,6 +102,7 @@ class ResearchParams:
     first_claim_read_s: float = 5.0  # the first turn reads what the model read in this many seconds lately (0: the floor)
     first_claim_max_tokens: int = 500  # ...up to this many tokens
     first_turn_claims: int = 3  # claims the first turn may write: the direct answer and one per further part
+    worked_answers: int = 2  # worked answers (synthesis_worked.md) the model reads before the first turn's question (kept once per load)
     key_sentences: int = 4  # key passages quoted beneath the answer (key_sentences.py); 0: the model reads on instead
     quotes_per_passage: int = 2  # key passages from one passage at most (neighbours join into one)
     quote_candidates: int = 12  # candidate sentences the model rates for answering the question before quoting

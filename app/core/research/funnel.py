@@ -313,9 +313,10 @@ class Funnel:
     def load_chat(self) -> ChatModel:
         self._chat = self._load_chat()
         if self.params.structured_answers:
-            from .answer.synthesis import answer_beginning, first_turn
+            from .answer.answer_prompt import answer_beginning, first_turn_beginning
 
-            self._chat.prefill(answer_beginning(*first_turn(self.params)))  # read once per model; later answers restore it
+            template, fields, earlier = first_turn_beginning(self._chat, self.params)
+            self._chat.prefill(answer_beginning(template, fields, earlier=earlier))  # read once per model; later answers restore it
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:
@@ -337,11 +338,12 @@ class Funnel:
             return papers
         return sorted(self.scope if papers is None else self.scope.intersection(papers))
 
-    def evidence_budget(self, chat: ChatModel | None = None) -> int:
-        """Tokens of evidence the prompt carries: the setting, within the context (and deep's time left)."""
+    def evidence_budget(self, chat: ChatModel | None = None, reserved: int = 0) -> int:
+        """Tokens of evidence the prompt carries: the setting, within the context less `reserved`
+        tokens of earlier turns (and deep's time left)."""
         budget = self.params.focus_tokens
         if chat is not None:
-            room = chat.context_length - self.answer_tokens(chat, structured=True) - 320
+            room = chat.context_length - self.answer_tokens(chat, structured=True) - 320 - reserved
             budget = min(budget, room)
         if self.evidence_tokens_override is not None:
             budget = min(budget, self.evidence_tokens_override)

@@ -19,12 +19,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Callable
 
 from ...errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
 from ...events import ClaimWritten, Notice, Token
 from ...models.base import ChatMessage, ChatModel
-from ...paths import load_prompt
 from ...records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
 from ...wording import trim_repetition
 from ..context import AnswerContext
@@ -36,13 +34,11 @@ from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
+from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, prompt_cost
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
 from ..check.support import ORDER, Pair, check_pairs
-
-if TYPE_CHECKING:
-    from ...settings import ResearchParams
 
 log = logging.getLogger(__name__)
 
@@ -82,35 +78,6 @@ def focus_into(funnel: AnswerContext, result: ResearchResult, qvec=None) -> None
     result.timings["focus_s"] = round(time.monotonic() - started, 3)
 
 
-def format_passage(e: Evidence) -> str:
-    where = [f"{e.paper_id}, page {e.page}"]
-    if e.section:
-        where.append(e.section.strip("# ")[:80])
-    return f"[{e.number}] ({'; '.join(where)})\n{e.focus_text}"
-
-
-def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md", **fields) -> list[ChatMessage]:
-    system = load_prompt("synthesis_system.md").strip()
-    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence), **fields)
-    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
-
-
-def first_turn(params: "ResearchParams") -> tuple[str, dict]:
-    """The first turn's prompt template and its fields beyond the question and the passages."""
-    if params.first_turn_claims > 1:
-        return "synthesis_parts.md", {"n": params.first_turn_claims}
-    return "synthesis_first.md", {}
-
-
-def answer_beginning(template: str = "synthesis_first.md", fields: dict | None = None) -> list[ChatMessage]:
-    """The part of the answer prompt that is the same for every question: the system prompt and
-    the rules, up to where the question goes. The model reads it once (`ChatModel.prefill`) and
-    every answer starts from it, which takes ~190 tokens off the time to the first claim."""
-    system = load_prompt("synthesis_system.md").strip()
-    rules = load_prompt(template).split("{query}", 1)[0].rstrip().format(**(fields or {}))
-    return [{"role": "system", "content": system}, {"role": "user", "content": rules}]
-
-
 def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     """Write and check a claim-bound answer into `result`; False if the caller should fall back to free text.
 
@@ -120,7 +87,9 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     started = time.monotonic()
     chat = funnel.load_chat()
     focus_into(funnel, result)
-    evidence = fit_within(result.evidence, funnel.evidence_budget(chat), prompt_cost(chat))
+    template, fields, worked = first_turn_beginning(chat, funnel.params)
+    budget = funnel.evidence_budget(chat, reserved=sum(chat.count_tokens(m["content"]) for m in worked))
+    evidence = fit_within(result.evidence, budget, prompt_cost(chat))
     first = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
     ratings: dict[str, float] = {}  # each rated key-sentence candidate's P(yes) (key_sentences.answer_quotes)
     rest = [e for e in evidence if all(e is not f for f in first)]
@@ -132,15 +101,16 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     writer = _Writer(funnel, result, {e.number: e for e in evidence})
     funnel.stage(3, "Stage 3: synthesizing…")
 
-    template, fields = first_turn(funnel.params) if rest else ("synthesis_claims.md", {})
-    messages = claims_prompt(result.query, first, template=template, **fields)
+    template, fields, earlier = (template, fields, worked) if rest else ("synthesis_claims.md", {}, [])
+    messages = claims_prompt(result.query, first, template=template, earlier=earlier, **fields)
     try:
         reply, claims = writer.ask(chat, messages, [e.number for e in first],
                                    max_claims=funnel.params.first_turn_claims if rest else MAX_CLAIMS)
         if claims is None:
             return False
         if rest and writer.first_token_s:  # how fast it read: the next answer's first turn is sized by it
-            record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields)), writer.first_token_s)
+            record_reading(chat, tokens_read(chat, messages, answer_beginning(template, fields, earlier=earlier)),
+                           writer.first_token_s)
         conversation = [*messages, {"role": "assistant", "content": reply}]
         if rest and funnel.params.key_sentences > 0:
             # each candidate sentence's P(yes) that it states the answer (those rated first kept)
@@ -261,11 +231,6 @@ class _Writer:
                     result.messages.append("Stage 3: the model did not return its answer as structured claims (twice); it answered as free text instead, with citations read from the prose.")
                     return "", None
         return "", None
-
-
-def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
-    """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
-    return lambda e: chat.count_tokens(format_passage(e)) + 2
 
 
 def render(result: ResearchResult) -> None:

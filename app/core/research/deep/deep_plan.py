@@ -160,12 +160,12 @@ class PlanMixin:
         chat = self._chat
         if chat is None:
             return PROMPT_OVERHEAD_TOKENS
-        from ..answer.synthesis import answer_beginning, claims_prompt, first_turn
+        from ..answer.answer_prompt import answer_beginning, claims_prompt, first_turn_beginning
 
         # Counted, not assumed, so that an edit of the prompt files is priced by itself.
-        template, fields = first_turn(self.funnel.params)
-        fixed = sum(chat.count_tokens(m["content"]) for m in claims_prompt("", [], template=template, **fields))
-        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(template, fields)) if chat.keeps_prefixes else 0
+        template, fields, earlier = first_turn_beginning(chat, self.funnel.params)
+        fixed = sum(chat.count_tokens(m["content"]) for m in claims_prompt("", [], template=template, earlier=earlier, **fields))
+        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(template, fields, earlier=earlier)) if chat.keeps_prefixes else 0
         return max(fixed - kept, 0) + 2 * QUESTION_TOKENS
 
     def check_cost_s(self, pairs: int) -> float:

@@ -1,0 +1,59 @@
+"""The answer's prompt: the passages as the model reads them, the first turn's template, and the
+beginning that every answer shares (system prompt, worked answers, rules), which a backend that
+keeps prefixes reads once per model load (`ChatModel.prefill`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from ...models.base import ChatMessage, ChatModel
+from ...paths import load_prompt
+from ...records import Evidence
+from .worked_answers import fitting_turns
+
+if TYPE_CHECKING:
+    from ...settings import ResearchParams
+
+
+def format_passage(e: Evidence) -> str:
+    where = [f"{e.paper_id}, page {e.page}"]
+    if e.section:
+        where.append(e.section.strip("# ")[:80])
+    return f"[{e.number}] ({'; '.join(where)})\n{e.focus_text}"
+
+
+def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md",
+                  earlier: Sequence[ChatMessage] = (), **fields) -> list[ChatMessage]:
+    """The answer prompt; `earlier`: turns before the question's (worked_answers.py)."""
+    system = load_prompt("synthesis_system.md").strip()
+    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence), **fields)
+    return [{"role": "system", "content": system}, *earlier, {"role": "user", "content": body}]
+
+
+def first_turn(params: "ResearchParams") -> tuple[str, dict]:
+    """The first turn's prompt template and its fields beyond the question and the passages."""
+    if params.first_turn_claims > 1:
+        return "synthesis_parts.md", {"n": params.first_turn_claims}
+    return "synthesis_first.md", {}
+
+
+def answer_beginning(template: str = "synthesis_first.md", fields: dict | None = None, *,
+                     earlier: Sequence[ChatMessage] = ()) -> list[ChatMessage]:
+    """The part of the answer prompt that is the same for every question: the system prompt, the
+    worked answers if any, and the rules, up to where the question goes. The model reads it once
+    (`ChatModel.prefill`) and every answer starts from it, which takes ~190 tokens off the time
+    to the first claim (and all of the worked answers')."""
+    system = load_prompt("synthesis_system.md").strip()
+    rules = load_prompt(template).split("{query}", 1)[0].rstrip().format(**(fields or {}))
+    return [{"role": "system", "content": system}, *earlier, {"role": "user", "content": rules}]
+
+
+def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str, dict, list[ChatMessage]]:
+    """The first turn's template, its fields, and the worked answers this model reads before it."""
+    template, fields = first_turn(params)
+    return template, fields, fitting_turns(chat, template, fields, params.worked_answers)
+
+
+def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
+    """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
+    return lambda e: chat.count_tokens(format_passage(e)) + 2
