@@ -1,10 +1,10 @@
 """Worked answers: invented questions answered as the first turn should answer, read by the chat
 model as earlier turns of its conversation (`synthesis_worked.md`).
 
-They sit in the answer's fixed beginning (`synthesis.answer_beginning`), which a backend that
+They sit in the answer's fixed beginning (`answer_prompt.answer_beginning`), which a backend that
 keeps prefixes reads once when the model loads; from then on they cost no reading time, only
-context. Each is put in the same template as the real question, so the model sees the question
-it is asked in exactly the form its examples had.
+context. Each is put in the real question's template from its "Question:" on, so the model sees
+the question it is asked in the form its examples had, and reads the rules once, with it.
 """
 
 from __future__ import annotations
