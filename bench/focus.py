@@ -54,6 +54,7 @@ def main() -> int:
     ap.add_argument("--budget", type=int, help="focus_tokens (default: the setting)")
     ap.add_argument("--first", type=int, nargs="+", help="first-turn budgets to compare (default: the setting)")
     ap.add_argument("--split", choices=["development", "held-out"], help="that part of bench/questions/split.json")
+    ap.add_argument("--each", action="store_true", help="a line per question: gold facts focused, in each first turn")
     ap.add_argument("--set", default="", help='ResearchParams for this run: "key=value,…" (as bench/retrieval.py --variant)')
     args = ap.parse_args()
 
@@ -103,6 +104,9 @@ def main() -> int:
                 spent += cost
             hit_first[budget].append(float(any((e.paper_id, e.page) in gold for e in first)))
             facts_first[budget].append(float(facts_in("\n".join(e.focus_text for e in first), facts)))
+        if args.each:
+            print(f"{q['id']} facts focused {facts_after[-1]:.0f} first turn "
+                  + " ".join(f"{facts_first[b][-1]:.0f}" for b in budgets), flush=True)
     print(f"{len(questions)} questions from {Path(args.questions).name}; focus_tokens {args.budget or desk.settings.research.focus_tokens}; "
           f"{args.split or 'all'} questions; {overrides or 'the settings'}")
     print("| | gold page in evidence | gold facts in evidence | evidence tokens p50 |")

@@ -11,6 +11,7 @@ from app.core.research.evidence.focus import split_sentences
 
 @pytest.mark.parametrize("heading", [
     "Acknowledgements", "## Acknowledgments", "ACKNOWLEDGEMENTS", "Author contributions", "Authors' contributions",
+    "Authors’ contributions", "Publisher’s Note",
     "CRediT authorship contribution statement", "Funding", "Funding information", "Competing interests",
     "Conflict of interest statement", "Conflicts of Interest", "Declaration of competing interest", "Disclosures",
     "7. Acknowledgements", "Publisher's note", "Additional information", "Supporting information",
@@ -31,6 +32,11 @@ def test_sections_about_the_work_are_not_back_matter(heading):
     "Acknowledgements We thank the field staff of the alpine station for ringing the kestrels.",
     "Funding: This work was supported by the National Science Foundation (grant 1234567).",
     "Author contributions. A.B. and C.D. designed the heat-stress experiments; E.F. ran the metabolomics.",
+    # as typeset, with a curly apostrophe (one paper in five of the mixed-fields corpus)
+    "Authors’ contributions All authors were involved in the conception and design of the study.",
+    "Author Contributions\n• Andrew E. Webb performed the experiments and analyzed the data.",
+    "Author details 1Project Officer, Project Fives Alive! Health Directorate, Accra, Ghana.",
+    "Grant Disclosures The following grant information was disclosed by the authors: Science Foundation Ireland.",
     "Competing interests: The authors declare that they have no competing interests.",
     "Downloaded from https://academic.oup.com/bioinformatics/article/33/8/1-10/3064465 by guest on 12 March 2024",
     "This content downloaded from 128.42.0.1 on Tue, 05 Mar 2019 12:00:00 UTC",
@@ -41,6 +47,7 @@ def test_run_in_back_matter_and_download_stamps_are_told(text):
 
 @pytest.mark.parametrize("text", [
     "Funding for rural clinics fell by 12% after the reform.",
+    "Funding 2019 budgets were cut in half.",
     "Acknowledging the bias, we reweighted the sample by age and sex.",
     "The data were downloaded from the national registry and cleaned in R.",
     "Author contributions to open-source packages were counted per commit.",
@@ -57,6 +64,18 @@ def test_focusing_drops_back_matter_under_its_heading_and_run_in():
             "We thank the observers who recorded the departures of young and adult kestrels.\n\n"
             "## Results\n\n"
             "Funding: The departure study of young kestrels was funded by the Alpine Bird Trust.\n\n"
+            "The median departure date was 14 September.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
+
+
+def test_a_back_matter_heading_read_as_a_line_of_text_still_opens_its_section():
+    """Some journals set "AUTHOR CONTRIBUTION" in the body font: the extractor reads it as text,
+    not as a heading, and the statements under it are back matter all the same."""
+    text = ("Young birds departed 9 days later than adults.\n\n"
+            "ACKNOWLEDGEMENTS\n\n"
+            "This work was supported by the Alpine Bird Trust, which funded the departure study of young kestrels.\n\n"
+            "## Results\n\n"
             "The median departure date was 14 September.")
     kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
     assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]

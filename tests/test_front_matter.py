@@ -26,6 +26,12 @@ from app.core.research.evidence.front_matter import is_front_matter
     "JEL classification: C63; C68",
     "Index Terms—Dense retrieval, open-domain question answering",
     "MSC 2010: 62J05, 62F40",
+    "Keywords Selective pressure analysis, Protein molecular evolution, Large-scale comparative genomics",
+    "Received: 4 September 2013 Accepted: 27 December 2013 Published: 2 January 2014",
+    "Received 25 July 2008\nAccepted 8 September 2008\nPublished 3 October 2008",
+    "Received 19 July 2013/20 August 2013; accepted 9 September 2013",
+    "Accepted for publication in JINST.",
+    "(Received; Revised; Accepted)",
     "RESEARCH ARTICLE Comparative physiological and metabolomics analysis of wheat (Triticum aestivum L.) "
     "following post-anthesis heat stress",
     "ORIGINAL RESEARCH ARTICLE",
@@ -57,6 +63,9 @@ def test_front_matter_is_told(text):
     "Research on heat stress in wheat has focused on yield and its components.",
     "Open access to the data made the replication possible.",
     "We cite this article as the source of the protocol.",
+    "Received signal strength fell by 3 dB over the 2019 trials.",
+    "Accepted models were refit on the full sample.",
+    "Published estimates of the effect range from 0.2 to 0.5.",
 ])
 def test_sentences_about_the_work_are_not_front_matter(text):
     assert not is_front_matter(text)
@@ -79,3 +88,15 @@ def test_focusing_drops_the_keyword_line_that_repeats_the_question():
             "Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday.")
     kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
     assert kept == ["Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday."]
+
+
+def test_focusing_drops_contact_and_history_lines_set_apart_as_blocks():
+    """Set in short lines beside the abstract, a corresponding author's address and the editorial
+    history are blocks, not sentences; they go all the same."""
+    text = ("Worker wasps forage farther in warm weather than in cool weather.\n\n"
+            "Corresponding author\nMary J. Rossi,\nm.rossi@example.ac.uk\n\n"
+            "Received 25 July 2008\nAccepted 8 September 2008\n\n"
+            "Foraging range rose by 40 % between 15 and 25 degrees.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["Worker wasps forage farther in warm weather than in cool weather.",
+                    "Foraging range rose by 40 % between 15 and 25 degrees."]

@@ -49,6 +49,20 @@ def test_with_both_halves_in_the_evidence_the_better_ranked_passage_holds_the_se
     assert kept.text == only_half.text  # nothing else in it: left as it was
 
 
+def test_the_publishers_footer_between_the_halves_is_passed_over_and_left_out():
+    """A licence line and a page number at the foot of the page stand between the two halves of
+    the sentence: the break is judged around them, and the mended passage goes without them."""
+    footer = ("\n\nwww.birdjournal.org 307 © 2014 The Author(s) This is an open access article distributed under "
+              "the terms of the Creative Commons Attribution Licence, which permits unrestricted use.\n\n12")
+    pages = {**PAGES, 1: PAGES[1] + footer, 2: "www.birdjournal.org\n\n" + PAGES[2]}
+    [mended] = mend_page_breaks([passage(1, pages[1])], lambda paper: pages)
+    assert mended.text == PAGES[1] + " reliable estimates of hatching success, as earlier studies found."
+    [opening] = mend_page_breaks([passage(2, pages[2])], lambda paper: pages)
+    assert opening.text == "In our survey about 50 to 100 nests were enough for " + PAGES[2]
+    at = pages[2].index(PAGES[2])  # past the address line, which went
+    assert opening.text[at - opening.char_start:] == PAGES[2]  # the page's own text keeps its offsets
+
+
 def test_finished_sentences_blocks_and_mid_page_passages_are_left_alone():
     finished = {**PAGES, 1: PAGES[1] + " reliable results."}
     assert mend_page_breaks([passage(2)], lambda paper: finished)[0].text == PAGES[2]  # page 1 ends a sentence

@@ -23,12 +23,14 @@ _NAMES = (r"acknowledge?ments?|acknowledge?ment of funding|author(?:s'?|'s)? con
           r"|credit authorship contribution statement|funding(?: (?:information|sources?|statement))?|financial support"
           r"|financial disclosures?|sources? of funding|competing (?:financial )?interests?|conflicts? of interests?"
           r"(?: statement| disclosures?)?|declarations? of (?:competing )?interests?|disclosures?|disclosure statement"
-          r"|ethics declarations?|consent for publication|publisher'?s note|author information|additional information"
+          r"|ethics declarations?|consent for publication|publisher'?s note|author information"
+          r"|additional information(?: and declarations)?|grant disclosures?"
           r"|author details|supplementary (?:information|materials?)|supporting information")
 _SECTION = re.compile(rf"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:{_NAMES})\W*$", re.I)
-# A run-in heading: the name, then a colon, a full stop or a dash, or a capitalised sentence
-# after it ("Acknowledgements We thank the field staff …").
-_RUN_IN = re.compile(rf"^\W*(?:{_NAMES})\s*(?:[:.—–-]\s*|\s+(?=(?-i:[A-Z])))", re.I)
+# A run-in heading: the name, then a colon, a full stop or a dash, a line break, or after a space
+# a capitalised sentence ("Acknowledgements We thank the field staff …"), a list's bullet
+# ("Author Contributions • A.W. performed …") or an affiliation's mark ("Author details 1Project …").
+_RUN_IN = re.compile(rf"^\W*(?:{_NAMES})(?:\s*[:.—–-]\s*|[ \t]*\n|\s+(?=\d{{0,2}}(?-i:[A-Z])|[•·▪∙*]))", re.I)
 # The stamp a publisher's server adds to a downloaded copy, on every page: it opens the line and
 # names an address ("Downloaded from https://academic.oup.com/… by guest", "This content
 # downloaded from 128.42.0.1"), unlike a method ("Sequences were downloaded from GenBank").
@@ -36,11 +38,17 @@ _DOWNLOADED = re.compile(r"^\W*(?:this (?:article|content|pdf) (?:was )?)?downlo
                          r"(?:https?://|www\.|\d{1,3}(?:\.\d{1,3}){3}\b|[\w-]+(?:\.[\w-]+)*\.(?:com|org|edu|net|gov)\b)", re.I)
 
 
+# Typeset headings print the apostrophe curly ("Authors’ contributions": 6 of the 30 mixed-fields
+# papers) or as a prime; the names above spell it straight.
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "′": "'", "`": "'"})
+
+
 def is_back_matter_section(section: str) -> bool:
     """The heading of a passage's section names back matter."""
-    return bool(section) and bool(_SECTION.match(section.strip().strip("#").strip()))
+    return bool(section) and bool(_SECTION.match(section.translate(_APOSTROPHES).strip().strip("#").strip()))
 
 
 def is_back_matter_unit(text: str) -> bool:
     """A sentence or paragraph that opens with a back-matter heading run into it, or a download stamp."""
+    text = text.translate(_APOSTROPHES)
     return bool(_RUN_IN.match(text) or _DOWNLOADED.search(text))

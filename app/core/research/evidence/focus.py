@@ -125,12 +125,15 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     units = text_units(e.text)
     heading = e.section
     for (start, end, kind), entry in zip(units, entry_marks(e.text, units)):
-        if kind == "heading":
-            heading = e.text[start:end]
+        text = e.text[start:end].strip()
+        # A back-matter heading the extractor read as a line of text ("AUTHOR CONTRIBUTION" in the
+        # body font) still opens its section: the acknowledgements under it are not evidence.
+        if kind == "heading" or (kind == "text" and is_back_matter_section(text)):
+            heading = text
         if kind == "heading" or entry or is_back_matter_section(heading):
             continue
-        text = e.text[start:end].strip()
-        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (kind == "text" and (is_front_matter(text) or is_back_matter_unit(text))):
+        # Blocks too: a contact or copyright line set apart ("Corresponding author\nMary J. …").
+        if len(text) < _MIN_CHARS or is_axis_ticks(text) or is_front_matter(text) or is_back_matter_unit(text):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind, heading=heading.lstrip("#").strip()))
     return out

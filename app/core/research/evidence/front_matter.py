@@ -38,10 +38,12 @@ _INSTITUTION = re.compile(
 _DEGREES = re.compile(r",\s*(?:MD|Ph\.?D|MPH|MBA|MBBS|MSc|MS|MSN|RN|DPhil|DrPH|FRCS|FACS)\s*(?:[,*†‡§¶✉]|$)")
 _AVAILABILITY = re.compile(r"\bavailab|\brequest|\bdata\b|\bcode\b|\bsoftware\b", re.I)
 # "Keywords:", "Key words.", "Index Terms—", "JEL codes:", "MSC 2010:", "Subject classification:";
-# the label is followed by a colon, a full stop or a dash, so "Keywords matter …" is a sentence.
+# the label is followed by a colon, a full stop or a dash, or (the label in bold, PeerJ) by a
+# capitalised list of three or more, so "Keywords matter …" is a sentence.
 _KEYWORDS = re.compile(
     r"^\W*(?:key\s*-?words?|index\s+terms|jel(?:\s+classifications?)?(?:\s+codes?)?|"
-    r"(?:msc|ams)(?:\s+(?:subject\s+)?classifications?)?(?:\s*\(?\d{4}\)?)?|subject\s+classifications?)\s*[:.—–-]",
+    r"(?:msc|ams)(?:\s+(?:subject\s+)?classifications?)?(?:\s*\(?\d{4}\)?)?|subject\s+classifications?)"
+    r"(?:\s*[:.—–-]|\s+(?=(?-i:[A-Z])[^,;]*[,;][^,;]*[,;]))",  # or set apart by its font: a capitalised list
     re.I)
 # Where the paper says how to cite it ("How to cite this article Webb et al. (2017), VESPA: …",
 # "Cite this article as: Datta et al.: Complications related to …"), and the article-type label
@@ -56,14 +58,27 @@ _ARTICLE_TYPE = re.compile(
 _ARTICLE_LICENCE = re.compile(
     r"\bcreative\s+commons\b|\bCC[ -]BY\b|\bopen[ -]access\s+article\b|\bpermits\s+unrestricted\s+use\b|"
     r"\boriginal\s+(?:work|author\(?s?\)?(?:\s+and\s+source)?)\s+(?:is|are)\s+properly\s+(?:cited|credited)\b", re.I)
+# The editorial history a journal prints under the title or at the end ("Received: 4 September
+# 2013 Accepted: 27 December 2013 Published: 2 January 2014", "Received 25 July 2008\nAccepted …",
+# "Accepted for publication in JINST.", "(Received; Revised; Accepted)"): the paper's dates, which
+# its metadata holds. The word opens the unit and a date, a punctuation mark or "for publication"
+# follows it, unlike a sentence ("Received signal strength fell …").
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d|(?:19|20)\d\d\b|\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d)"
+_HISTORY = re.compile(r"^\W*(?:received|accepted|published(?: online)?|revised|submitted)"
+                      rf"(?:\s*[:;)]|\s*$|\s+(?:on\s+)?{_DATE}|\s+(?:for publication|in (?:revised|final) form)\b)", re.I)
+_HISTORY_WORDS = 30
 _KEYWORD_LINE_WORDS = 40  # a keyword list; a longer unit has run into the text after it
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 
 
 def is_front_matter(text: str) -> bool:
-    """A contact line, a copyright notice, the article's licence, a byline with degrees, a keyword line or an affiliation
+    """A contact line, a copyright notice, the article's licence, a byline with degrees, a keyword line, the editorial
+    history or an affiliation
     (an institution named in a short line that is not a sentence, or a list of two or more institutions)."""
     if _KEYWORDS.match(text) and len(text.split()) <= _KEYWORD_LINE_WORDS:
+        return True
+    if _HISTORY.match(text) and len(text.split()) <= _HISTORY_WORDS:
         return True
     if COPYRIGHT_NOTICE.search(text) or (_CONTACT.search(text) and not _AVAILABILITY.search(text)):
         return True

@@ -20,6 +20,7 @@ sentence and the other loses its half, so the model never reads the sentence twi
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 from typing import Callable
 
@@ -27,17 +28,35 @@ from ...chunking import text_units
 from ...line_breaks import unfinished
 from ...records import Evidence
 from ...summarize import pages_of_text_file
+from .back_matter import is_back_matter_unit
+from .front_matter import is_front_matter
 
 log = logging.getLogger(__name__)
 
 _JOIN = " "
+_FURNITURE = re.compile(r"\d{1,4}|(?:https?://)?www\.\S+|\S+\.(?:org|com|net)\S*")  # a page number, an address alone
 
 PageTexts = Callable[[str], dict[int, str]]  # paper id -> {page number: page markdown}
 
 
+def _spans(md: str) -> list[tuple[int, int, str]]:
+    """The page's sentences and blocks, in order, without headings and without the publisher's
+    furniture: a licence or copyright line at the foot of the page, a journal's address, a page
+    number. Such a line sits between the two halves of a sentence cut by the break ("… in the
+    double mutant YR/FE an additive effect was observed" | "© 2014 The Author(s) … properly
+    cited." | the next page), so the break is judged, and the halves joined, around it."""
+    out = []
+    for s, e, kind in text_units(md):
+        text = md[s:e].strip()
+        if kind == "heading" or _FURNITURE.fullmatch(text) or is_front_matter(text) or is_back_matter_unit(text):
+            continue
+        out.append((s, e, text if kind == "text" else ""))  # blocks as "": never joined
+    return out
+
+
 def _prose(md: str) -> list[str]:
-    """The page's sentences and blocks, in order, without headings; blocks as "" (never joined)."""
-    return [md[s:e].strip() if kind == "text" else "" for s, e, kind in text_units(md) if kind != "heading"]
+    """The page's sentences and blocks, in order (`_spans`), their text."""
+    return [text for _, _, text in _spans(md)]
 
 
 def _continues(sentence: str) -> bool:
@@ -69,7 +88,7 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
                     text, start = _without_first_unit(text, start)
                 else:
                     mended.add((e.paper_id, e.page - 1))
-                    blank = len(text) - len(text.lstrip())
+                    blank = _spans(text)[0][0]  # the furniture before it goes
                     text = before[-1] + _JOIN + text[blank:]
                     start += blank - len(before[-1]) - len(_JOIN)
         if own and passage and passage[-1] == own[-1] and unfinished(own[-1]):
@@ -79,15 +98,16 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
                     text = _without_last_unit(text)
                 else:
                     mended.add((e.paper_id, e.page))
-                    text = text.rstrip() + _JOIN + after[0]
+                    text = text[: _spans(text)[-1][1]].rstrip() + _JOIN + after[0]  # the furniture after it goes
         out.append(e if text == e.text else replace(e, text=text, char_start=start))
     return out
 
 
 def _without_first_unit(text: str, start: int) -> tuple[str, int]:
     """The passage without its opening sentence (its start moved past it); as it was if that is all it holds."""
-    spans = [(s, end) for s, end, kind in text_units(text) if kind != "heading"]
-    if len(spans) < 2 or spans[0][0] > len(text) - len(text.lstrip()):  # a heading first: leave it
+    spans = _spans(text)
+    headed = any(kind == "heading" and s < spans[0][0] for s, _, kind in text_units(text)) if spans else False
+    if len(spans) < 2 or headed:  # a heading first: leave it
         return text, start
     rest = spans[1][0]
     return text[rest:], start + rest
@@ -95,7 +115,7 @@ def _without_first_unit(text: str, start: int) -> tuple[str, int]:
 
 def _without_last_unit(text: str) -> str:
     """The passage without its closing sentence; as it was if that is all it holds."""
-    spans = [(s, end) for s, end, kind in text_units(text) if kind != "heading"]
+    spans = _spans(text)
     return text[: spans[-1][0]].rstrip() if len(spans) >= 2 else text
 
 
