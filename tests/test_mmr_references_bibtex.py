@@ -24,6 +24,16 @@ def test_mmr_skips_near_duplicates():
     assert mmr(rel, vecs, 2, 0.95) == [0, 1]
 
 
+def test_mmr_puts_another_pages_chunk_before_a_second_chunk_of_the_same_page():
+    # 0 and 1 are two chunks of one page (their text differs); 2 is another page, a little less relevant.
+    vecs = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    rel = np.array([1.0, 0.95, 0.9])
+    pages = [("p", 4), ("p", 4), ("p", 7)]
+    assert mmr(rel, vecs, 3, 0.75) == [0, 1, 2]
+    assert mmr(rel, vecs, 3, 0.75, pages, 1.5) == [0, 2, 1]
+    assert mmr(np.array([1.0, 0.95, 0.1]), vecs, 3, 0.75, pages, 1.5) == [0, 1, 2]  # unless far more relevant
+
+
 def test_mmr_edge_cases():
     assert mmr(np.array([]), np.zeros((0, 2)), 5, 0.5) == []
     assert mmr(np.array([0.3]), np.ones((1, 2)), 5, 0.5) == [0]

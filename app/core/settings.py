@@ -75,6 +75,7 @@ class ResearchParams:
     cutoff_summaries: float | None = None
     k_evidence: int = 15
     mmr_lambda_evidence: float = 0.75  # seed: 0.6; 0.75 measured better on bench/retrieval.py
+    same_page_similarity: float = 1.5  # stage 2's MMR counts a page's second chunk this alike to its first (more pages in the top 5; 0: off)
     cutoff_evidence: float | None = None
     evidence_tokens: int = 4600  # stage 2 keeps at least k_evidence passages, more while they fit this many tokens (~4 characters each); 0: k_evidence
     hybrid: bool = True
