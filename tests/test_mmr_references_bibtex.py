@@ -34,6 +34,17 @@ def test_mmr_puts_another_pages_chunk_before_a_second_chunk_of_the_same_page():
     assert mmr(np.array([1.0, 0.95, 0.1]), vecs, 3, 0.75, pages, 1.5) == [0, 1, 2]  # unless far more relevant
 
 
+def test_stage_two_groups_a_pages_text_chunks_but_never_a_tables_units():
+    from app.core.research.evidence.retrieval import Candidate, page_groups
+
+    def found(page, source_type="content"):
+        return Candidate("p", np.zeros(2), 0.5, 0.5, 0, page=page, source_type=source_type)
+
+    groups = page_groups([found(4), found(4), found(4, "table_row"), found(4, "table_row"), found(4, "table"), found(7)])
+    assert groups[0] == groups[1] != groups[5]
+    assert len({repr(g) for g in groups[2:5]} | {repr(groups[0])}) == 4  # each unit its own, none the page's
+
+
 def test_mmr_edge_cases():
     assert mmr(np.array([]), np.zeros((0, 2)), 5, 0.5) == []
     assert mmr(np.array([0.3]), np.ones((1, 2)), 5, 0.5) == [0]

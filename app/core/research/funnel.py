@@ -240,7 +240,7 @@ class Funnel:
             notes.append("Stage 2: no passage reached the similarity cutoff; the 3 best matches are used, so the answer may be weak.")
         # Evidence counted in tokens: at least k_evidence passages, more while they fit evidence_tokens (evidence_size.py).
         order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), len(passing), p.mmr_lambda_evidence,
-                    [(c.paper_id, c.page) for c in passing], p.same_page_similarity) if passing else []
+                    retrieval.page_groups(passing), p.same_page_similarity) if passing else []
         order = within_tokens([passing[i].text for i in order], p.k_evidence, p.evidence_tokens, order)
         evidence = [
             Evidence(
@@ -394,3 +394,4 @@ def answer_with_references(result: ResearchResult) -> str:
     refs = references_markdown(result.references)
     warning = f"> {result.caution}\n\n" if result.caution and result.answer else ""
     return warning + result.answer.rstrip() + ("\n\n" + refs if refs else "\n")
+

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
-from ...tables import LOW_RANK, LOW_ROW_UNIT
+from ...tables import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
 
 log = logging.getLogger(__name__)
 
@@ -204,3 +204,10 @@ def _fts_safe(text: str) -> str:
     """Strip characters the full-text query parser treats as syntax."""
     cleaned = "".join(ch if ch.isalnum() or ch in "-_ " else " " for ch in text)
     return " ".join(cleaned.split())
+
+
+def page_groups(candidates: list[Candidate]) -> list:
+    """Stage 2's MMR groups a page's running-text chunks (`same_page_similarity`); a table's
+    units stand alone: a row is what answers an amount question, and the page's text that holds
+    the same cells as a run of numbers had pushed it out of the evidence."""
+    return [i if c.source_type in TABLE_TYPES else (c.paper_id, c.page) for i, c in enumerate(candidates)]
