@@ -538,7 +538,7 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
     assert keeping.check_cost_s(3) == pytest.approx(3 * PROBABILITY_CALL_S + meter.predict_s(3 * PROBABILITY_JUDGE_TOKENS_PER_PAIR, 0))
     assert plain.check_cost_s(3) == pytest.approx(
         CALL_OVERHEAD_S + meter.predict_s(JUDGE_PROMPT_TOKENS + 3 * JUDGE_TOKENS_PER_PAIR, 10 + 3 * VERDICT_TOKENS))
-    kept = sum(keeping._chat.count_tokens(m["content"]) for m in answer_beginning(*first_turn(keeping.funnel.params)))
+    kept = keeping._chat.count_message_tokens(answer_beginning(*first_turn(keeping.funnel.params)))
     assert 0 < kept < PROMPT_OVERHEAD_TOKENS
     saved = plans[Forgetting].answer_cost_s() - keeping.answer_cost_s()
     assert saved == pytest.approx(meter.predict_s(kept, 0)), "the kept beginning is not read again"

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from app.core.models.base import ChatModel
 from app.core.records import Evidence
 from app.core.research.answer.claims import parse_claims
 from app.core.research.answer.answer_prompt import answer_beginning, claims_prompt, first_turn
@@ -64,6 +65,8 @@ class _Counting:
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
+    count_message_tokens = ChatModel.count_message_tokens
+
 
 def test_worked_answers_give_way_in_a_small_context():
     template, fields = first_turn(ResearchParams())
@@ -107,6 +110,6 @@ def test_the_real_model_answers_after_the_worked_answers_its_context_holds(fact_
     assert len(earlier) == 4, "a 2,048-token context holds both worked answers"
     assert first[1:1 + len(earlier)] == earlier
     assert "kestrels" in first[len(earlier) + 1]["content"]
-    assert sum(real.count_tokens(m["content"]) for m in earlier) <= real.context_length // 3
+    assert real.count_message_tokens(earlier) <= real.context_length // 3
     assert_cited_in_place(result)
     assert any(not c.quoted for c in result.claims), "the model wrote no claim of its own"

@@ -84,6 +84,10 @@ class ChatModel(ABC):
         """Token count of `text`; backends with a tokenizer override this."""
         return max(1, len(text) // 4)
 
+    def count_message_tokens(self, messages: list[ChatMessage]) -> int:
+        """Tokens of the messages' contents (the chat template's few tokens a turn aside)."""
+        return sum(self.count_tokens(m["content"]) for m in messages)
+
     def prefill(self, messages: list[ChatMessage]) -> int:
         """Read `messages` now, the fixed beginning of prompts to come, so those start from it.
 

@@ -88,7 +88,7 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     chat = funnel.load_chat()
     focus_into(funnel, result)
     template, fields, worked = first_turn_beginning(chat, funnel.params)
-    budget = funnel.evidence_budget(chat, reserved=sum(chat.count_tokens(m["content"]) for m in worked))
+    budget = funnel.evidence_budget(chat, reserved=chat.count_message_tokens(worked))
     evidence = fit_within(result.evidence, budget, prompt_cost(chat))
     first = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
     ratings: dict[str, float] = {}  # each rated key-sentence candidate's P(yes) (key_sentences.answer_quotes)

@@ -58,6 +58,6 @@ def fitting_turns(chat: ChatModel, template: str, fields: dict | None, wanted: i
         return []
     for count in range(wanted, 0, -1):
         turns = worked_turns(template, fields, count)
-        if sum(chat.count_tokens(m["content"]) for m in turns) <= chat.context_length // CONTEXT_SHARE:
+        if chat.count_message_tokens(turns) <= chat.context_length // CONTEXT_SHARE:
             return turns
     return []

@@ -164,8 +164,8 @@ class PlanMixin:
 
         # Counted, not assumed, so that an edit of the prompt files is priced by itself.
         template, fields, earlier = first_turn_beginning(chat, self.funnel.params)
-        fixed = sum(chat.count_tokens(m["content"]) for m in claims_prompt("", [], template=template, earlier=earlier, **fields))
-        kept = sum(chat.count_tokens(m["content"]) for m in answer_beginning(template, fields, earlier=earlier)) if chat.keeps_prefixes else 0
+        fixed = chat.count_message_tokens(claims_prompt("", [], template=template, earlier=earlier, **fields))
+        kept = chat.count_message_tokens(answer_beginning(template, fields, earlier=earlier)) if chat.keeps_prefixes else 0
         return max(fixed - kept, 0) + 2 * QUESTION_TOKENS
 
     def check_cost_s(self, pairs: int) -> float:
