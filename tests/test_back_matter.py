@@ -81,6 +81,26 @@ def test_a_back_matter_heading_read_as_a_line_of_text_still_opens_its_section():
     assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
 
 
+def test_a_passage_under_back_matter_is_dropped_unless_it_holds_an_availability_statement():
+    from app.core.research.evidence.back_matter import is_back_matter_passage
+
+    section = "ADDITIONAL INFORMATION AND DECLARATIONS"
+    assert is_back_matter_passage(section, "Funding The study was funded by the Alpine Bird Trust.")
+    assert not is_back_matter_passage(section, "Funding The study was funded by the Trust.\nData Availability The "
+                                               "departure dates are on GitHub.")
+    assert not is_back_matter_passage("Results", "Funding The study was funded by the Trust.")
+
+
+def test_a_data_availability_statement_under_back_matter_stays_evidence():
+    text = ("## Additional information and declarations\n\n"
+            "Funding: The departure study of young kestrels was funded by the Alpine Bird Trust.\n\n"
+            "Data Availability The following information was supplied regarding data availability:\n\n"
+            "The departure dates of young kestrels are on GitHub: https://github.com/example/kestrels.")
+    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+    assert kept == ["Data Availability The following information was supplied regarding data availability:",
+                    "The departure dates of young kestrels are on GitHub: https://github.com/example/kestrels."]
+
+
 def test_the_library_never_gives_back_matter_as_evidence(make_desk, tmp_path):
     """A real PDF through the real importer, index and funnel: the acknowledgements and the funding
     statement share the question's words, and the results do too; only the results are evidence."""

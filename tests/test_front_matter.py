@@ -96,7 +96,9 @@ def test_focusing_drops_contact_and_history_lines_set_apart_as_blocks():
     text = ("Worker wasps forage farther in warm weather than in cool weather.\n\n"
             "Corresponding author\nMary J. Rossi,\nm.rossi@example.ac.uk\n\n"
             "Received 25 July 2008\nAccepted 8 September 2008\n\n"
-            "Foraging range rose by 40 % between 15 and 25 degrees.")
+            "Foraging range rose by 40 % between 15 and 25 degrees.\n\n"
+            "```\nPackage: wasps\nMaintainer: Mary Rossi <m.rossi@example.ac.uk>\n```")
     kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
     assert kept == ["Worker wasps forage farther in warm weather than in cool weather.",
-                    "Foraging range rose by 40 % between 15 and 25 degrees."]
+                    "Foraging range rose by 40 % between 15 and 25 degrees.",
+                    "```\nPackage: wasps\nMaintainer: Mary Rossi <m.rossi@example.ac.uk>\n```"]  # a listing stays

@@ -33,7 +33,7 @@ from ..settings import ResearchParams
 from .evidence import retrieval
 from .evidence.mmr import mmr, scale01
 from .evidence.evidence_size import candidates_to_fetch, within_tokens
-from .evidence.back_matter import is_back_matter_section
+from .evidence.back_matter import is_back_matter_passage
 from .evidence.reference_lists import is_reference_list
 from .answer.references import build_references, references_markdown
 from .answer.unmentioned import caution, named, unmentioned
@@ -227,7 +227,7 @@ class Funnel:
         # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim:
         # by their heading, or by their text where the layout gave them none (reference_lists.py);
         # nor is the back matter: acknowledgements, contributions, funding (back_matter.py).
-        candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_section(c.section)]
+        candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_passage(c.section, c.text)]
         # Within papers stage 1 judged relevant, a top keyword match is kept even below the
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]

@@ -19,7 +19,7 @@ from ...library import CONTENT_CHUNKS
 from ...paths import load_prompt
 from ...records import Evidence
 from ..evidence import retrieval
-from ..evidence.back_matter import is_back_matter_section
+from ..evidence.back_matter import is_back_matter_passage
 from ..evidence.reference_lists import is_reference_list
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ class SearchMixin:
         table = f.library.chunks_table(CONTENT_CHUNKS)
         # Candidates as standard mode finds them (hybrid, which measured best).
         candidates = retrieval.search(table, qvec, query, limit=max(self.params.candidates, 2 * keep), papers=f.within(papers or None), hybrid=f.params.hybrid)
-        candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_section(c.section)
+        candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_passage(c.section, c.text)
                       and c.passes(f.cutoffs.evidence)
                       and (c.paper_id, c.page, c.char_start) not in self._seen]
         scores = self._score(query, candidates[: self.params.candidates]) if score else self._score_cache

@@ -43,6 +43,26 @@ _DOWNLOADED = re.compile(r"^\W*(?:this (?:article|content|pdf) (?:was )?)?downlo
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "′": "'", "`": "'"})
 
 
+# A data or code availability statement under a back-matter section ("Additional information and
+# declarations" holds Funding, Author Contributions, Data Availability…) is evidence again.
+_AVAILABILITY = re.compile(r"^\W*(?:(?:data|code|software|materials?)(?:,? (?:and )?(?:data|code|software|materials?))* "
+                           r"availability|availability of (?:data|code|materials?)[\w ]*?)(?: statement)?\b", re.I)
+
+
+_HOLDS_AVAILABILITY = re.compile(r"(?:^|[\n.:]\s*)(?:Data|Code|Software|Materials?)(?:,? (?:and )?(?:data|code|software|materials?))* "
+                                 r"[Aa]vailability")
+
+
+def is_back_matter_passage(section: str, text: str) -> bool:
+    """A passage under a back-matter heading, which holds no data or code availability statement."""
+    return is_back_matter_section(section) and not _HOLDS_AVAILABILITY.search(text)
+
+
+def opens_availability(text: str) -> bool:
+    """The unit is, or opens with, a data or code availability heading: what follows is evidence."""
+    return bool(_AVAILABILITY.match(text))
+
+
 def is_back_matter_section(section: str) -> bool:
     """The heading of a passage's section names back matter."""
     return bool(section) and bool(_SECTION.match(section.translate(_APOSTROPHES).strip().strip("#").strip()))

@@ -40,7 +40,7 @@ from ...tables import is_table_unit
 from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from ..text.citations import key_terms, stem
-from .back_matter import is_back_matter_section, is_back_matter_unit
+from .back_matter import is_back_matter_section, is_back_matter_unit, opens_availability
 from .front_matter import is_front_matter
 from .reference_lists import entry_marks
 
@@ -128,12 +128,14 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
         text = e.text[start:end].strip()
         # A back-matter heading the extractor read as a line of text ("AUTHOR CONTRIBUTION" in the
         # body font) still opens its section: the acknowledgements under it are not evidence.
-        if kind == "heading" or (kind == "text" and is_back_matter_section(text)):
+        if kind == "heading" or (kind == "text" and (is_back_matter_section(text) or opens_availability(text))):
             heading = text
         if kind == "heading" or entry or is_back_matter_section(heading):
             continue
-        # Blocks too: a contact or copyright line set apart ("Corresponding author\nMary J. …").
-        if len(text) < _MIN_CHARS or is_axis_ticks(text) or is_front_matter(text) or is_back_matter_unit(text):
+        # Blocks too: a contact or copyright line set apart ("Corresponding author\nMary J. …"),
+        # but not a listing or a table, whose lines may hold an address ("Maintainer: Who <you@…>").
+        prose = kind == "text" or not text.startswith(("```", "|"))
+        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (prose and (is_front_matter(text) or is_back_matter_unit(text))):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind, heading=heading.lstrip("#").strip()))
     return out
