@@ -9,6 +9,11 @@ from app.core.research.evidence.back_matter import is_back_matter_section, is_ba
 from app.core.research.evidence.focus import split_sentences
 
 
+
+def kept(text: str) -> list[str]:
+    """The units focusing keeps of a passage holding `text`."""
+    return [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+
 @pytest.mark.parametrize("heading", [
     "Acknowledgements", "## Acknowledgments", "ACKNOWLEDGEMENTS", "Author contributions", "Authors' contributions",
     "Authors’ contributions", "Publisher’s Note",
@@ -65,8 +70,7 @@ def test_focusing_drops_back_matter_under_its_heading_and_run_in():
             "## Results\n\n"
             "Funding: The departure study of young kestrels was funded by the Alpine Bird Trust.\n\n"
             "The median departure date was 14 September.")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
+    assert kept(text) == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
 
 
 def test_a_back_matter_heading_read_as_a_line_of_text_still_opens_its_section():
@@ -77,8 +81,7 @@ def test_a_back_matter_heading_read_as_a_line_of_text_still_opens_its_section():
             "This work was supported by the Alpine Bird Trust, which funded the departure study of young kestrels.\n\n"
             "## Results\n\n"
             "The median departure date was 14 September.")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
+    assert kept(text) == ["Young birds departed 9 days later than adults.", "The median departure date was 14 September."]
 
 
 def test_a_passage_under_back_matter_is_dropped_unless_it_holds_an_availability_statement():
@@ -96,8 +99,7 @@ def test_a_data_availability_statement_under_back_matter_stays_evidence():
             "Funding: The departure study of young kestrels was funded by the Alpine Bird Trust.\n\n"
             "Data Availability The following information was supplied regarding data availability:\n\n"
             "The departure dates of young kestrels are on GitHub: https://github.com/example/kestrels.")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["Data Availability The following information was supplied regarding data availability:",
+    assert kept(text) == ["Data Availability The following information was supplied regarding data availability:",
                     "The departure dates of young kestrels are on GitHub: https://github.com/example/kestrels."]
 
 

@@ -9,6 +9,11 @@ from app.core.research.evidence.focus import split_sentences
 from app.core.research.evidence.front_matter import is_front_matter
 
 
+
+def kept(text: str) -> list[str]:
+    """The units focusing keeps of a passage holding `text`."""
+    return [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
+
 @pytest.mark.parametrize("text", [
     "* Correspondence: ball.chad@gmail.com 1Department of Surgery, University of Calgary, Calgary, Canada",
     "Corresponding author: David E. Trilling david.trilling@nau.edu",
@@ -76,8 +81,7 @@ def test_focusing_keeps_the_abstract_and_drops_the_contact_line_beside_it():
             "* Correspondence: ball.chad@gmail.com 1Department of Surgery, University of Calgary, Calgary, Canada\n\n"
             "© 2010 Datta et al; licensee BioMed Central Ltd.\n\n"
             "Level one evidence supports low molecular weight heparins in trauma patients.")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["The failed retrieval rate is calculated to be 2.8%.",
+    assert kept(text) == ["The failed retrieval rate is calculated to be 2.8%.",
                     "Level one evidence supports low molecular weight heparins in trauma patients."]
 
 
@@ -86,8 +90,7 @@ def test_focusing_drops_the_keyword_line_that_repeats_the_question():
     sentence that answers; it is a list of topics, not a statement."""
     text = ("Keywords: irregular time series, daily data, weekly data, returns.\n\n"
             "Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday.")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday."]
+    assert kept(text) == ["Daily data are aggregated to weekly data with aggregate() and a function giving each date's Friday."]
 
 
 def test_focusing_drops_contact_and_history_lines_set_apart_as_blocks():
@@ -98,7 +101,6 @@ def test_focusing_drops_contact_and_history_lines_set_apart_as_blocks():
             "Received 25 July 2008\nAccepted 8 September 2008\n\n"
             "Foraging range rose by 40 % between 15 and 25 degrees.\n\n"
             "```\nPackage: wasps\nMaintainer: Mary Rossi <m.rossi@example.ac.uk>\n```")
-    kept = [c.text for c in split_sentences(Evidence(1, "p", 1, "1", "", text, 0.5))]
-    assert kept == ["Worker wasps forage farther in warm weather than in cool weather.",
+    assert kept(text) == ["Worker wasps forage farther in warm weather than in cool weather.",
                     "Foraging range rose by 40 % between 15 and 25 degrees.",
                     "```\nPackage: wasps\nMaintainer: Mary Rossi <m.rossi@example.ac.uk>\n```"]  # a listing stays
