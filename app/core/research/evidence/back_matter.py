@@ -49,6 +49,8 @@ _AVAILABILITY = re.compile(r"^\W*(?:(?:data|code|software|materials?)(?:,? (?:an
                            r"availability|availability of (?:data|code|materials?)[\w ]*?)(?: statement)?\b", re.I)
 
 
+# Stage 2 sees a whole passage: it holds such a statement where one opens a line or follows a
+# full stop or a colon ("… no role in the study. Data Availability The following …").
 _HOLDS_AVAILABILITY = re.compile(r"(?:^|[\n.:]\s*)(?:Data|Code|Software|Materials?)(?:,? (?:and )?(?:data|code|software|materials?))* "
                                  r"[Aa]vailability")
 

@@ -67,7 +67,7 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATE = rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d|(?:19|20)\d\d\b|\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d)"
 _HISTORY = re.compile(r"^\W*(?:received|accepted|published(?: online)?|revised|submitted)"
                       rf"(?:\s*[:;)]|\s*$|\s+(?:on\s+)?{_DATE}|\s+(?:for publication|in (?:revised|final) form)\b)", re.I)
-_HISTORY_WORDS = 30
+_HISTORY_WORDS = 30  # a history line is short; a longer unit has run into the text after it
 _KEYWORD_LINE_WORDS = 40  # a keyword list; a longer unit has run into the text after it
 _AFFILIATION_WORDS = 15  # an affiliation line is short; a sentence naming a university is not one
 

@@ -32,8 +32,8 @@ def mmr(relevance: np.ndarray, vectors: np.ndarray, k: int, lambda_: float,
         return [int(i) for i in np.argsort(-relevance, kind="stable")[:k]]
     sims = np.asarray(vectors, dtype=np.float64) @ np.asarray(vectors, dtype=np.float64).T
     if groups is not None and group_similarity > 0:
-        index = {g: n for n, g in enumerate(dict.fromkeys(groups))}
-        keys = np.asarray([index[g] for g in groups])
+        number = {g: i for i, g in enumerate(dict.fromkeys(groups))}
+        keys = np.asarray([number[g] for g in groups])
         sims = np.where(keys[:, None] == keys[None, :], np.maximum(sims, group_similarity), sims)
     picked: list[int] = []
     max_sim = np.full(n, -np.inf)
