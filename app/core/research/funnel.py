@@ -238,7 +238,8 @@ class Funnel:
             # Never leave the model with nothing: keep the few best and say so.
             passing = candidates[:3]
             notes.append("Stage 2: no passage reached the similarity cutoff; the 3 best matches are used, so the answer may be weak.")
-        # Evidence counted in tokens: at least k_evidence passages, more while they fit evidence_tokens (evidence_size.py).
+        # Evidence counted in tokens: at least k_evidence passages, more while they fit evidence_tokens (evidence_size.py);
+        # a page's second text chunk after the other pages' best (same_page_similarity, docs/research.md).
         order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), len(passing), p.mmr_lambda_evidence,
                     retrieval.page_groups(passing), p.same_page_similarity) if passing else []
         order = within_tokens([passing[i].text for i in order], p.k_evidence, p.evidence_tokens, order)
@@ -394,4 +395,3 @@ def answer_with_references(result: ResearchResult) -> str:
     refs = references_markdown(result.references)
     warning = f"> {result.caution}\n\n" if result.caution and result.answer else ""
     return warning + result.answer.rstrip() + ("\n\n" + refs if refs else "\n")
-
