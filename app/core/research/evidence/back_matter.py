@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .front_matter import is_front_matter
+
 # The names of back-matter sections, as headings print them (singular or plural, US or UK spelling).
 _NAMES = (r"acknowledge?ments?|acknowledge?ment of funding|author(?:s'?|'s)? contributions?|contributions? of (?:the )?authors?"
           r"|credit authorship contribution statement|funding(?: (?:information|sources?|statement))?|financial support"
@@ -74,3 +76,12 @@ def is_back_matter_unit(text: str) -> bool:
     """A sentence or paragraph that opens with a back-matter heading run into it, or a download stamp."""
     text = text.translate(_APOSTROPHES)
     return bool(_RUN_IN.match(text) or _DOWNLOADED.search(text))
+
+
+def is_paper_matter(text: str, kind: str) -> bool:
+    """Front or back matter (a contact or history line, a licence, acknowledgements…) in a text
+    unit, or in a block set apart ("Corresponding author\nMary J. …"); never a listing or a
+    table, whose lines may hold an address ("Maintainer: Who <you@…>")."""
+    if kind != "text" and text.startswith(("```", "|")):
+        return False
+    return is_front_matter(text) or is_back_matter_unit(text)

@@ -40,8 +40,7 @@ from ...tables import is_table_unit
 from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from ..text.citations import key_terms, stem
-from .back_matter import is_back_matter_section, is_back_matter_unit, opens_availability
-from .front_matter import is_front_matter
+from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
@@ -132,10 +131,7 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
             heading = text
         if kind == "heading" or entry or is_back_matter_section(heading):
             continue
-        # Blocks too: a contact or copyright line set apart ("Corresponding author\nMary J. …"),
-        # but not a listing or a table, whose lines may hold an address ("Maintainer: Who <you@…>").
-        prose = kind == "text" or not text.startswith(("```", "|"))
-        if len(text) < _MIN_CHARS or is_axis_ticks(text) or (prose and (is_front_matter(text) or is_back_matter_unit(text))):
+        if len(text) < _MIN_CHARS or is_axis_ticks(text) or is_paper_matter(text, kind):
             continue
         out.append(_Candidate(0, len(out), start, end, text, kind, heading=heading.lstrip("#").strip()))
     return out

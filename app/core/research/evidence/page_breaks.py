@@ -28,8 +28,7 @@ from ...chunking import text_units
 from ...line_breaks import unfinished
 from ...records import Evidence
 from ...summarize import pages_of_text_file
-from .back_matter import is_back_matter_unit
-from .front_matter import is_front_matter
+from .back_matter import is_paper_matter
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ def _spans(md: str) -> list[tuple[int, int, str]]:
     out = []
     for s, e, kind in text_units(md):
         text = md[s:e].strip()
-        if kind == "heading" or _FURNITURE.fullmatch(text) or is_front_matter(text) or is_back_matter_unit(text):
+        if kind == "heading" or _FURNITURE.fullmatch(text) or is_paper_matter(text, kind):
             continue
         out.append((s, e, text if kind == "text" else ""))  # blocks as "": never joined
     return out
@@ -79,7 +78,8 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
 
     out = []
     for e in evidence:
-        own, passage = page(e.paper_id, e.page), _prose(e.text)
+        spans = _spans(e.text)
+        own, passage = page(e.paper_id, e.page), [unit for _, _, unit in spans]
         text, start = e.text, e.char_start
         if own and passage and passage[0] == own[0] and _continues(own[0]):
             before = page(e.paper_id, e.page - 1)
@@ -88,7 +88,7 @@ def mend_page_breaks(evidence: list[Evidence], page_texts: PageTexts) -> list[Ev
                     text, start = _without_first_unit(text, start)
                 else:
                     mended.add((e.paper_id, e.page - 1))
-                    blank = _spans(text)[0][0]  # the furniture before it goes
+                    blank = spans[0][0]  # the furniture before it goes (text is still the passage's own)
                     text = before[-1] + _JOIN + text[blank:]
                     start += blank - len(before[-1]) - len(_JOIN)
         if own and passage and passage[-1] == own[-1] and unfinished(own[-1]):
