@@ -278,3 +278,60 @@ def test_a_table_set_as_aligned_text_is_read_from_its_words(tmp_path):
     assert table.rows == [["Glucose", "0.42", "0.57", "0.21"], ["Galactose", "0.31", "0.44", "0.18"],
                           ["Glycerol", "0.12", "0.09", "0.05"]]  # not the running head, not the prose below
     assert tables.row_text(table, table.rows[1]) == "Table 4 (page 1) · Galactose · Strain A: 0.31 · Strain B: 0.44 · Strain C: 0.18"
+
+
+def test_a_header_wider_than_its_column_stays_whole(tmp_path):
+    """A header reaching into the whitespace its values leave ("Fold change (heat/control)" over
+    "2.4") keeps its last words: the column edge goes where no line's words cross it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 2: Metabolites whose levels changed the most under heat stress, against the control plants.",
+                     fontsize=10)  # a caption across the page: the table is not one column's
+    rows = [["Metabolite", "Fold change (heat/control)", "P value"], ["Tryptophan", "11.46", "0.0001"],
+            ["Pipecolate", "3.27", "0.002"], ["Glycine", "0.41", "0.03"]]
+    for k, row in enumerate(rows):
+        for x, cell in zip((72, 200, 340), row):
+            page.insert_text((x, 104 + 14 * k), cell, fontsize=10)
+    path = tmp_path / "heat.pdf"
+    doc.save(path)
+    doc.close()
+    with pymupdf.open(path) as doc:
+        (table,) = tables.scan_pages(doc).tables
+    assert table.headers == ["Metabolite", "Fold change (heat/control)", "P value"]
+    assert tables.row_text(table, table.rows[0]).endswith("Tryptophan · Fold change (heat/control): 11.46 · P value: 0.0001")
+
+
+def _passage(number: int, paper: str, section: str, text: str, score: float) -> Evidence:
+    return Evidence(number, paper, 4, "4", section, text, score, char_start=0, char_end=len(text))
+
+
+@pytest.mark.parametrize("share, row_second", [(None, True), (2.0, False)])
+def test_the_best_row_follows_the_best_passage_in_the_first_turn(fact_library, monkeypatch, share, row_second):
+    """A row scores below the prose that names the same things, so the first turn, which read the
+    best passage alone, never read the row that holds the figure asked for. The best row now
+    follows the best passage, and the best passage's window gives up the row's tokens, so both
+    fit the first turn (with a share no row reaches, the order is stage 2's)."""
+    from app.core.research.evidence import focus
+    from app.core.research.evidence.first_turn_size import split_first
+
+    if share is not None:
+        monkeypatch.setattr(focus, "ROW_SHARE", share)
+    prose = " ".join([
+        "We measured how fast each yeast strain doubled at 37 °C in minimal medium.",
+        "Strain B carries the heat-shock deletion and was expected to grow slowest.",
+        *[f"Culture {k} was sampled every twenty minutes for optical density at 600 nm." for k in range(20)],
+        "The doubling times of all strains are listed in Table 3."])
+    other = " ".join(f"Plate {k} was incubated overnight before the colonies were counted." for k in range(8))
+    row_b = "Table 3 (page 4) · Strain B · Doubling time at 37 °C (min): 94 · Lag (h): 2.1"
+    row_c = "Table 3 (page 4) · Strain C · Doubling time at 37 °C (min): 71 · Lag (h): 1.4"
+    evidence = [_passage(1, "yeast", "Results", prose, 0.8), _passage(2, "yeast", "Methods", other, 0.6),
+                _passage(3, "yeast", "Table 3", row_b, 0.45), _passage(4, "yeast", "Table 3", row_c, 0.44)]
+    question = "What doubling time did strain B have at 37 °C?"
+    embedder = fact_library.embedder()
+    count = lambda s: max(1, len(s) // 4)  # the focus step's default count, used for the first turn too
+    focused = focus.focus_evidence(question, embedder.embed_one(question), evidence, embedder,
+                                   token_budget=800, first_tokens=300)
+    assert focused[0].paper_id == "yeast" and focused[0].section == "Results"
+    first, rest = split_first(focused, 300, lambda e: count(e.focus_text) + focus.HEADER_TOKENS)
+    assert (row_b in [e.focus_text for e in first[1:]]) is row_second  # within the first turn's tokens
+    assert row_c in [e.focus_text for e in rest]  # the other row stays evidence, after the first turn

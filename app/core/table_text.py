@@ -132,6 +132,7 @@ def columns(lines: list[_Line]) -> list[float]:
                 covered[x - lo] = True
         for i, c in enumerate(covered):
             blank_at[i] += not c
+    pieces = [piece for ln in lines for piece in ln.pieces()]
     edges: list[float] = []
     run_start: int | None = None
     for i, count in enumerate(blank_at + [0]):
@@ -140,9 +141,27 @@ def columns(lines: list[_Line]) -> list[float]:
                 run_start = i
         elif run_start is not None:
             if i - run_start >= min_gap:
-                edges.append(lo + (run_start + i) / 2)
+                edges.append(_edge_in(lo + run_start, lo + i, pieces))
             run_start = None
     return edges
+
+
+def _edge_in(a: float, b: float, pieces: list[tuple[float, float]]) -> float:
+    """Where in the shared whitespace [a, b] a column edge goes: the middle of its widest stretch
+    that no line's piece crosses, else its middle. A header set wider than its column's values
+    ("Fold selectivity Ki (C/N)" over "2896") reaches into the whitespace the values leave; an
+    edge at the whitespace's middle cut it in two and gave "(C/N)" to the next column."""
+    free, at = [], a
+    for p0, p1 in sorted(p for p in pieces if p[1] > a and p[0] < b):
+        if p0 > at:
+            free.append((at, p0))
+        at = max(at, p1)
+    if at < b:
+        free.append((at, b))
+    if not free:
+        return (a + b) / 2
+    x0, x1 = max(free, key=lambda f: f[1] - f[0])
+    return (x0 + x1) / 2
 
 
 def grid(lines: list[_Line]) -> Grid | None:
