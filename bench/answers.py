@@ -196,7 +196,7 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
                 print(f"  [{name}]: a question failed" if quiet else f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
-                for key in ("right", "right_model", "right_quotes", "has_model"):
+                for key in ("right", "right_model", "right_quotes", "has_model", *(("table_model",) if q.get("table") else ())):
                     s[key].append(0.0)
                 continue
             wall = time.monotonic() - started
@@ -206,6 +206,8 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
             mine, quotes = answer_parts(result)
             s["right"].append(float(answer_right(result.answer, facts)))
             s["right_model"].append(float(answer_right(mine, facts)))
+            if q.get("table"):  # the held-out questions answered only in a table row (issue 49)
+                s["table_model"].append(float(answer_right(mine, facts)))
             s["right_quotes"].append(float(answer_right(quotes, facts)))
             s["has_model"].append(float(bool(mine.strip())))
             s["bad_quotes"].append(float(sum(not_evidence(result, i) for i, c in enumerate(result.claims) if c.quoted)))
@@ -277,7 +279,7 @@ def main() -> int:
                 overrides.setdefault("first_claim_read_s", 0.0)
 
     stats = {name: {k: [] for k in ("right", "right_model", "right_quotes", "has_model", "bad_quotes", "cited", "supported", "written", "gold", "evidence", "words", "first", "total", "timings",
-                                          "first_tokens", "reading", "length")} for name in PIPELINES}
+                                          "first_tokens", "reading", "length", "table_model")} for name in PIPELINES}
     r_questions, m_questions = Path(args.questions), Path(args.mixed_questions)
     if args.split:
         r_questions, m_questions = split_questions(args.split, r_questions, m_questions)
@@ -330,6 +332,10 @@ def table(stats: dict, count: int, read: float, write: float) -> None:
         if s["has_model"]:
             print(f"- {name}: a sentence of the model's in {mean(s['has_model']):.0%} of answers; quotes from a reference "
                   f"list or back matter: {int(sum(s['bad_quotes']))}")
+    for name, s in stats.items():
+        if s["table_model"]:
+            print(f"- {name}: questions answered only in a table row: right by the model's sentences "
+                  f"{int(sum(s['table_model']))}/{len(s['table_model'])}")
     # A longer answer holds a gold fact more easily ("right" looks for its spellings): say how long.
     for name, s in stats.items():
         if s["length"]:

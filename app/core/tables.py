@@ -116,6 +116,15 @@ def is_table_unit(text: str) -> bool:
     return bool(_UNIT_HEAD.match(text))
 
 
+def row_name(line: str) -> str:
+    """A row's name (its first cell) in a row unit or a line of a table's unit; "" where the row
+    has none (its first cell was empty)."""
+    fields = line.split(SEP)
+    if fields and _UNIT_HEAD.match(fields[0] + SEP):
+        fields = fields[1:]
+    return fields[0].strip() if fields and ": " not in fields[0] else ""
+
+
 def where(number: str, page: int) -> str:
     return f"Table {number} (page {page})" if number else f"Table (page {page})"
 

@@ -16,10 +16,15 @@ if TYPE_CHECKING:
 
 
 def format_passage(e: Evidence) -> str:
+    return f"{passage_header(e)}\n{e.focus_text}"
+
+
+def passage_header(e: Evidence) -> str:
+    """`[3] (paper, page 5; section)`: the line a passage opens with in the prompt."""
     where = [f"{e.paper_id}, page {e.page}"]
     if e.section:
         where.append(e.section.strip("# ")[:80])
-    return f"[{e.number}] ({'; '.join(where)})\n{e.focus_text}"
+    return f"[{e.number}] ({'; '.join(where)})"
 
 
 def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synthesis_claims.md",
@@ -57,3 +62,8 @@ def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str
 def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
     """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
     return lambda e: chat.count_tokens(format_passage(e)) + 2
+
+
+def header_cost(count_tokens: Callable[[str], int]) -> Callable[[Evidence], int]:
+    """What a passage's header and the blank lines around it cost in the prompt (as `prompt_cost` counts)."""
+    return lambda e: count_tokens(passage_header(e)) + 3

@@ -30,13 +30,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
 from ...chunking import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
-from ...tables import is_table_unit
+from ...tables import is_table_unit, row_name
 from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from ..text.citations import key_terms, stem
@@ -207,6 +208,7 @@ def focus_evidence(
     first_tokens: int | None = None,
     count_tokens=None,
     titles: str = "",
+    header_tokens: Callable[[Evidence], int] | None = None,
 ) -> list[Evidence]:
     """The passages with their focused sentences, best passage first, within `token_budget`.
 
@@ -217,7 +219,8 @@ def focus_evidence(
     what the user sees and what the model cites). `count_tokens` measures the prompt
     cost of a sentence (the chat model's tokenizer); the default is ~4 characters a token.
     `titles`: the titles of the passages' papers (their words weigh less, TITLE_TERM_WEIGHT).
-    The best table row follows the best passage, within the first turn (`_first_turn_row`).
+    The best table row follows the best passage, within the first turn (`_first_turn_row`);
+    `header_tokens`: what a passage's header costs in the prompt, so that the two fit it.
     """
     count = count_tokens or (lambda s: max(1, len(s) // 4))
     candidates: list[_Candidate] = []
@@ -259,13 +262,16 @@ def focus_evidence(
     spent = 0
     # The best WINDOWS passages: a window each, the first as large as the answer's first turn.
     first_cap = max(PASSAGE_TOKENS, (first_tokens or 0) - HEADER_TOKENS)
-    row = _first_turn_row(evidence, per_passage, order) if first_tokens else None
+    row = _first_turn_row(query, evidence, per_passage, order) if first_tokens else None
     if row is not None:  # second, alone, and the best passage's window smaller by what it costs
         order.remove(row.evidence)
         order.insert(1, row.evidence)
         kept[row.evidence] = [row.order]
         spent = count(row.text) + 1 + HEADER_TOKENS
-        first_cap = max(PASSAGE_TOKENS, first_cap - spent)
+        # Headers with long paper ids cost more than HEADER_TOKENS (27-32 tokens measured): the
+        # window gives up the difference too, or the row falls out of the first turn.
+        extra = sum(header_tokens(evidence[i]) - HEADER_TOKENS for i in order[:2]) if header_tokens else 0
+        first_cap = max(PASSAGE_TOKENS, first_cap - spent - max(0, extra))
     windows = WINDOWS + (row is not None)  # the row is not one of the windows
     for i in order[:windows]:
         if row is not None and i == row.evidence:
@@ -306,18 +312,27 @@ def focus_evidence(
     return out
 
 
-def _first_turn_row(evidence: list[Evidence], per_passage: list[list[_Candidate]], order: list[int]) -> _Candidate | None:
+def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list[_Candidate]],
+                    order: list[int]) -> _Candidate | None:
     """The table row the answer's first turn reads beside the best passage: the best-scoring row
-    of any table, where it scores at least ROW_SHARE of the best sentence. None where the best
+    of those the question names ("…for the YR/FE double mutant", a row named "YR/FE"), else of
+    any table, where it scores at least ROW_SHARE of the best sentence. None where the best
     passage is a table already."""
     if not order or is_table_unit(evidence[order[0]].text):
         return None
     rows = [u for i in order[1:] if is_table_unit(evidence[i].text) for u in per_passage[i] if u.kind == "block"]
     if not rows:
         return None
+    named = [u for u in rows if _names(query, row_name(u.text))]
     best = max(u.score for u in per_passage[order[0]])
-    row = max(rows, key=lambda u: u.score)
-    return row if row.score >= ROW_SHARE * best and not _off_topic(row) else None
+    row = max(named or rows, key=lambda u: u.score)
+    return row if (named or row.score >= ROW_SHARE * best) and not _off_topic(row) else None
+
+
+def _names(query: str, name: str) -> bool:
+    """The question names the row: its name stands in the question as a word or words of its own.
+    Row names are often short codes ("HF", "YR/FE") that the terms leave out."""
+    return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.I) is not None
 
 
 def _off_topic(u: _Candidate) -> bool:
