@@ -117,8 +117,7 @@ def is_table_unit(text: str) -> bool:
 
 
 def row_name(line: str) -> str:
-    """A row's name (its first cell) in a row unit or a line of a table's unit; "" where the row
-    has none (its first cell was empty)."""
+    """A row's name (its first cell) in a row unit or a table unit's line; "" where it is empty."""
     fields = line.split(SEP)
     if fields and _UNIT_HEAD.match(fields[0] + SEP):
         fields = fields[1:]
