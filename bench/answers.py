@@ -196,8 +196,10 @@ def run(desk: Desk, questions: list[dict], by_file: dict[str, str], stats: dict,
                 s["reading"].append(reading_speed(desk.chat()) or 0.0)
             except Exception as exc:  # noqa: BLE001 - a failed question counts as wrong
                 print(f"  [{name}]: a question failed" if quiet else f"  {q['id']} [{name}]: {exc}", file=sys.stderr)
-                for key in ("right", "right_model", "right_quotes", "has_model", *(("table_model",) if q.get("table") else ())):
+                for key in ("right", "right_model", "right_quotes", "has_model"):
                     s[key].append(0.0)
+                if q.get("table"):
+                    s["table_model"].append(0.0)
                 continue
             wall = time.monotonic() - started
             checked = result.claims or any(c.support for c in result.citations)  # checked in the run

@@ -62,8 +62,3 @@ def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str
 def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
     """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
     return lambda e: chat.count_tokens(format_passage(e)) + 2
-
-
-def header_cost(count_tokens: Callable[[str], int]) -> Callable[[Evidence], int]:
-    """What a passage's header and the blank lines around it cost in the prompt (as `prompt_cost` counts)."""
-    return lambda e: count_tokens(passage_header(e)) + 3

@@ -34,7 +34,7 @@ from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
-from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, header_cost, prompt_cost
+from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header, prompt_cost
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
@@ -64,12 +64,11 @@ def focus_into(funnel: AnswerContext, result: ResearchResult, qvec=None) -> None
     counter = None
     if funnel.chat_loaded() is not None:
         counter = funnel.chat_loaded().count_tokens
-    headers = header_cost(counter or (lambda s: max(1, len(s) // 4)))
     papers = funnel.papers()
     titles = " ".join({papers[e.paper_id].title for e in result.evidence if e.paper_id in papers})
     focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget,
                              first_tokens=funnel.params.first_claim_tokens, count_tokens=counter, titles=titles,
-                             header_tokens=headers)
+                             passage_header=passage_header)
     if focused:
         for n, e in enumerate(focused, 1):  # the prompt numbers passages 1..k in the order shown
             e.number = n

@@ -208,7 +208,7 @@ def focus_evidence(
     first_tokens: int | None = None,
     count_tokens=None,
     titles: str = "",
-    header_tokens: Callable[[Evidence], int] | None = None,
+    passage_header: Callable[[Evidence], str] | None = None,
 ) -> list[Evidence]:
     """The passages with their focused sentences, best passage first, within `token_budget`.
 
@@ -220,7 +220,7 @@ def focus_evidence(
     cost of a sentence (the chat model's tokenizer); the default is ~4 characters a token.
     `titles`: the titles of the passages' papers (their words weigh less, TITLE_TERM_WEIGHT).
     The best table row follows the best passage, within the first turn (`_first_turn_row`);
-    `header_tokens`: what a passage's header costs in the prompt, so that the two fit it.
+    `passage_header`: the line a passage opens with in the prompt, so that the two fit it.
     """
     count = count_tokens or (lambda s: max(1, len(s) // 4))
     candidates: list[_Candidate] = []
@@ -269,8 +269,9 @@ def focus_evidence(
         kept[row.evidence] = [row.order]
         spent = count(row.text) + 1 + HEADER_TOKENS
         # Headers with long paper ids cost more than HEADER_TOKENS (27-32 tokens measured): the
-        # window gives up the difference too, or the row falls out of the first turn.
-        extra = sum(header_tokens(evidence[i]) - HEADER_TOKENS for i in order[:2]) if header_tokens else 0
+        # window gives up the difference too, or the row falls out of the first turn. A header
+        # costs its line, its line break and the 2 tokens answer_prompt.prompt_cost adds a passage.
+        extra = sum(count(passage_header(evidence[i])) + 3 - HEADER_TOKENS for i in order[:2]) if passage_header else 0
         first_cap = max(PASSAGE_TOKENS, first_cap - spent - max(0, extra))
     windows = WINDOWS + (row is not None)  # the row is not one of the windows
     for i in order[:windows]:
