@@ -105,7 +105,7 @@ def holds_row(text: str, name: str, value: str) -> bool:
 def scan(all_pages: bool) -> None:
     for corpus in ("r-papers", "mixed"):
         pdfs = sorted((CORPORA / corpus).glob("*.pdf"))
-        totals = dict(pages=0, searched=0, found=0, kept=0, rows=0, low=0, failed=0)
+        totals = dict(pages=0, searched=0, found=0, kept=0, rows=0, low=0, failed=0, twice=0)
         every = dict(found=0, s=0.0)
         started = time.perf_counter()
         for pdf in pdfs:
@@ -118,6 +118,7 @@ def scan(all_pages: bool) -> None:
                 totals["rows"] += sum(len(t.rows) for t in result.tables)
                 totals["low"] += sum(t.low_rank for t in result.tables)
                 totals["failed"] += len(result.failed_pages)
+                totals["twice"] += read_twice(result.tables)
         seconds = time.perf_counter() - started
         if all_pages:
             t = time.perf_counter()
@@ -127,9 +128,19 @@ def scan(all_pages: bool) -> None:
             every["s"] = time.perf_counter() - t
         print(f"{corpus}: {len(pdfs)} PDFs, {totals['pages']} pages; caption pages searched {totals['searched']}; "
               f"find_tables tables {totals['found']}; kept {totals['kept']} tables, {totals['rows']} rows "
-              f"({totals['low']} tables ranked low); pages failed {totals['failed']}; {seconds:.1f} s")
+              f"({totals['low']} tables ranked low); read twice {totals['twice']}; pages failed {totals['failed']}; "
+              f"{seconds:.1f} s")
         if all_pages:
             print(f"  find_tables on every page: {every['found']} tables, {every['s']:.1f} s")
+
+
+def read_twice(found: list) -> int:
+    """Tables of a page that share a row with another of its tables: one table read under two
+    captions (and numbers), where a caption was taken by the wrong table."""
+    by_page: dict[int, list] = {}
+    for t in found:
+        by_page.setdefault(t.page, []).append({tuple(r) for r in t.rows})
+    return sum(1 for rows in by_page.values() for i in range(len(rows)) for j in range(i) if rows[i] & rows[j])
 
 
 def import_cost(corpus: Path, model: str) -> None:

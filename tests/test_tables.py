@@ -8,7 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import table_rows, tables
+from app.core import table_page, table_rows, tables
 from app.core.records import Evidence
 from app.core.research.evidence.focus import focus_evidence, split_sentences
 from app.core.research.answer.key_sentences import quotable
@@ -102,10 +102,10 @@ def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
 def test_body_text_in_columns_and_sparse_grids_are_not_tables():
     prose = [["The strains were grown in minimal medium at thirty degrees for two days",
               "while the controls were kept at twenty-five degrees in the same incubator"]] * 4
-    assert not tables.looks_like_table(prose)
-    assert not tables.looks_like_table([["a", ""], ["", ""], ["", "b"]])  # mostly empty
-    assert not tables.looks_like_table([["Strain A", "0.42"]])  # one row
-    assert tables.looks_like_table(ROWS)
+    assert not table_page.looks_like_table(prose)
+    assert not table_page.looks_like_table([["a", ""], ["", ""], ["", "b"]])  # mostly empty
+    assert not table_page.looks_like_table([["Strain A", "0.42"]])  # one row
+    assert table_page.looks_like_table(ROWS)
 
 
 def test_a_key_resources_table_is_ranked_low_and_a_data_table_is_not():
@@ -115,11 +115,11 @@ def test_a_key_resources_table_is_ranked_low_and_a_data_table_is_not():
         ["DAPI", "Thermo Fisher", "Cat#D1306"],
         ["ImageJ", "NIH", "SCR_003070"],
     ]
-    assert tables.looks_like_table(reagents)
-    assert tables.is_reagent_table(reagents)
-    assert not tables.is_reagent_table(ROWS)
+    assert table_page.looks_like_table(reagents)
+    assert table_page.is_reagent_table(reagents)
+    assert not table_page.is_reagent_table(ROWS)
     genes = [["TP53", "2.31 ± 0.4", "<0.001"], ["BRCA1", "1.12 ± 0.2", "0.03"], ["MYC5", "0.87", "0.4"]]
-    assert not tables.is_reagent_table(genes)  # gene names look like codes, but the cells are measurements
+    assert not table_page.is_reagent_table(genes)  # gene names look like codes, but the cells are measurements
 
 
 def test_focusing_keeps_a_row_unit_whole_as_one_sentence():
@@ -144,7 +144,7 @@ def test_the_table_unit_brings_its_rows_each_a_sentence_for_focusing(tmp_path):
     units = split_sentences(Evidence(1, "p", 2, "2", "Table 2", text, 0.5))
     assert [u.text for u in units] == [caption, *rows]
     assert all(text[u.start:u.end] == u.text for u in units)  # spans within the passage, as for prose
-    many = tables.PageTable(2, "2", CAPTION, HEADERS, ROWS * 30, [(0, 0, 1, 1)] * 90, (0, 0, 1, 1))
+    many = table_page.PageTable(2, "2", CAPTION, HEADERS, ROWS * 30, [(0, 0, 1, 1)] * 90, (0, 0, 1, 1))
     parts = tables.table_texts(many)
     assert len(parts) > 1 and all(p.startswith("Table 2 (page 2) · ") and len(p) <= tables.MAX_TABLE_CHARS for p in parts)
     assert sum(p.count("\n") for p in parts) == 90  # every row once

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import SEP, Rect, is_number, is_table_unit
+from .table_page import Rect, is_number
+from .tables import SEP, is_table_unit
 
 
 def row_cells(text: str) -> list[str]:

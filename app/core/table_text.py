@@ -1,9 +1,5 @@
-"""Reading tables from a page's words: their captions, and tables set as aligned text.
-
-A caption is a line opening "Table 3", "TABLE II", "Supplementary Table S2" or "KEY RESOURCES
-TABLE", with the rest of its text block; a table takes the caption nearest to it, above first.
-
-Tables set as aligned text: rows from baselines, columns from the whitespace between them.
+"""Reading tables set as aligned text from a page's words: rows from baselines, columns from the
+whitespace between them. Which caption is whose: table_captions.py.
 
 PyMuPDF's `find_tables` builds cells from ruling lines. Most journals rule a table with three
 horizontal lines only (top, below the header, bottom: "booktabs"), or none, and then it finds
@@ -16,22 +12,16 @@ words near its caption instead:
 - columns where most of those lines have whitespace at the same x (a projection profile);
 - each line a row, its words put in the column of their centre.
 
-`tables.read_tables` takes what this returns through the same sanity filter as `find_tables`'
+`table_page.read_tables` takes what this returns through the same sanity filter as `find_tables`'
 tables (rows, columns, filled and short cells).
 """
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
 Rect = tuple[float, float, float, float]
-
-CAPTION = re.compile(
-    r"^\s*(?:(?:Supplementary|Supplemental|Extended\s+Data)\s+)?(?:Table|TABLE|Tab\.)\s*"
-    r"(?P<no>S?\d+[A-Za-z]?|[IVXLC]+\b|[A-Z]\d*\b)|^\s*KEY\s+RESOURCES\s+TABLE", re.M)
 
 PIECE_GAP = 1.2  # × the line's height: a gap this wide between words separates two cells
 COLUMN_VOTE = 0.7  # share of the multi-cell lines that must be blank at an x for a column edge
@@ -182,58 +172,21 @@ def grid(lines: list[_Line]) -> Grid | None:
     return Grid(cells, rects, (x0, lines[0].y0, x1, lines[-1].y1))
 
 
-def aligned_tables(words: list[tuple], captions: list[Rect], page_width: float, page_height: float, is_caption) -> list[tuple[Rect, Grid]]:
-    """For each caption, the table set as aligned text beside it (below first), if any."""
+def aligned_tables(words: list[tuple], captions: list[Rect], page_width: float, page_height: float,
+                   is_caption) -> list[tuple[int, bool, Grid]]:
+    """For each caption, the tables set as aligned text below it and above it: (the caption's
+    index, whether the table is below it, the table). Which is its own: table_captions.match."""
     out = []
     mid = page_width / 2
     # The running head and the page number are never rows of a table set at the page's top or foot.
     top, foot = MARGIN * page_height, (1 - MARGIN) * page_height
     words = [w for w in words if w[1] >= top and w[3] <= foot]
-    for cap in captions:
+    for k, cap in enumerate(captions):
         # The caption's text column: a two-column page's half, or the whole width.
         x0, x1 = (0.0, mid + 5) if cap[2] < mid + 10 else (mid - 5, page_width) if cap[0] > mid - 10 else (0.0, page_width)
         lines = lines_of(words, x0, x1)
         for below in (True, False):
             found = grid(region(lines, cap, below, is_caption)) if lines else None
             if found is not None and len(found.cells) >= 2:
-                out.append((cap, found))
-                break
+                out.append((k, below, found))
     return out
-
-
-# -- captions ------------------------------------------------------------------------
-def caption_blocks(page: Any) -> list[tuple[float, float, float, float, str]]:
-    """The page's table captions as (x0, y0, x1, y1, text): from the caption's first line to the
-    end of its text block (a caption can open in the middle of a block of prose)."""
-    out = []
-    for block in page.get_text("dict")["blocks"]:
-        lines = [(ln["bbox"], "".join(sp["text"] for sp in ln["spans"])) for ln in block.get("lines", ())]
-        for k, (bbox, text) in enumerate(lines):
-            if CAPTION.match(text):
-                rest = lines[k:]
-                out.append((min(b[0] for b, _ in rest), bbox[1], max(b[2] for b, _ in rest), rest[-1][0][3],
-                            " ".join(t for _, t in rest)))
-                break
-    return out
-
-
-def nearest_caption(blocks: list[tuple], rect: Rect) -> tuple[str, str, Rect | None]:
-    """The caption block nearest the table (above it first, then below): number, text, rectangle."""
-    x0, y0, x1, y1 = rect
-    best: tuple[float, str, str, Rect] | None = None
-    for bx0, by0, bx1, by1, text, *_ in blocks:
-        m = CAPTION.match(text)
-        if not m or bx1 < x0 or bx0 > x1:  # a caption beside another column's table
-            continue
-        above, below = y0 - by1, by0 - y1
-        if above >= -4:
-            distance = above
-        elif below >= -4:
-            distance = below + 40  # a caption under its table is less usual: above wins ties
-        else:
-            continue
-        if best is None or distance < best[0]:
-            best = (distance, m.group("no") or "", " ".join(text.split()), (bx0, by0, bx1, by1))
-    if best is None or best[0] > 200:
-        return "", "", None
-    return best[1], best[2][:400], best[3]

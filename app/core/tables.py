@@ -7,12 +7,9 @@ so a fact that sits only in a table row never reached the answer. Here PyMuPDF's
 
     Table 3 (page 14) · L-tryptophan · Fold change: 11.46 · P-value: <0.0001
 
-Cell text is read from the page's words placed by their centres, not from `Table.extract()`,
-which splits a decimal number whose point sits on another baseline ("1146\\n.").
-
 `find_tables` costs 0.6–1.5 s a page whatever the page holds (bench/tables.py), so it runs
 only on pages with a caption line ("Table 3.", "TABLE II", "KEY RESOURCES TABLE"). What it
-finds is kept only where it reads as a table (`looks_like_table`): at least two columns and two
+finds is kept only where it reads as a table (table_page.py): at least two columns and two
 data rows, most cells filled and short. A reagent or key-resource table (most rows carry a
 catalogue number or identifier, few carry a measurement) is kept but ranked low in retrieval
 (`LOW_RANK`), since its rows match many questions' names and answer none of them.
@@ -23,14 +20,13 @@ A page whose tables cannot be read is skipped with a note; the paper imports as 
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .mupdf_guard import MUPDF
 from .records import Chunk, PageText
-from .table_text import CAPTION as _CAPTION
-from .table_text import aligned_tables, caption_blocks, nearest_caption
+from .table_captions import CAPTION as _CAPTION
+from .table_page import PageTable, Rect, read_tables
 
 # Source types of the units in `content_chunks` (running text is "content").
 CAPTION_UNIT = "table"
@@ -44,22 +40,8 @@ LOW_RANK = 0.5
 SEP = " · "
 # A row unit opens with where it is; focusing and the viewer tell a row unit by it.
 _UNIT_HEAD = re.compile(r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP))
-_NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?[a-z*†‡]{0,3}$")
-_MEASURE = re.compile(r"\d\.\d|±|%|\d\s*\(\s*\d")  # a decimal, a ±, a share, "12 (3)": a measurement
-# A catalogue number or identifier: letters and digits mixed in one token of five or more
-# ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
-_IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
-
-MIN_COLS = 2
-MIN_ROWS = 2
-MIN_FILLED = 0.5  # share of cells with text
-MAX_MEDIAN_CELL = 40  # characters: two-column body text read as a table has line-long cells
 MAX_ROW_WORDS = 120  # a row longer than this is cut (it is a paragraph, not a row)
 MAX_TABLE_CHARS = 1500  # a table unit's part (~300-400 tokens, a chunk's size): a longer table is cut
-LOW_RANK_ROWS = 0.5  # share of rows with an identifier that makes a reagent table…
-LOW_RANK_MEASURES = 0.2  # …when at most this share of its data cells is a measurement
-
-Rect = tuple[float, float, float, float]
 
 
 @dataclass
@@ -72,21 +54,6 @@ class TableChunk(Chunk):
     # With its rows, its vector drifted from the question's (the wheat paper's Table 3 fell out of
     # the 15 passages for "which metabolite rose the most…"); the rows still count for full text.
     embed_text: str = ""
-
-
-@dataclass
-class PageTable:
-    """One table found on a page."""
-
-    page: int  # 1-based
-    number: str
-    caption: str
-    headers: list[str]
-    rows: list[list[str]]
-    row_rects: list[Rect]
-    rect: Rect
-    low_rank: bool = False
-    caption_rect: Rect | None = None
 
 
 @dataclass
@@ -184,136 +151,6 @@ def scan_pages(doc: Any, *, skip: Iterable[int] = ()) -> TableScan:
         if pno not in set(skip):
             tables.read(PageText(pno + 1, str(pno + 1), ""))
     return tables.scan
-
-
-def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
-    """The tables on `page` that read as tables, with captions and headers: those `find_tables`
-    found, then those set as aligned text beside a caption that none of them took (table_text.py)."""
-    words = page.get_text("words")
-    blocks = caption_blocks(page)
-    out: list[PageTable] = []
-    used: set[Rect] = set()
-    for tb in found:
-        cells = [[_cell_text(words, c) for c in row.cells] for row in tb.rows]
-        headers: list[str] = []
-        if tb.header.external and tb.header.cells:
-            headers = [_cell_text(words, c) for c in tb.header.cells]
-        table = _table(page.number + 1, cells, [tuple(row.bbox) for row in tb.rows], tuple(tb.bbox), headers, blocks)
-        if table is not None:
-            out.append(table)
-            used.add(table.caption_rect)
-    captions = [tuple(b[:4]) for b in blocks if tuple(b[:4]) not in used]
-    for cap, g in aligned_tables(words, captions, page.rect.width, page.rect.height, lambda text: bool(_CAPTION.match(text))):
-        table = _table(page.number + 1, g.cells, g.row_rects, g.bbox, [], [b for b in blocks if tuple(b[:4]) == cap])
-        if table is not None:
-            out.append(table)
-    return out
-
-
-def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, headers: list[str],
-           blocks: list[tuple]) -> PageTable | None:
-    """A table from its cells: caption, headers (one or two lines), wrapped rows joined; None if
-    it does not read as a table."""
-    number, caption, caption_rect = nearest_caption(blocks, bbox)
-    while cells and sum(1 for c in cells[0] if c) < 2:  # the caption's last words, a lone label above the header
-        cells, rects = cells[1:], rects[1:]
-    if headers and (not _header_like(headers) or " ".join(headers).strip() in caption):
-        headers = []  # the caption's last line taken for a header
-    if not headers and cells and _header_like(cells[0]):
-        headers, cells, rects = cells[0], cells[1:], rects[1:]
-    # A header on two or three lines: rows of names under it whose first cell is empty ("F Ratio",
-    # "(g kernel-1)"), or a row of names that fills a column the header left empty ("Architecture").
-    for _ in range(3):
-        if not (headers and cells and not any(is_number(c) for c in cells[0])):
-            break
-        fills_gap = any(not h and k < len(cells[0]) and cells[0][k] for k, h in enumerate(headers) if k > 0)
-        if (cells[0][0] or not _header_like(cells[0], len(cells[0]) // 2)) and not (
-                fills_gap and _header_like(cells[0], 1)):
-            break
-        headers = [(a + " " + b).strip() for a, b in zip(headers, cells[0])]
-        cells, rects = cells[1:], rects[1:]
-    cells, rects = _merge_continuations(cells, rects)
-    # A row with one cell is a group's label or a wrapped note, not a row of values.
-    kept = [(r, q) for r, q in zip(cells, rects) if sum(1 for c in r if c) >= 2]
-    cells, rects = [r for r, _ in kept], [q for _, q in kept]
-    # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
-    # cut off where the rows below leave blank) belong to the column before.
-    width = max((len(r) for r in cells), default=0)
-    keep = [k for k in range(width) if any(k < len(r) and r[k] for r in cells)]
-    if headers:
-        merged = {k: headers[k] if k < len(headers) else "" for k in keep}
-        for k in range(width):
-            if k not in merged and k < len(headers) and headers[k]:
-                left = max((j for j in keep if j < k), default=None)
-                if left is not None:
-                    merged[left] = (merged[left] + " " + headers[k]).strip()
-        headers = [merged[k] for k in keep]
-    cells = [[r[k] if k < len(r) else "" for k in keep] for r in cells]
-    if not looks_like_table(cells):
-        return None
-    return PageTable(page_no, number, caption, headers, cells, rects, bbox, low_rank=is_reagent_table(cells),
-                     caption_rect=caption_rect)
-
-
-def _cell_text(words: list[tuple], rect: Any) -> str:
-    """The words whose centre lies in `rect`, line by line (None: a cell merged into another)."""
-    if rect is None:
-        return ""
-    x0, y0, x1, y1 = rect
-    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
-    inside.sort(key=lambda w: (w[5], w[6], w[7]))  # block, line, word: reading order
-    text = " ".join(w[4] for w in inside)
-    return re.sub(r"(\w)- (\w)", r"\1-\2", text).strip()  # "Alpha-" | "aminoadipate" on two lines
-
-
-def is_number(cell: str) -> bool:
-    return bool(_NUMBER.match(cell.replace("−", "-")))
-
-
-def _header_like(row: list[str], least: int = 2) -> bool:
-    """A row of names, not numbers: most cells filled (`least` at minimum), none a bare number."""
-    filled = [c for c in row if c]
-    return len(filled) >= max(least, 1, len(row) // 2) and not any(is_number(c) for c in filled)
-
-
-def _merge_continuations(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
-    """A row with an empty first cell and few others filled is the wrapped rest of the row above."""
-    out: list[list[str]] = []
-    out_rects: list[Rect] = []
-    for row, rect in zip(cells, rects):
-        filled = sum(1 for c in row if c)
-        if out and row and not row[0] and 0 < filled <= len(row) // 2 and not any(is_number(c) for c in row if c):
-            prev = out[-1]
-            out[-1] = [(a + " " + b).strip() for a, b in zip(prev, row)]
-            p = out_rects[-1]
-            out_rects[-1] = (min(p[0], rect[0]), min(p[1], rect[1]), max(p[2], rect[2]), max(p[3], rect[3]))
-        elif filled:
-            out.append(row)
-            out_rects.append(rect)
-    return out, out_rects
-
-
-def looks_like_table(rows: list[list[str]]) -> bool:
-    """Enough rows and columns, most cells filled, cells short: a table, not body text in columns."""
-    if len(rows) < MIN_ROWS or max((len(r) for r in rows), default=0) < MIN_COLS:
-        return False
-    cells = [c for r in rows for c in r]
-    filled = [c for c in cells if c]
-    if len(filled) < MIN_FILLED * len(cells):
-        return False
-    if sum(1 for r in rows if sum(1 for c in r if c) >= 2) < MIN_ROWS:
-        return False
-    return statistics.median(len(c) for c in filled) <= MAX_MEDIAN_CELL
-
-
-def is_reagent_table(rows: list[list[str]]) -> bool:
-    """Most rows carry an identifier (catalogue number, RRID) and few cells a measurement."""
-    if not rows:
-        return False
-    with_id = sum(1 for r in rows if any(_IDENTIFIER.search(c) for c in r))
-    data = [c for r in rows for c in r[1:] if c]
-    measures = sum(1 for c in data if _MEASURE.search(c))
-    return with_id >= LOW_RANK_ROWS * len(rows) and measures <= LOW_RANK_MEASURES * max(1, len(data))
 
 
 # -- units -------------------------------------------------------------------------

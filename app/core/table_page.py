@@ -1,0 +1,220 @@
+"""One page's tables: found by `find_tables` or read from aligned text (table_text.py), each
+given its own caption (table_captions.py), cleaned into headers and rows, and kept where it reads
+as a table (`looks_like_table`); tables.py makes them units.
+
+Cell text is read from the page's words placed by their centres, not from `Table.extract()`,
+which splits a decimal number whose point sits on another baseline ("1146\\n.").
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from .table_captions import CAPTION, Caption, Pair, caption_blocks, caption_of, match, pairs_by_place
+from .table_text import aligned_tables
+
+Rect = tuple[float, float, float, float]
+
+_NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?[a-z*†‡]{0,3}$")
+_MEASURE = re.compile(r"\d\.\d|±|%|\d\s*\(\s*\d")  # a decimal, a ±, a share, "12 (3)": a measurement
+# A catalogue number or identifier: letters and digits mixed in one token of five or more
+# ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
+_IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
+MIN_COLS = 2
+MIN_ROWS = 2
+MIN_FILLED = 0.5  # share of cells with text
+MAX_MEDIAN_CELL = 40  # characters: two-column body text read as a table has line-long cells
+LOW_RANK_ROWS = 0.5  # share of rows with an identifier that makes a reagent table…
+LOW_RANK_MEASURES = 0.2  # …when at most this share of its data cells is a measurement
+
+
+@dataclass
+class PageTable:
+    """One table found on a page."""
+
+    page: int  # 1-based
+    number: str
+    caption: str
+    headers: list[str]
+    rows: list[list[str]]
+    row_rects: list[Rect]
+    rect: Rect
+    low_rank: bool = False
+    caption_rect: Rect | None = None
+
+
+def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
+    """The tables on `page` that read as tables, with their captions (table_captions.py) and
+    headers: those `find_tables` found, then those set as aligned text beside a caption that none
+    of them took (table_text.py), from the words outside them."""
+    words = page.get_text("words")
+    blocks = caption_blocks(page)
+    rects = [tuple(tb.bbox) for tb in found]
+    own = match(pairs_by_place(rects, [tuple(b[:4]) for b in blocks]))
+    out: list[PageTable] = []
+    for k, tb in enumerate(found):
+        cells = [[_cell_text(words, c) for c in row.cells] for row in tb.rows]
+        headers: list[str] = []
+        if tb.header.external and tb.header.cells:
+            headers = [_cell_text(words, c) for c in tb.header.cells]
+        if _stacked(cells):  # rows ruled as one: left to the reader of aligned text, which splits them
+            continue
+        caption = caption_of(blocks[own[k].caption]) if k in own else None
+        table = _table(page.number + 1, cells, [tuple(row.bbox) for row in tb.rows], rects[k], headers, caption)
+        if table is not None:
+            out.append(table)
+    free = [b for b in blocks if all(tuple(b[:4]) != t.caption_rect for t in out)]
+    # Not the tables read already, nor a caption's lines after its first (a caption's last line
+    # above a table set under the caption before it read as that table's header); the first line
+    # stays, so that a table read from its words ends at the next caption.
+    taken = [t.rect for t in out] + [(b[0], b[5] + 1, b[2], b[3]) for b in blocks]
+    outside = [w for w in words if not any(_inside(w, r) for r in taken)]
+    found_aligned = aligned_tables(outside, [tuple(b[:4]) for b in free], page.rect.width, page.rect.height,
+                                   lambda text: bool(CAPTION.match(text)))
+    # The same lines read from two captions (below one, above the next) are one table.
+    grids: list[Rect] = []
+    pairs: list[Pair] = []
+    for c, below, g in found_aligned:
+        t = next((i for i, r in enumerate(grids) if _overlap(r, g.bbox) > 0.5), None)
+        if t is None:
+            grids.append(g.bbox)
+            t = len(grids) - 1
+        cap = free[c]
+        pairs.append(Pair(t, c, below, g.bbox[1] - cap[3] if below else cap[1] - g.bbox[3]))
+    for p in match(pairs).values():
+        g = next(g for c, below, g in found_aligned if c == p.caption and below == p.above)
+        table = _table(page.number + 1, g.cells, g.row_rects, g.bbox, [], caption_of(free[p.caption]))
+        if table is not None:
+            out.append(table)
+    return out
+
+
+def _stacked(cells: list[list[str]]) -> bool:
+    """Most values hold three numbers or more, one under another: rows that find_tables read as
+    one, where no ruling line parts them ("0.54 0.53 0.57" for three rows' precision)."""
+    values = [c for row in cells for c in row[1:] if c]
+    stacked = [c for c in values if len(c.split()) >= 3 and all(is_number(w) for w in c.split())]
+    return bool(values) and len(stacked) >= len(values) / 2
+
+
+def _inside(word: tuple, rect: Rect) -> bool:
+    """The word's centre is within the rectangle."""
+    x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return rect[0] <= x <= rect[2] and rect[1] <= y <= rect[3]
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    """The share of the smaller rectangle that the two have in common."""
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    return w * h / max(1e-6, min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])))
+
+
+def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, headers: list[str],
+           own: Caption | None) -> PageTable | None:
+    """A table from its cells and its caption: headers (one or two lines), wrapped rows joined;
+    None if it does not read as a table."""
+    number, caption, caption_rect = own or ("", "", None)
+    while cells and sum(1 for c in cells[0] if c) < 2:  # the caption's last words, a lone label above the header
+        cells, rects = cells[1:], rects[1:]
+    if headers and (not _header_like(headers) or " ".join(headers).strip() in caption):
+        headers = []  # the caption's last line taken for a header
+    if not headers and cells and _header_like(cells[0]):
+        headers, cells, rects = cells[0], cells[1:], rects[1:]
+    # A header on two or three lines: rows of names under it whose first cell is empty ("F Ratio",
+    # "(g kernel-1)"), or a row of names that fills a column the header left empty ("Architecture").
+    for _ in range(3):
+        if not (headers and cells and not any(is_number(c) for c in cells[0])):
+            break
+        fills_gap = any(not h and k < len(cells[0]) and cells[0][k] for k, h in enumerate(headers) if k > 0)
+        if (cells[0][0] or not _header_like(cells[0], len(cells[0]) // 2)) and not (
+                fills_gap and _header_like(cells[0], 1)):
+            break
+        headers = [(a + " " + b).strip() for a, b in zip(headers, cells[0])]
+        cells, rects = cells[1:], rects[1:]
+    cells, rects = _merge_continuations(cells, rects)
+    # A row with one cell is a group's label or a wrapped note, not a row of values.
+    kept = [(r, q) for r, q in zip(cells, rects) if sum(1 for c in r if c) >= 2]
+    cells, rects = [r for r, _ in kept], [q for _, q in kept]
+    # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
+    # cut off where the rows below leave blank) belong to the column before.
+    width = max((len(r) for r in cells), default=0)
+    keep = [k for k in range(width) if any(k < len(r) and r[k] for r in cells)]
+    if headers:
+        merged = {k: headers[k] if k < len(headers) else "" for k in keep}
+        for k in range(width):
+            if k not in merged and k < len(headers) and headers[k]:
+                left = max((j for j in keep if j < k), default=None)
+                if left is not None:
+                    merged[left] = (merged[left] + " " + headers[k]).strip()
+        headers = [merged[k] for k in keep]
+    cells = [[r[k] if k < len(r) else "" for k in keep] for r in cells]
+    if not looks_like_table(cells):
+        return None
+    return PageTable(page_no, number, caption, headers, cells, rects, bbox, low_rank=is_reagent_table(cells),
+                     caption_rect=caption_rect)
+
+
+def _cell_text(words: list[tuple], rect: Any) -> str:
+    """The words whose centre lies in `rect`, line by line (None: a cell merged into another)."""
+    if rect is None:
+        return ""
+    x0, y0, x1, y1 = rect
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    inside.sort(key=lambda w: (w[5], w[6], w[7]))  # block, line, word: reading order
+    text = " ".join(w[4] for w in inside)
+    return re.sub(r"(\w)- (\w)", r"\1-\2", text).strip()  # "Alpha-" | "aminoadipate" on two lines
+
+
+def is_number(cell: str) -> bool:
+    return bool(_NUMBER.match(cell.replace("−", "-")))
+
+
+def _header_like(row: list[str], least: int = 2) -> bool:
+    """A row of names, not numbers: most cells filled (`least` at minimum), none a bare number."""
+    filled = [c for c in row if c]
+    return len(filled) >= max(least, 1, len(row) // 2) and not any(is_number(c) for c in filled)
+
+
+def _merge_continuations(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
+    """A row with an empty first cell and few others filled is the wrapped rest of the row above."""
+    out: list[list[str]] = []
+    out_rects: list[Rect] = []
+    for row, rect in zip(cells, rects):
+        filled = sum(1 for c in row if c)
+        if out and row and not row[0] and 0 < filled <= len(row) // 2 and not any(is_number(c) for c in row if c):
+            prev = out[-1]
+            out[-1] = [(a + " " + b).strip() for a, b in zip(prev, row)]
+            p = out_rects[-1]
+            out_rects[-1] = (min(p[0], rect[0]), min(p[1], rect[1]), max(p[2], rect[2]), max(p[3], rect[3]))
+        elif filled:
+            out.append(row)
+            out_rects.append(rect)
+    return out, out_rects
+
+
+def looks_like_table(rows: list[list[str]]) -> bool:
+    """Enough rows and columns, most cells filled, cells short: a table, not body text in columns."""
+    if len(rows) < MIN_ROWS or max((len(r) for r in rows), default=0) < MIN_COLS:
+        return False
+    cells = [c for r in rows for c in r]
+    filled = [c for c in cells if c]
+    if len(filled) < MIN_FILLED * len(cells):
+        return False
+    if sum(1 for r in rows if sum(1 for c in r if c) >= 2) < MIN_ROWS:
+        return False
+    return statistics.median(len(c) for c in filled) <= MAX_MEDIAN_CELL
+
+
+def is_reagent_table(rows: list[list[str]]) -> bool:
+    """Most rows carry an identifier (catalogue number, RRID) and few cells a measurement."""
+    if not rows:
+        return False
+    with_id = sum(1 for r in rows if any(_IDENTIFIER.search(c) for c in r))
+    data = [c for r in rows for c in r[1:] if c]
+    measures = sum(1 for c in data if _MEASURE.search(c))
+    return with_id >= LOW_RANK_ROWS * len(rows) and measures <= LOW_RANK_MEASURES * max(1, len(data))
