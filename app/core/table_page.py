@@ -86,7 +86,7 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
         pairs.append(Pair(t, c, below, g.bbox[1] - cap[3] if below else cap[1] - g.bbox[3]))
     for p in match(pairs).values():
         g = next(g for c, below, g in found_aligned if c == p.caption and below == p.above)
-        table = _table(page.number + 1, g.cells, g.row_rects, g.bbox, [], caption_of(free[p.caption]))
+        table = _table(page.number + 1, g.cells, g.row_rects, g.bbox, g.headers, caption_of(free[p.caption]))
         if table is not None:
             out.append(table)
     return out

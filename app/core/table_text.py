@@ -19,7 +19,8 @@ tables (rows, columns, filled and short cells).
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 Rect = tuple[float, float, float, float]
 
@@ -29,15 +30,22 @@ MIN_COLUMN_GAP = 0.45  # × the line height: shared whitespace wider than a spac
 MAX_LINES = 60
 MARGIN = 0.075  # share of the page height at its top and foot where running heads sit
 PROSE_WORDS = 7  # a line of one piece with this many words, wider than half the region: prose
+MAX_HEADER_LINES = 4
+CENTRED = 0.3  # a group's middle this near its label's centre (× the column's width): the label names the group
+# A piece that opens with a figure, or stands for a missing one: a value, not a name.
+_VALUE = re.compile(r"^[-−–<>≤≥~±+(]?\s*\.?\d|^(?:[-−–—]|n/?a|NA|N/A|ND|nd)$")
 
 
 @dataclass
 class Grid:
-    """A table read from aligned text: cells by row, each row's rectangle, the table's."""
+    """A table read from aligned text: cells by row, each row's rectangle, the table's, and its
+    column headers where they stand on two lines or more (`stacked_headers`); else the header is
+    the first row of cells."""
 
     cells: list[list[str]]
     row_rects: list[Rect]
     bbox: Rect
+    headers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -161,6 +169,7 @@ def grid(lines: list[_Line]) -> Grid | None:
         return None
     x0 = min(ln.words[0][0] for ln in lines)
     x1 = max(ln.words[-1][2] for ln in lines)
+    headers, lines = stacked_headers(lines, [x0, *edges, x1])
     cells, rects = [], []
     for ln in lines:
         row = [[] for _ in range(len(edges) + 1)]
@@ -169,7 +178,81 @@ def grid(lines: list[_Line]) -> Grid | None:
             row[k].append(w[4])
         cells.append([" ".join(c) for c in row])
         rects.append((x0, ln.y0, x1, ln.y1))
-    return Grid(cells, rects, (x0, lines[0].y0, x1, lines[-1].y1))
+    return Grid(cells, rects, (x0, lines[0].y0, x1, lines[-1].y1), headers)
+
+
+def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str], list[_Line]]:
+    """A header set on two to MAX_HEADER_LINES lines, one label per column group: each column's
+    labels top to bottom ("Circulator-service Median"), and the lines under the header; ([], lines)
+    where the header is one line (the first row of cells is the header then) or there is none.
+
+    A line with fewer labels than the line under it names groups of columns: a label centred
+    over the columns it names ("SS" over "Median | IQR") lies in one of them only, so it takes
+    the run of columns centred under it (`_group`). Any other line (the last, or a header wrapped onto two lines)
+    gives each column the words whose centre is in it. Each cell by its centre had put "SS"
+    over the IQR column alone, and with the header's lines read as rows the rows got no headers.
+    The header ends at the first row of values (its pieces after the first mostly open with a
+    figure), or at a line of one piece left of where the values begin (a group's label:
+    "High-margin SLs")."""
+    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:])]
+    values_from = next((_values_from(ln) for ln in lines if _values_from(ln) is not None), None)
+    if values_from is None:
+        return [], lines
+    top: list[_Line] = []
+    for ln in lines[:MAX_HEADER_LINES + 1]:
+        pieces = ln.pieces()
+        if _values_from(ln) is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
+            break
+        top.append(ln)
+    if not 2 <= len(top) <= MAX_HEADER_LINES or len(top) == len(lines):
+        return [], lines
+    labels: list[list[str]] = [[] for _ in mids]
+    for i, ln in enumerate(top):
+        pieces = ln.pieces()
+        if i + 1 == len(top) or len(pieces) >= len(top[i + 1].pieces()):  # a label a column, or wrapped
+            for col, (a, b) in enumerate(zip(bounds, bounds[1:])):
+                words = [w[4] for w in ln.words if a <= (w[0] + w[2]) / 2 < b]
+                if words:
+                    labels[col].append(" ".join(words))
+            continue
+        spans = list(zip(bounds, bounds[1:]))
+        homes = [_column_of((a + b) / 2, spans) for a, b in pieces]
+        for k, (a, b) in enumerate(pieces):
+            for col in _group(spans, homes, k, (a + b) / 2):
+                labels[col].append(_text_in(ln, (a, b)))
+    return [" ".join(ls) for ls in labels], lines[len(top):]
+
+
+def _column_of(x: float, spans: list[tuple[float, float]]) -> int:
+    return next((k for k, (a, b) in enumerate(spans) if x < b), len(spans) - 1)
+
+
+def _group(spans: list[tuple[float, float]], homes: list[int], k: int, centre: float) -> range:
+    """The run of columns a label names: around the column under its centre, none under another
+    label of its line, the widest run whose middle is within CENTRED of the home column's width
+    of the label's centre (a label over five columns is as centred over the middle one alone)."""
+    home = homes[k]
+    others = set(homes[:k] + homes[k + 1:])
+    lo = max((h for h in others if h < home), default=-1) + 1
+    hi = min((h for h in others if h > home), default=len(spans))
+    near = CENTRED * (spans[home][1] - spans[home][0])
+    runs = [(j - i, -abs((spans[i][0] + spans[j][1]) / 2 - centre), i, j)
+            for i in range(lo, home + 1) for j in range(home, hi)
+            if abs((spans[i][0] + spans[j][1]) / 2 - centre) <= near or i == j == home]
+    _, _, i, j = max(runs)
+    return range(i, j + 1)
+
+
+def _values_from(line: _Line) -> float | None:
+    """Where the values of a row of values begin (the x of its first piece after the row's name):
+    None where the line's pieces after its first do not mostly open with a figure."""
+    pieces = line.pieces()[1:]
+    figures = [p for p in pieces if _VALUE.match(_text_in(line, p))]
+    return figures[0][0] if pieces and len(figures) * 2 > len(pieces) else None
+
+
+def _text_in(line: _Line, piece: tuple[float, float]) -> str:
+    return " ".join(w[4] for w in line.words if piece[0] <= w[0] and w[2] <= piece[1])
 
 
 def aligned_tables(words: list[tuple], captions: list[Rect], page_width: float, page_height: float,
