@@ -81,6 +81,28 @@ QUESTIONS = [
     ("t12", "karpukhin2020-dense-passage-retrieval.pdf", 6,
      "What top-20 retrieval accuracy did DPR reach when trained with gold passages and 127 in-batch negatives?",
      "127", "73.0"),
+    # Written in the 10th session from both corpora, the row and value read from the page's text.
+    ("t13", "atlas-cms2015-higgs-mass-combination.pdf", 8,
+     "In the combined ATLAS and CMS measurement of the Higgs boson mass, how large was the observed (expected) systematic uncertainty on the CMS H→ZZ→4ℓ mass from the electron energy scale and resolution?",
+     "CMS electron energy scale & resolution", "0.12 (0.09)"),
+    ("t14", "witmer2023-operative-team-familiarity.pdf", 6,
+     "In the study of operative team familiarity and nurse specialization at an academic medical center, what was the median circulator-service (circulating nurse specialty experience) score for thoracic surgery?",
+     "Thoracic surgery", "0.355"),
+    ("t15", "webb2017-vespa-selective-pressure.pdf", 8,
+     "In the sample codeml_reader summary output of the VESPA selective-pressure pipeline, what log-likelihood (lnL) did the site model m7 reach?",
+     "m7", "−568.764172"),
+    ("t16", "douglas2014-ace-n-domain-inhibitors.pdf", 4,
+     "In the fragment-based design of N-domain-selective ACE inhibitors, what R2 relative to the RXP407 ligand backbone did the SHOP scaffold-hopping method give for compound 2B-004?",
+     "2B-004", "0.73"),
+    ("t17", "lo2020-s2orc.pdf", 5,
+     "What share of the papers in the S2ORC corpus carry a PubMed ID?",
+     "Papers w/ Pubmed IDs", "26.5%"),
+    ("t18", "Rcpp-jss-2011.pdf", 15,
+     "How many milliseconds did the Rcpp convolution example take when written with NumericVector::operator[] indexing?",
+     "NumericVector::operator[]", "282"),
+    ("t19", "MAXtest.pdf", 10,
+     "In the simulation of the MAX test for genetic association, what global power did it reach under a recessive model with 100 cases and 300 controls?",
+     "recessive", "0.77"),
 ]
 
 
