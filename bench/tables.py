@@ -114,7 +114,10 @@ def corpus_of(pdf: str) -> Path:
 
 
 def holds_row(text: str, name: str, value: str) -> bool:
-    """The row's name and its value within NEAR characters of each other."""
+    """The row's name and its value within NEAR characters of each other, or in one line of a
+    table's units (a wide row with its column names runs longer than NEAR)."""
+    if any(name in line and value in line for line in text.split("\n") if tables.SEP in line):
+        return True
     at = text.find(name)
     while at >= 0:
         window = text[max(0, at - NEAR): at + len(name) + NEAR]

@@ -102,3 +102,29 @@ def test_a_rated_model_sizes_its_evidence_and_time_limit_before_its_first_answer
     chat = _Chat()
     chat.read_speeds = (40.0,)
     assert sized(params, chat, Rated(100.0, None)) is params
+
+
+def test_focusing_counts_in_the_chat_models_tokens_once_the_model_is_loaded(fact_library, monkeypatch):
+    """Focusing runs before synthesis loads the chat model. Each question's funnel had no model of
+    its own when it focused, so it counted 4 characters a token: a row of figures costs far more
+    in the model's tokens ("59.1 66.9 55.0 …"), the best passage's window overflowed the first
+    turn, and the table row after it was left out of what the model read. With the model loaded
+    (the desk warms it up), focusing counts with its tokenizer, as the first turn is cut."""
+    from app.core.research.answer import synthesis
+
+    counters = []
+    real = synthesis.focus_evidence
+
+    def spy(*args, **kwargs):
+        counters.append(kwargs.get("count_tokens"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(synthesis, "focus_evidence", spy)
+    chat = fact_library.chat()
+    funnel = fact_library.funnel()
+    assert funnel.chat_loaded() is chat  # loaded by the desk, not by this funnel
+    result = funnel.run("When do kestrels leave the alpine valleys?", evidence_only=True)
+    synthesis.focus_into(funnel, result)
+    assert counters and counters[0] is not None and counters[0].__self__ is chat
+    figures = "59.1 66.9 55.0 70.9 68.8 73.7 76.7 71.1 84.1 80.0"
+    assert chat.count_tokens(figures) > 1.5 * (len(figures) // 4)  # why the estimate misled

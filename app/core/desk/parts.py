@@ -104,6 +104,10 @@ class DeskParts:
         self._chat.judge = self.judge()
         return self._chat
 
+    def loaded_chat(self) -> ChatModel | None:
+        """The chat model where it is loaded already with the settings' configuration; never loads it."""
+        return self._chat if self._chat is not None and self._chat_key == repr(self.chat_config()) else None
+
     def judge_config(self) -> ModelConfig | None:
         """The support check's judge where the settings name one apart from the chat model; None: the chat model judges."""
         cfg = self.settings.judge
@@ -177,6 +181,7 @@ class DeskParts:
             params=params,
             cutoffs=resolve_cutoffs(params, cfg.catalog_id or cfg.path or cfg.model),
             chat_model=self.chat,
+            loaded_chat=self.loaded_chat,
             task=task or Task(),
             scope=None if scope is None or scope.empty else resolve_scope(scope, self.library.list_papers()),
         )

@@ -80,6 +80,9 @@ class Funnel:
     params: ResearchParams
     cutoffs: Cutoffs
     chat_model: Callable[[], ChatModel] | None = None  # loaded only when synthesis needs it
+    # The chat model where it is loaded already (never loads it): focusing, which runs before
+    # synthesis loads the model, counts tokens with its tokenizer.
+    loaded_chat: Callable[[], ChatModel | None] | None = None
     task: Task = field(default_factory=Task)  # events out (stages, evidence, tokens, claims), cancel in
     # Deep research sizes the final synthesis to the time left (tokens); None: by context only.
     answer_tokens_override: int | None = None
@@ -322,7 +325,8 @@ class Funnel:
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:
-        return getattr(self, "_chat", None)
+        chat = getattr(self, "_chat", None)
+        return chat if chat is not None or self.loaded_chat is None else self.loaded_chat()
 
     def papers(self) -> dict[str, Paper]:
         return self._papers or self.load_papers()
