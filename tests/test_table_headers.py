@@ -49,3 +49,12 @@ def test_a_header_on_two_lines_names_each_column_by_its_group_and_its_label(tmp_
     assert tables.row_text(table, table.rows[1]) == (
         "Table 2 (page 1) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "
         "Circulating nurses Median: 0.355 · Circulating nurses IQR: 0.058-0.476")
+
+
+def test_a_count_with_its_magnitude_is_a_value_not_a_header():
+    """S2ORC's provenance table opens "Total papers | 81.1M": read as a header of names, its rows
+    became "Papers w/ Pubmed IDs · 81.1M: 21.5M (26.5%)"."""
+    from app.core.table_page import is_number
+
+    assert all(is_number(v) for v in ("81.1M", "4.7M", "120K", "12.4", "0.5k", "26.5%"))
+    assert not any(is_number(v) for v in ("Total papers", "3A4", "M", "Top-20"))

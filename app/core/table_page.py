@@ -18,7 +18,7 @@ from .table_text import aligned_tables
 
 Rect = tuple[float, float, float, float]
 
-_NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?[a-z*†‡]{0,3}$")
+_NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?(?:[KMBG]|[a-z*†‡]{0,3})$")
 _MEASURE = re.compile(r"\d\.\d|±|%|\d\s*\(\s*\d")  # a decimal, a ±, a share, "12 (3)": a measurement
 # A catalogue number or identifier: letters and digits mixed in one token of five or more
 # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.

@@ -80,8 +80,7 @@ class Funnel:
     params: ResearchParams
     cutoffs: Cutoffs
     chat_model: Callable[[], ChatModel] | None = None  # loaded only when synthesis needs it
-    # The chat model where it is loaded already (never loads it): focusing, which runs before
-    # synthesis loads the model, counts tokens with its tokenizer.
+    # The chat model where loaded already (never loads it): focusing, before synthesis, counts with its tokenizer.
     loaded_chat: Callable[[], ChatModel | None] | None = None
     task: Task = field(default_factory=Task)  # events out (stages, evidence, tokens, claims), cancel in
     # Deep research sizes the final synthesis to the time left (tokens); None: by context only.

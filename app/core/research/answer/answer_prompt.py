@@ -4,18 +4,25 @@ keeps prefixes reads once per model load (`ChatModel.prefill`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Evidence
+from ...tables import is_table_unit
+from ..text.row_columns import named_columns_first
 from .worked_answers import fitting_turns
 
 if TYPE_CHECKING:
     from ...settings import ResearchParams
 
 
-def format_passage(e: Evidence) -> str:
+def format_passage(e: Evidence, query: str = "") -> str:
+    """The passage as the model reads it; a table's rows with the columns `query` names first
+    (row_columns.py)."""
+    if query and e.sentences and is_table_unit(e.text):
+        e = replace(e, sentences=[replace(s, text=named_columns_first(s.text, query)) for s in e.sentences])
     return f"{passage_header(e)}\n{e.focus_text}"
 
 
@@ -31,7 +38,8 @@ def claims_prompt(query: str, evidence: list[Evidence], *, template: str = "synt
                   earlier: Sequence[ChatMessage] = (), **fields) -> list[ChatMessage]:
     """The answer prompt; `earlier`: turns before the question's (worked_answers.py)."""
     system = load_prompt("synthesis_system.md").strip()
-    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e) for e in evidence), **fields)
+    body = load_prompt(template).format(query=query, evidence="\n\n".join(format_passage(e, query) for e in evidence),
+                                        **fields)
     return [{"role": "system", "content": system}, *earlier, {"role": "user", "content": body}]
 
 

@@ -125,7 +125,7 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
                             f"{len(quotes)} sentence{'s' if len(quotes) != 1 else ''} of the papers quoted")
             claims = claims + quotes
         elif rest:
-            passages = "\n\n".join(format_passage(e) for e in rest)
+            passages = "\n\n".join(format_passage(e, result.query) for e in rest)
             claims = claims + more_claims(writer.ask, chat, conversation, result.query, passages,
                                           [e.number for e in evidence], claims)
     except Cancelled:
