@@ -122,7 +122,7 @@ def test_focusing_counts_in_the_chat_models_tokens_once_the_model_is_loaded(fact
     monkeypatch.setattr(synthesis, "focus_evidence", spy)
     chat = fact_library.chat()
     funnel = fact_library.funnel()
-    assert funnel.chat_loaded() is chat  # loaded by the desk, not by this funnel
+    assert funnel.chat_loaded() is None and funnel.loaded_chat() is chat  # loaded by the desk, not by this funnel
     result = funnel.run("When do kestrels leave the alpine valleys?", evidence_only=True)
     synthesis.focus_into(funnel, result)
     assert counters and counters[0] is not None and counters[0].__self__ is chat

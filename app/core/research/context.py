@@ -9,7 +9,7 @@ funnel.py imports the stages, and no stage imports funnel.py, not even for its t
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Callable, Protocol
 
 from ..events import CancelToken, Task
 from ..library import Library
@@ -26,6 +26,7 @@ class AnswerContext(Protocol):
     params: ResearchParams
     evidence_tokens_override: int | None
     task: Task
+    loaded_chat: Callable[[], ChatModel | None] | None  # the chat model where loaded already; never loads it
 
     @property
     def cancelled(self) -> CancelToken: ...

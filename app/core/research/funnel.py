@@ -324,8 +324,7 @@ class Funnel:
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:
-        chat = getattr(self, "_chat", None)
-        return chat if chat is not None or self.loaded_chat is None else self.loaded_chat()
+        return getattr(self, "_chat", None)
 
     def papers(self) -> dict[str, Paper]:
         return self._papers or self.load_papers()
