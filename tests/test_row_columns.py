@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.records import Evidence, Sentence
 from app.core.research.answer.answer_prompt import format_passage
-from app.core.research.text.row_columns import header_words, named_columns_first
+from app.core.research.text.row_columns import header_words, named_columns_first, named_rows_first, names_row
 
 ROW = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "
        "Circulating nurses Median: 0.355 · Circulating nurses IQR: 0.058-0.476")
@@ -36,3 +36,31 @@ def test_only_the_prompt_reads_the_columns_reordered():
     assert "Thoracic surgery · Circulating nurses Median: 0.355" in format_passage(e, QUESTION)
     assert e.focus_text == ROW  # the evidence, its quotes and the viewer keep the row as printed
     assert format_passage(e) == f"[2] (witmer2023, page 6; Table 2)\n{ROW}"
+
+
+TABLE = ["Table 7 (page 9) · Table 7: MAX test for the diabetes data · columns: T, (T −µ)/σ",
+         "dominant · T: 337 · (T −µ)/σ: 2.3495", "additive · T: 438 · (T −µ)/σ: 3.3433",
+         "recessive · T: 101 · (T −µ)/σ: 3.2889"]
+
+
+def _table_passage() -> Evidence:
+    text, sentences, at = "\n".join(TABLE), [], 0
+    for line in TABLE:
+        sentences.append(Sentence(line, at, at + len(line), 0.5))
+        at += len(line) + 1
+    return Evidence(number=1, paper_id="maxtest", page=9, page_label="9", section="Table 7", text=text, score=0.5,
+                    char_start=0, char_end=len(text), sentences=sentences)
+
+
+def test_the_row_the_question_names_is_read_right_after_the_caption_line():
+    assert named_rows_first(TABLE, "What statistic did the MAX test give for the additive model?") == [0, 2, 1, 3]
+    assert named_rows_first(TABLE, "What did the MAX test give?") == [0, 1, 2, 3]  # none named: as printed
+    e = _table_passage()
+    read = format_passage(e, "What statistic did the MAX test give for the additive model?")
+    assert read.index("additive · T: 438") < read.index("dominant · T: 337")
+    assert e.focus_text.index("dominant") < e.focus_text.index("additive")  # the evidence as printed
+
+
+def test_a_row_is_named_by_its_name_as_words_of_the_question():
+    assert names_row("What Ki did 33RE have for the YR/FE double mutant?", "YR/FE")
+    assert not names_row("What did the HFE gene do?", "HF")  # inside a word

@@ -11,7 +11,7 @@ from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Evidence
 from ...tables import is_table_unit
-from ..text.row_columns import named_columns_first
+from ..text.row_columns import named_columns_first, named_rows_first
 from .worked_answers import fitting_turns
 
 if TYPE_CHECKING:
@@ -19,11 +19,17 @@ if TYPE_CHECKING:
 
 
 def format_passage(e: Evidence, query: str = "") -> str:
-    """The passage as the model reads it; a table's rows with the columns `query` names first
+    """The passage as the model reads it; a table's rows and columns that `query` names first
     (row_columns.py)."""
+    text = e.focus_text
     if query and e.sentences and is_table_unit(e.text):
-        e = replace(e, sentences=[replace(s, text=named_columns_first(s.text, query)) for s in e.sentences])
-    return f"{passage_header(e)}\n{e.focus_text}"
+        lines = [named_columns_first(s.text, query) for s in e.sentences]
+        order = named_rows_first(lines, query)
+        if order == sorted(order):  # in page order: "…" where rows were left out, as focus_text marks them
+            text = replace(e, sentences=[replace(s, text=line) for s, line in zip(e.sentences, lines)]).focus_text
+        else:
+            text = " ".join(lines[k] for k in order)
+    return f"{passage_header(e)}\n{text}"
 
 
 def passage_header(e: Evidence) -> str:

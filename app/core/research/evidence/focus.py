@@ -41,6 +41,7 @@ from ...tables import is_table_unit, row_name
 from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
 from ..text.citations import key_terms, stem
+from ..text.row_columns import names_row
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
 
@@ -324,16 +325,10 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
     rows = [u for i in order[1:] if is_table_unit(evidence[i].text) for u in per_passage[i] if u.kind == "block"]
     if not rows:
         return None
-    named = [u for u in rows if _names(query, row_name(u.text))]
+    named = [u for u in rows if names_row(query, row_name(u.text))]
     best = max(u.score for u in per_passage[order[0]])
     row = max(named or rows, key=lambda u: u.score)
     return row if (named or row.score >= ROW_SHARE * best) and not _off_topic(row) else None
-
-
-def _names(query: str, name: str) -> bool:
-    """The question names the row: its name stands in the question as a word or words of its own.
-    Row names are often short codes ("HF", "YR/FE") that the terms leave out."""
-    return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.I) is not None
 
 
 def _off_topic(u: _Candidate) -> bool:

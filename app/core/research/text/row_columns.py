@@ -1,11 +1,14 @@
-"""A table row as the model reads it: the columns the question names first.
+"""A table as the model reads it: the rows and the columns the question names first.
 
 A row unit lists every column of its table ("Thoracic surgery · Interprofessional SS Median:
 0.404 · … · Specialty-specific Experience Circulator-service Median: 0.355"). Asked for the
 circulating nurses' median, the starter model reported the row's first figure, 0.404. In the
 answer's prompt the fields whose column header shares the most words with the question come
-right after the row's name, and the rest follow in their order. Only the prompt changes: the
-stored evidence, the quotes and the viewer keep the row as printed.
+right after the row's name, and the rest follow in their order. Likewise a table's rows: given
+its caption line and three rows, the model reported the first row's statistic for the row the
+question named ("…for the additive model"), so the rows the question names come first, after the
+caption line. Only the prompt changes: the stored evidence, the quotes and the viewer keep the
+table as printed.
 """
 
 from __future__ import annotations
@@ -45,3 +48,20 @@ def named_columns_first(line: str, query: str) -> str:
     lead = [k for k in sorted(scores) if scores[k] == best]
     order = list(range(start)) + lead + [k for k in range(start, len(fields)) if k not in lead]
     return SEP.join(fields[k] for k in order)
+
+
+def names_row(query: str, name: str) -> bool:
+    """The question names the row: its name stands in the question as a word or words of its own.
+    Row names are often short codes ("HF", "YR/FE") that key terms leave out."""
+    return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.I) is not None
+
+
+def named_rows_first(lines: list[str], query: str) -> list[int]:
+    """The order to read a table's lines in: the lines that are not rows (its caption line) where
+    they are, then the rows the question names, then the other rows in their order."""
+    rows = [k for k, line in enumerate(lines) if row_name(line)]
+    named = [k for k in rows if names_row(query, row_name(lines[k]))]
+    if not named or len(named) == len(rows):
+        return list(range(len(lines)))
+    it = iter(named + [k for k in rows if k not in named])
+    return [next(it) if k in rows else k for k in range(len(lines))]
