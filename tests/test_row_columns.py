@@ -64,3 +64,28 @@ def test_the_row_the_question_names_is_read_right_after_the_caption_line():
 def test_a_row_is_named_by_its_name_as_words_of_the_question():
     assert names_row("What Ki did 33RE have for the YR/FE double mutant?", "YR/FE")
     assert not names_row("What did the HFE gene do?", "HF")  # inside a word
+
+
+CAPTION_LINE = ("Table 2 (page 6) · TABLE 2. Summary of teaming scores by service line · "
+                "columns: Service, Circulating nurses Median")
+
+
+def test_a_tables_caption_line_is_neither_a_row_nor_a_key_passage():
+    """The caption line names the columns and states no finding. Quoted as a key passage, it put
+    a long list of column names above the rows that answer."""
+    from app.core.research.answer.key_sentences import quotable
+
+    lines = [CAPTION_LINE, "Cardiac surgery · Circulating nurses Median: 0.714",
+             "Thoracic surgery · Circulating nurses Median: 0.355"]
+    assert named_rows_first(lines, "the median for thoracic surgery") == [0, 2, 1]  # the caption line stays first
+    text, sentences, at = "\n".join(lines), [], 0
+    for line in lines:
+        sentences.append(Sentence(line, at, at + len(line), 0.5))
+        at += len(line) + 1
+    e = Evidence(number=1, paper_id="witmer2023", page=6, page_label="6", section="Table 2", text=text, score=0.5,
+                 char_start=0, char_end=len(text), sentences=sentences)
+    row = "Table 2 (page 6) · Thoracic surgery · Circulating nurses Median: 0.355"  # a row unit
+    r = Evidence(number=2, paper_id="witmer2023", page=6, page_label="6", section="Table 2", text=row, score=0.5,
+                 char_start=0, char_end=len(row), sentences=[Sentence(row, 0, len(row), 0.5)])
+    quoted = [c.text for c in quotable([], [e, r])]
+    assert CAPTION_LINE not in quoted and row in quoted

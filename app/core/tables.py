@@ -83,6 +83,12 @@ def is_table_unit(text: str) -> bool:
     return bool(_UNIT_HEAD.match(text))
 
 
+def is_caption_line(line: str) -> bool:
+    """A table unit's first line: where it is, its caption, and its columns or its number of rows
+    (caption_text), not a row."""
+    return bool(_UNIT_HEAD.match(line)) and (f"{SEP}columns: " in line or line.rstrip().endswith(" rows"))
+
+
 def row_name(line: str) -> str:
     """A row's name (its first cell) in a row unit or a table unit's line; "" where it is empty."""
     fields = line.split(SEP)

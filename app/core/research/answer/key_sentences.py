@@ -36,7 +36,7 @@ from ...errors import ModelError
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim, Evidence, Sentence
-from ...tables import is_table_unit
+from ...tables import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
@@ -183,8 +183,8 @@ def quotable(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()
             if is_table_unit(s.text):
                 # A row as the table prints it, with its column headers (tables.row_text): a figure
                 # a paper gives only in a table is a key passage too, though it reads as no prose.
-                row = s.text.strip()
-                if "\n" not in row and len(row) <= MERGED_CHARS and _adds(row, said, figures):
+                row = s.text.strip()  # not the caption line: it names the columns and states no finding
+                if "\n" not in row and not is_caption_line(row) and len(row) <= MERGED_CHARS and _adds(row, said, figures):
                     candidates.append(_Candidate(s.score + _figure_bonus(row, asked), e.number, row, k, k))
                 continue
             found = _with_antecedent(e.sentences, k)

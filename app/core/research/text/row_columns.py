@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ...tables import SEP, row_name
+from ...tables import SEP, is_caption_line, row_name
 from .citations import STOP_WORDS, stem
 
 MIN_FIELDS = 3  # a row of two columns is read whole at a glance
@@ -36,7 +36,7 @@ def named_columns_first(line: str, query: str) -> str:
     """The row `line` with the fields whose header shares the most words with `query` first,
     after its name; the line as it is where it is not a row, has fewer than MIN_FIELDS fields,
     or no header shares a word."""
-    if not row_name(line):
+    if not row_name(line) or is_caption_line(line):
         return line
     fields = line.split(SEP)
     asked = header_words(query)
@@ -59,7 +59,7 @@ def names_row(query: str, name: str) -> bool:
 def named_rows_first(lines: list[str], query: str) -> list[int]:
     """The order to read a table's lines in: the lines that are not rows (its caption line) where
     they are, then the rows the question names, then the other rows in their order."""
-    rows = [k for k, line in enumerate(lines) if row_name(line)]
+    rows = [k for k, line in enumerate(lines) if row_name(line) and not is_caption_line(line)]
     named = [k for k in rows if names_row(query, row_name(lines[k]))]
     if not named or len(named) == len(rows):
         return list(range(len(lines)))
