@@ -13,10 +13,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from .table_captions import CAPTION, Caption, Pair, caption_blocks, caption_of, match, pairs_by_place
+from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .table_text import aligned_tables
-
-Rect = tuple[float, float, float, float]
 
 _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?(?:[KMBG]|[a-z*†‡]{0,3})$")
 _MEASURE = re.compile(r"\d\.\d|±|%|\d\s*\(\s*\d")  # a decimal, a ±, a share, "12 (3)": a measurement
@@ -57,11 +55,11 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
     out: list[PageTable] = []
     for k, tb in enumerate(found):
         cells = [[_cell_text(words, c) for c in row.cells] for row in tb.rows]
+        if _stacked(cells):  # rows ruled as one: left to the reader of aligned text, which splits them
+            continue
         headers: list[str] = []
         if tb.header.external and tb.header.cells:
             headers = [_cell_text(words, c) for c in tb.header.cells]
-        if _stacked(cells):  # rows ruled as one: left to the reader of aligned text, which splits them
-            continue
         caption = caption_of(blocks[own[k].caption]) if k in own else None
         table = _table(page.number + 1, cells, [tuple(row.bbox) for row in tb.rows], rects[k], headers, caption)
         if table is not None:
@@ -163,8 +161,7 @@ def _cell_text(words: list[tuple], rect: Any) -> str:
     """The words whose centre lies in `rect`, line by line (None: a cell merged into another)."""
     if rect is None:
         return ""
-    x0, y0, x1, y1 = rect
-    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    inside = [w for w in words if _inside(w, tuple(rect))]
     inside.sort(key=lambda w: (w[5], w[6], w[7]))  # block, line, word: reading order
     text = " ".join(w[4] for w in inside)
     return re.sub(r"(\w)- (\w)", r"\1-\2", text).strip()  # "Alpha-" | "aminoadipate" on two lines

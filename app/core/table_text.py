@@ -170,15 +170,17 @@ def grid(lines: list[_Line]) -> Grid | None:
     x0 = min(ln.words[0][0] for ln in lines)
     x1 = max(ln.words[-1][2] for ln in lines)
     headers, lines = stacked_headers(lines, [x0, *edges, x1])
-    cells, rects = [], []
-    for ln in lines:
-        row = [[] for _ in range(len(edges) + 1)]
-        for w in ln.words:
-            k = sum(1 for e in edges if (w[0] + w[2]) / 2 > e)
-            row[k].append(w[4])
-        cells.append([" ".join(c) for c in row])
-        rects.append((x0, ln.y0, x1, ln.y1))
+    cells = [_cells(ln, edges) for ln in lines]
+    rects = [(x0, ln.y0, x1, ln.y1) for ln in lines]
     return Grid(cells, rects, (x0, lines[0].y0, x1, lines[-1].y1), headers)
+
+
+def _cells(line: _Line, edges: list[float]) -> list[str]:
+    """The line's words split at the column edges, each word in the column of its centre."""
+    row: list[list[str]] = [[] for _ in range(len(edges) + 1)]
+    for w in line.words:
+        row[sum(1 for e in edges if (w[0] + w[2]) / 2 > e)].append(w[4])
+    return [" ".join(c) for c in row]
 
 
 def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str], list[_Line]]:
@@ -194,28 +196,27 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
     The header ends at the first row of values (its pieces after the first mostly open with a
     figure), or at a line of one piece left of where the values begin (a group's label:
     "High-margin SLs")."""
-    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:])]
-    values_from = next((_values_from(ln) for ln in lines if _values_from(ln) is not None), None)
+    starts = [_values_from(ln) for ln in lines]
+    values_from = next((x for x in starts if x is not None), None)
     if values_from is None:
         return [], lines
     top: list[_Line] = []
-    for ln in lines[:MAX_HEADER_LINES + 1]:
+    for ln, start in zip(lines[:MAX_HEADER_LINES + 1], starts):
         pieces = ln.pieces()
-        if _values_from(ln) is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
+        if start is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
             break
         top.append(ln)
     if not 2 <= len(top) <= MAX_HEADER_LINES or len(top) == len(lines):
         return [], lines
-    labels: list[list[str]] = [[] for _ in mids]
+    spans = list(zip(bounds, bounds[1:]))
+    labels: list[list[str]] = [[] for _ in spans]
     for i, ln in enumerate(top):
         pieces = ln.pieces()
         if i + 1 == len(top) or len(pieces) >= len(top[i + 1].pieces()):  # a label a column, or wrapped
-            for col, (a, b) in enumerate(zip(bounds, bounds[1:])):
-                words = [w[4] for w in ln.words if a <= (w[0] + w[2]) / 2 < b]
+            for col, words in enumerate(_cells(ln, bounds[1:-1])):
                 if words:
-                    labels[col].append(" ".join(words))
+                    labels[col].append(words)
             continue
-        spans = list(zip(bounds, bounds[1:]))
         homes = [_column_of((a + b) / 2, spans) for a, b in pieces]
         for k, (a, b) in enumerate(pieces):
             for col in _group(spans, homes, k, (a + b) / 2):
