@@ -148,6 +148,18 @@ def test_a_claim_that_loops_on_a_list_is_cut_where_the_loop_begins():
     assert second.text == "Lupeol, epilupeol and beta-sitosterol were isolated."
 
 
+def test_a_claim_that_answers_two_parts_in_parallel_is_no_loop():
+    """Two parts answered in one sentence repeat its frame once; seen cut to "…, and the non-singularity …"."""
+    parallel = ("The squareness of the Z22 block corresponds to the Blanchard and Kahn (1980) order condition, and the "
+                "non-singularity of the Z22 block corresponds to the Blanchard and Kahn (1980) rank condition.")
+    looping = "The rate was 0.42 in strain B and " + "the rate was 0.40 in strain C and " * 3 + "so on."
+    reply = json.dumps({"claims": [{"text": parallel, "sources": [1]}, {"text": looping, "sources": [1]}]})
+    first, second = parse_claims(reply, {1})
+    assert first.text == parallel
+    assert second.text.startswith("The rate was 0.42 in strain B and the rate was 0.40 in strain C") and second.text.endswith(" …")
+    assert second.text.count("0.40") == 1
+
+
 def test_read_verdicts_by_pair_number_or_position():
     reply = json.dumps({"verdicts": [
         {"pair": 3, "verdict": "partial"},

@@ -12,16 +12,18 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'es' if word.endswith(('s', 'ch', 'sh', 'x')) else 's'}"
 
 
-def trim_repetition(text: str, n: int = 8) -> tuple[str, bool]:
-    """Cut a looping text at the start of its first repeated run of `n` words."""
+def trim_repetition(text: str, n: int = 8, times: int = 2) -> tuple[str, bool]:
+    """Cut a looping text where it began to loop: at the second start of the first run of `n`
+    words that the text holds `times` times."""
     words = list(re.finditer(r"\S+", text))
-    seen: set[tuple[str, ...]] = set()
+    seen: dict[tuple[str, ...], list[int]] = {}
     for i in range(len(words) - n + 1):
         gram = tuple(w.group().lower().strip(".,;:") for w in words[i : i + n])
-        if gram in seen:
-            head = text[: words[i].start()].rstrip()
+        starts = seen.setdefault(gram, [])
+        starts.append(i)
+        if len(starts) >= times:
+            head = text[: words[starts[1]].start()].rstrip()
             return to_sentence_end(head), True
-        seen.add(gram)
     return text, False
 
 

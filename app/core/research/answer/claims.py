@@ -29,8 +29,13 @@ MAX_SOURCES = 3
 MAX_CLAIM_CHARS = 400  # one sentence, not a paragraph: claims are checked one by one
 # A small model copying a long list can loop on it ("… mannose, rhipocephalin, stigmasta-4,22-
 # diene-3,6-diol, ergostane-3,6-diol, ergost-4-ene-3,6-dione, … mannose, rhipocephalin, …") until
-# the length cap: a claim is cut where a run of this many words comes again.
+# the length cap: a claim is cut where a run of this many words comes again...
 CLAIM_LOOP_WORDS = 8
+# ...a third time, or a second time in a claim the cap stopped. A claim that answers two parts in
+# parallel says its run twice and ends: "The squareness of the Z22 block corresponds to the
+# Blanchard and Kahn (1980) order condition, and the non-singularity of the Z22 block corresponds
+# to the Blanchard and Kahn (1980) rank condition." was cut to "…, and the non-singularity …".
+LOOP_TIMES = 3
 
 
 def claims_model(numbers: list[int], *, min_items: int = 1, max_items: int = MAX_CLAIMS, min_sources: int = 0) -> type[BaseModel]:
@@ -83,8 +88,9 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
         read = _ClaimRead.model_validate(item)
     except ValidationError:
         return None  # not a claim object: skipped, the others stand
-    text, looped = trim_repetition(" ".join(read.text.split()), CLAIM_LOOP_WORDS)
-    if len(read.text) >= MAX_CLAIM_CHARS and not looped:
+    capped = len(read.text) >= MAX_CLAIM_CHARS
+    text, looped = trim_repetition(" ".join(read.text.split()), CLAIM_LOOP_WORDS, 2 if capped else LOOP_TIMES)
+    if capped and not looped:
         text = whole_sentences(text)
     if not text:
         return None

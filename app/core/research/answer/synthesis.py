@@ -27,7 +27,7 @@ from ...records import Citation, CitationStatus, Claim, Evidence, ResearchResult
 from ...wording import trim_repetition
 from ..context import AnswerContext
 from ..text.citations import support as key_term_support
-from .claims import CLAIM_LOOP_WORDS, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
+from .claims import CLAIM_LOOP_WORDS, LOOP_TIMES, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
 from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
@@ -155,7 +155,7 @@ class _Writer:
 
     def _on_text(self, text: str) -> None:
         """The claim being written grew: show its new words (its citations follow when it closes)."""
-        if not text.startswith(self._shown) or text == self._shown or trim_repetition(text, CLAIM_LOOP_WORDS)[1]:
+        if not text.startswith(self._shown) or text == self._shown or trim_repetition(text, CLAIM_LOOP_WORDS, LOOP_TIMES)[1]:
             return  # (a claim that loops stops growing on screen where the loop begins; it is cut there)
         if not self._shown:
             if "first_words_s" not in self.result.timings:
