@@ -219,7 +219,27 @@ def model_answer(desk: Desk, question: str) -> tuple[str, str]:
 
     result = desk.funnel(None).run(question)
     mine, _quotes = answer_parts(result)
+    highlights.extend(table_highlights(desk, result))
     return mine, result.answer
+
+
+highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
+
+
+def table_highlights(desk: Desk, result) -> list[str]:
+    """For each citation of a model-written claim to a table unit: what the viewer highlights
+    for it ("row": the rows by their cells; "align"/"search": text such as the caption)."""
+    from app.ui.pdf_highlight import locate_passage
+
+    by_number = {e.number: e for e in result.evidence}
+    out = []
+    for c in result.citations:
+        e = by_number.get(c.evidence_number)
+        if e is None or c.claim is None or result.claims[c.claim].quoted or not tables.is_table_unit(e.text):
+            continue
+        shown = locate_passage(desk.library.pdf_path(c.paper_id), c.page, c.quote or e.text)
+        out.append(shown.method or "none")
+    return out
 
 
 def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False) -> None:
@@ -264,6 +284,8 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         if answer:
             print(f"the value in the model's own sentences: {by_model}/{asked} ({by_model / asked:.0%}); "
                   f"in the whole answer (quotes too): {in_answer}/{asked} ({in_answer / asked:.0%})")
+            print(f"the model's citations of a table passage highlighted by their rows: "
+                  f"{highlights.count('row')}/{len(highlights)} (others: {', '.join(sorted(set(highlights) - {'row'})) or 'none'})")
     bench_questions(desk, by_file, answer)
     desk.close()
 

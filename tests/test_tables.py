@@ -99,6 +99,30 @@ def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
     assert rect[0] < COLUMNS[1] and rect[2] > COLUMNS[3]  # from the first cell to the last
 
 
+def test_a_claim_citing_the_table_unit_quotes_and_highlights_its_rows_not_the_caption(tmp_path):
+    """The caption shares the table's words with every claim about it; seen outscoring the row
+    that held both of the claim's figures, so the viewer highlighted the caption."""
+    from app.core.research.check.support_rules import quote_for
+    from app.ui.pdf_highlight import locate_passage
+
+    pdf = make_table_paper(tmp_path / "yeast.pdf")
+    with pymupdf.open(pdf) as doc:
+        (table,) = tables.scan_pages(doc).tables
+    (text,) = tables.table_texts(table)
+    unit = Evidence(1, "p", 2, "2", "Table 2", text, 0.5)
+    claim = "In minimal medium at 30 °C, the growth of the yeast strain B was 0.57 per hour, with a yield of 2.4 g/L."
+    quote = quote_for(claim, unit, "How fast did strain B grow in minimal medium?")
+    assert quote == ROW_B.split(" · ", 1)[1]
+    shown = locate_passage(pdf, 2, quote)
+    assert shown.method == "row" and shown.rects == locate_passage(pdf, 2, ROW_B).rects
+    both = quote_for("Strain B grew at 0.57 per hour and strain C at 0.21.", unit)  # two rows: one a line
+    assert both.split("\n") == text.split("\n")[2:4]
+    (b, c) = locate_passage(pdf, 2, both).rects
+    assert b[1] < c[1] and _row_rect(2)[1] - 1 <= c[1] and c[3] <= _row_rect(2)[3] + 1  # rows B and C
+    # no row shares a word or a figure with the claim: the caption line stands in
+    assert quote_for("Baker's yeast was grown.", unit).startswith("Table 2 (page 2) · ")
+
+
 def test_body_text_in_columns_and_sparse_grids_are_not_tables():
     prose = [["The strains were grown in minimal medium at thirty degrees for two days",
               "while the controls were kept at twenty-five degrees in the same incubator"]] * 4

@@ -23,10 +23,19 @@ def row_cells(text: str) -> list[str]:
 
 
 def locate_row(page: Any, text: str) -> list[Rect]:
-    """The rectangle of the table row a row unit's `text` names, on `page` (a pymupdf.Page).
+    """The rectangles of the table rows `text` names, on `page` (a pymupdf.Page): a row unit's
+    text, or rows of a table unit one a line (a citation's quote, support_rules.quote_for).
+    [] if the text is not rows or a row is not found."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) > 1 and all(SEP in ln for ln in lines):
+        found = [_locate_one(page, ln) for ln in lines]
+        return [r for rects in found for r in rects] if all(found) else []
+    return _locate_one(page, text)
 
-    Each cell value is searched on the page; the row is the line (a band of y) where most of
-    them are found, left to right. [] if the text is not a row unit or the row is not found."""
+
+def _locate_one(page: Any, text: str) -> list[Rect]:
+    """Each cell value is searched on the page; the row is the line (a band of y) where most of
+    them are found, left to right."""
     cells = [c for c in row_cells(text) if c.strip()]
     if len(cells) < 2:
         return []

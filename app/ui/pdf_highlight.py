@@ -77,7 +77,8 @@ def locate_passage(pdf_path: str | Path, page: int, text: str) -> PageHighlight:
         pg = doc.load_page(page - 1)
         result = PageHighlight(page, pg.rect.width, pg.rect.height)
         # A table row unit ("Table 3 (page 14) · L-tryptophan · Fold change: 11.46 · …") reads its
-        # cells with their column headers, which the page prints elsewhere: the row is found by its cells.
+        # cells with their column headers, which the page prints elsewhere: the row is found by its
+        # cells. A quote from a table unit is its rows, one a line (each found so).
         row = [to_display(pg, pymupdf.Rect(r)) for r in locate_row(pg, text)]
         if row:
             result.rects, result.method = row, "row"

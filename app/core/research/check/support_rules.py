@@ -14,6 +14,7 @@ import re
 from typing import NamedTuple
 
 from ...records import Evidence, Support
+from ...tables import is_caption_line, is_table_unit
 from ..text.citations import NUMBER_WORDS, key_terms, stem, word_stems
 from ..text.abbreviations import abbreviated
 from ..text.clause_figures import misplaced_figure
@@ -34,10 +35,17 @@ def quote_for(claim: str, e: Evidence, context: str = "") -> str:
     "From the first year of the DECam near-Earth object survey, there are 10^6.6 NEOs larger than
     about 10 meters" quoted "We analyzed data from the first year of a survey for Near Earth
     Objects … (DECam)", and the judge, reading 600 characters around it, never saw the count.
+
+    In a table unit the quote is rows, one a line, so the viewer can find each row by its cells:
+    the caption line (caption and columns) is quoted only where no row shares a word or a figure
+    with the claim. It shares the table's words with every claim about it, and it had outscored
+    the row holding both of the claim's figures ("… 0.93 for titles and 0.89 for authors"), so
+    the viewer highlighted the caption.
     """
     units = [(s.text, s.char_start) for s in e.sentences] or [(c.text, c.start) for c in split_sentences(e)]
     if not units:
         return e.text.strip()
+    table = is_table_unit(e.text)
 
     def terms(text: str) -> set[str]:
         return {stem(t) for t in key_terms(text)} | set(specific_names(text))
@@ -48,13 +56,15 @@ def quote_for(claim: str, e: Evidence, context: str = "") -> str:
     bags = [terms(t) for t, _ in units]
     found = [figures & numbers_in(t) for t, _ in units]
     scores = [sum(0.5 if t in asked else 1.0 for t in claim_terms & b) + 2 * len(f) for b, f in zip(bags, found)]
-    best = max(range(len(units)), key=lambda i: (scores[i], -i))
+    caption = {i for i, (t, _) in enumerate(units) if table and is_caption_line(t)}
+    rows = [i for i in range(len(units)) if i not in caption and scores[i] > 0]
+    best = max(rows or range(len(units)), key=lambda i: (scores[i], -i))
     chosen = [best]
     for j in (best - 1, best + 1):
-        if 0 <= j < len(units) and ((claim_terms & bags[j]) - bags[best] or found[j] - found[best]):
+        if 0 <= j < len(units) and j not in caption and ((claim_terms & bags[j]) - bags[best] or found[j] - found[best]):
             chosen.append(j)
             break
-    return " ".join(units[i][0] for i in sorted(chosen))
+    return ("\n" if table else " ").join(units[i][0] for i in sorted(chosen))
 
 
 # -- rules: specifics must agree ---------------------------------------------------
