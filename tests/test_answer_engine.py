@@ -16,6 +16,7 @@ from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.records import Claim, Evidence, Sentence, Support
 from app.core.research.answer.claims import ClaimStream, claims_schema, parse_claims
+from app.core.research.answer.synthesis import RETRY_TEMPERATURE
 from app.core.research.check.support import Pair, check_pairs, check_specifics, quote_for
 from tests.evidence_factory import focused_passage
 
@@ -367,7 +368,7 @@ class ScriptedChat(ChatModel):
         self.cancel_after = cancel_after
 
     def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        self.calls.append({"messages": [dict(m) for m in messages], "schema": json_schema})
+        self.calls.append({"messages": [dict(m) for m in messages], "schema": json_schema, "temperature": temperature})
         reply = self.replies.pop(0) if self.replies else '{"verdicts": []}'
         if callable(reply):  # a reply that reads the prompt (e.g. to cite the right passage number)
             reply = reply(messages)
@@ -407,6 +408,8 @@ def test_broken_structure_is_retried_once_then_answered_as_free_text(fact_librar
     result, _ = answer_with(fact_library, chat, "When do kestrels depart from alpine valleys in autumn?")
     schemas = [c["schema"] is not None for c in chat.calls]
     assert schemas[:3] == [True, True, False], schemas
+    # greedy first (the default), then a sample: the same prompt at temperature 0 breaks the same way again
+    assert [c["temperature"] for c in chat.calls[:2]] == [0.0, RETRY_TEMPERATURE]
     assert any("free text" in m for m in result.messages)
     assert "14 September" in result.answer
     assert not result.claims

@@ -112,7 +112,7 @@ class ResearchParams:
     rewrite_faulted: bool = True  # write a claim the check faults again once, from the key passages and its cited sentences (rewrite.py)
     answer_check: bool = True  # rate the direct answer for stating what was asked; write it again if clearly outrated (answer_check.py)
     synthesis_timeout_s: float = 600.0
-    temperature: float = 0.2
+    temperature: float = 0.0  # sampling temperature of answers and drafts (0: greedy, the same answer to the same question)
 
 
 @dataclass

@@ -48,6 +48,11 @@ STATUS_OF = {
     Support.UNSUPPORTED.value: CitationStatus.UNSUPPORTED.value,
 }
 
+# The second try after a reply that broke the structure samples: at temperature 0 (the default) the
+# same prompt would bring the same reply again.
+RETRY_TEMPERATURE = 0.3
+
+
 class StructureBroken(Exception):
     """The model's reply did not hold to the claims schema."""
 
@@ -204,7 +209,7 @@ class _Writer:
                 reply = chat.chat(
                     messages,
                     max_tokens=funnel.answer_tokens(chat, structured=True),
-                    temperature=funnel.params.temperature,
+                    temperature=funnel.params.temperature if attempt == 1 else max(funnel.params.temperature, RETRY_TEMPERATURE),
                     on_token=on_token,
                     cancelled=funnel.cancelled,
                     json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims, min_sources=min_sources),
