@@ -13,7 +13,7 @@ from app.core import pdf_extract as px
 from app.core.chunking import text_units
 from app.core.records import Claim, Evidence, Sentence
 from app.core.research.answer.key_sentences import key_sentences, unquoted
-from app.core.research.answer.question_asks import ASKS_FIGURE, Asks, asks, states_figure
+from app.core.research.text.question_asks import ASKS_FIGURE, Asks, asks, states_figure
 
 from .pdf_factory import make_paper
 

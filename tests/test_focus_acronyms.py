@@ -37,14 +37,18 @@ FILLER = [f"Teaming in operating room {k} was reviewed at the weekly meeting of 
 RESULT = "The median SS was 0.08 (IQR 0.03-0.19) and the median SC 0.06 (IQR 0.03-0.13)."
 
 
-@pytest.mark.parametrize("read_acronyms", [True, False])
-def test_a_result_stated_in_acronyms_ranks_first_for_a_question_asked_in_words(fact_library, monkeypatch, read_acronyms):
+@pytest.mark.parametrize("read_acronyms, figure_bonus", [(True, False), (False, False), (False, True)])
+def test_a_result_stated_in_acronyms_ranks_first_for_a_question_asked_in_words(fact_library, monkeypatch, read_acronyms,
+                                                                                 figure_bonus):
     """The question names the scores in words; the result sentence only in the paper's acronyms.
     Read through the definitions, it is its passage's best sentence, the one a window grows around
     and a quote is taken from; without them it shares no term with the question and ranks below
-    sentences on teaming in the operating rooms."""
+    sentences on teaming in the operating rooms. The question asks for an amount ("how high"), and
+    the sentence states figures: that alone lifts it too (`ASKED_FIGURE_BONUS`)."""
     if not read_acronyms:
         monkeypatch.setattr(focus, "definitions", lambda text: {})
+    if not figure_bonus:
+        monkeypatch.setattr(focus, "ASKED_FIGURE_BONUS", 0.0)
     abstract = " ".join([ABSTRACT, *FILLER[:4]])
     results = " ".join([*FILLER[4:8], RESULT, *FILLER[8:10]])
     evidence = [
@@ -57,7 +61,7 @@ def test_a_result_stated_in_acronyms_ranks_first_for_a_question_asked_in_words(f
     on_results = next(e for e in focused if e.page == 5).sentences
     assert len(on_results) == 7  # the whole passage fits: every sentence is scored and kept
     best = max(on_results, key=lambda s: s.score)
-    assert (best.text == RESULT) is read_acronyms, [(s.text[:30], s.score) for s in on_results]
+    assert (best.text == RESULT) is (read_acronyms or figure_bonus), [(s.text[:30], s.score) for s in on_results]
 
 
 def test_the_check_reads_a_quote_with_the_papers_acronyms_spelled_out():

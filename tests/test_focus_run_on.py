@@ -13,7 +13,7 @@ from app.core import pdf_extract as px
 from app.core.records import Claim, Evidence
 from app.core.research.evidence.focus import focus_evidence
 from app.core.research.answer.key_sentences import key_sentences
-from app.core.research.answer.question_asks import asks
+from app.core.research.text.question_asks import asks
 
 from .pdf_factory import make_paper
 
@@ -71,11 +71,30 @@ def test_a_passage_past_the_windows_keeps_the_listing_its_sentence_introduces(tm
                               "aggregate can be used: `prices2returns(aggregate(m, as.yearmon, tail, 1))`”")
 
 
-def test_a_window_grows_into_the_equation_its_sentence_runs_on_into(tmp_path):
+def test_a_sentence_that_runs_on_through_a_display_equation_is_one_sentence(tmp_path):
+    """Apart, "The result is" and "mH = 125.09 ± 0.24 GeV" each scored too low to be read or
+    quoted; as the page reads them they are one sentence, its span and text the page's own."""
+    from app.core.research.evidence.focus import split_sentences
+
+    e = _page(tmp_path, "higgs", HIGGS_PAGE, 1, 0.8)
+    units = split_sentences(e)
+    (result,) = [u for u in units if "125.09" in u.text]
+    assert " ".join(result.text.split()) == (
+        "The result is mH = 125.09 ± 0.24 GeV where the total uncertainty is dominated by the statistical term.")
+    assert e.text[result.start:result.end].strip() == result.text
+    assert [u.order for u in units] == list(range(len(units)))
+    before = units[units.index(result) - 1]
+    assert before.text.startswith("A combined measurement")  # a sentence with its stop joins nothing
+
+
+def test_a_window_grows_into_the_unit_its_sentence_runs_on_into(tmp_path, monkeypatch):
     """The window grows toward the better-scoring neighbour, except that a sentence without its
-    stop takes the unit it runs on into first: the equation scores low on the question's words."""
+    stop takes the unit it runs on into first (here the pieces are kept apart, as a piece longer
+    than a display equation is): the equation scores low on the question's words."""
+    from app.core.research.evidence import sentence_runs
     from app.core.research.evidence.focus import _window, runs_on, split_sentences
 
+    monkeypatch.setattr(sentence_runs, "DISPLAY_CHARS", 0)
     units = split_sentences(_page(tmp_path, "higgs", HIGGS_PAGE, 1, 0.8))
     texts = [u.text for u in units]
     k = texts.index("The result is")
