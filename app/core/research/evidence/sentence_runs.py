@@ -21,6 +21,8 @@ NEIGHBOUR_GAP = 3
 RUN_ON_UNITS = 3  # "The result is" | "mH = 125.09 ± 0.24 GeV" | "= 125.09 ± 0.21 (stat.) ± 0.11 (syst.) GeV,"
 DISPLAY_CHARS = 120  # a piece this short that a sentence runs on into is part of it (a display equation)
 
+_OPENS_SENTENCE = re.compile(r"[A-Z][a-z]+\b")
+
 Unit = TypeVar("Unit", bound=Any)  # a dataclass with start, end, text, kind and order (focus._Candidate)
 
 
@@ -32,6 +34,14 @@ def ends_sentence(text: str) -> bool:
 def follows(end: int, start: int) -> bool:
     """A unit starting at `start` follows on the page the one ending at `end` (page offsets)."""
     return 0 <= start - end <= NEIGHBOUR_GAP
+
+
+def _own_sentence(text: str) -> bool:
+    """A piece that reads as a sentence of its own: a capitalised word first, its stop last ("The
+    departure dates are on GitHub: …." after "…supplied regarding data availability:"), where a
+    display equation opens with a symbol or a variable ("mH = 125.09 ± 0.24 GeV", "= 0.21") and
+    the clause that ends the sentence with a small letter ("where the total uncertainty is …")."""
+    return bool(_OPENS_SENTENCE.match(text)) and ends_sentence(text)
 
 
 def through_displays(units: list[Unit], text: str) -> list[Unit]:
@@ -48,7 +58,7 @@ def through_displays(units: list[Unit], text: str) -> list[Unit]:
     for u in units:
         last = out[-1] if out else None
         if (last is not None and joined < RUN_ON_UNITS and last.kind == u.kind == "text" and not ends_sentence(last.text)
-                and follows(last.end, u.start) and len(u.text) <= DISPLAY_CHARS):
+                and follows(last.end, u.start) and len(u.text) <= DISPLAY_CHARS and not _own_sentence(u.text)):
             out[-1] = replace(last, end=u.end, text=text[last.start:u.end].strip())
             joined += 1
             continue
