@@ -18,7 +18,7 @@ from app.core.settings import ResearchParams
     (5000.0, 500),  # a GPU: capped
 ])
 def test_the_first_turn_is_what_the_model_reads_in_the_allotted_seconds(speed, expected):
-    assert first_turn_tokens(ResearchParams(), speed) == expected
+    assert first_turn_tokens(ResearchParams(first_claim_read_s=5.0), speed) == expected
 
 
 def test_one_prompt_and_sizing_turned_off_keep_the_setting():
@@ -59,14 +59,14 @@ def test_an_answer_times_its_reading_and_the_next_answer_reads_more_with_the_rea
     saved = desk.settings.research, chat.read_speeds
     try:
         # A first turn of one passage, so that the answer has a first turn and a rest.
-        desk.settings.research = replace(saved[0], first_claim_tokens=1, first_claim_max_tokens=4000)
+        desk.settings.research = replace(saved[0], first_claim_tokens=1, first_claim_max_tokens=4000, first_claim_read_s=5.0)
         chat.read_speeds = ()
         assert desk.funnel().params.first_claim_tokens == 1  # nothing measured yet
         result = desk.funnel().run("When do kestrels depart from alpine valleys in autumn?")
         assert result.claims, result.messages
         assert len(chat.read_speeds) == 1 and chat.read_speeds[0] > 0
         sized = desk.funnel().params.first_claim_tokens
-        assert sized == min(4000, int(chat.read_speeds[0] * saved[0].first_claim_read_s)) > 1
+        assert sized == min(4000, int(chat.read_speeds[0] * 5.0)) > 1
         # A first turn the caller sets is kept as set.
         assert desk.funnel(overrides={"first_claim_tokens": 1}).params.first_claim_tokens == 1
     finally:
@@ -88,7 +88,7 @@ def test_a_rated_model_sizes_its_evidence_and_time_limit_before_its_first_answer
     from app.core.rating.rate import rated_speeds
     from app.core.research.evidence.first_turn_size import Rated, answer_timeout, evidence_tokens, sized
 
-    params = ResearchParams()
+    params = ResearchParams(first_claim_read_s=5.0)  # the first turn sized by speed too (off by default)
     assert evidence_tokens(params, None) == 800 and evidence_tokens(params, 60.0) == 800  # the starter here: the setting
     assert evidence_tokens(params, 100.0) == 1200 and evidence_tokens(params, 5000.0) == 2400  # faster: more, capped
     assert answer_timeout(params, 60.0, 15.0, 800) == params.synthesis_timeout_s  # well within the limit

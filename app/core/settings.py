@@ -100,7 +100,7 @@ class ResearchParams:
     focus_max_tokens: int = 2400  # ...up to this many tokens (and within the model's context)
     claims_max_tokens: int = 300  # tokens the model may write for its claims
     first_claim_tokens: int = 300  # evidence tokens the first turn reads at least (0: one prompt)
-    first_claim_read_s: float = 5.0  # the first turn reads what the model read in this many seconds lately (0: the floor)
+    first_claim_read_s: float = 0.0  # the first turn reads what the model read in this many seconds lately (0: always first_claim_tokens)
     first_claim_max_tokens: int = 500  # ...up to this many tokens
     first_turn_claims: int = 3  # claims the first turn may write: the direct answer and one per further part
     worked_answers: int = 2  # worked answers (synthesis_worked.md) the model reads before the first turn's question (kept once per load)
