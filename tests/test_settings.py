@@ -80,3 +80,23 @@ def test_unreadable_or_wrong_shape_falls_back_to_defaults(tmp_path, content):
 def test_research_params_reject_a_string_for_a_number():
     with pytest.raises(ValidationError):
         ResearchParams(focus_tokens="lots")
+
+
+def test_an_older_file_takes_the_defaults_changed_since_and_keeps_what_the_user_chose(tmp_path):
+    """Save writes every value, so a file saved before a default changed holds the old default
+    as if chosen: loaded, it takes today's; a value the user set stays, and so does one saved
+    under today's defaults."""
+    from app.core.settings import SETTINGS_VERSION
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"research": {"temperature": 0.2, "first_claim_read_s": 5.0, "k_evidence": 9}}),
+                    encoding="utf-8")
+    s, problems = Settings.load_checked(path)
+    assert problems == []
+    assert (s.research.temperature, s.research.first_claim_read_s, s.research.k_evidence) == (0.0, 0.0, 9)
+    path.write_text(json.dumps({"research": {"temperature": 0.7}}), encoding="utf-8")
+    assert Settings.load(path).research.temperature == 0.7  # chosen, not the old default
+    s.research.temperature = 0.2  # chosen after the change: saved with today's version, it stays
+    s.save(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == SETTINGS_VERSION
+    assert Settings.load(path).research.temperature == 0.2

@@ -11,6 +11,10 @@ platformdirs default. Reading the file never stops the app: unknown keys are
 ignored (forward compatibility) and a value of the wrong type falls back to its
 default, each with a one-line message naming the file and the key, and the file
 as it was is kept aside; an unreadable file falls back to defaults and is kept aside.
+
+The file holds every value, so a default changed later would never reach a file saved before: the
+file's `version` says which defaults it was saved under, and loading an older file lets a value
+equal to the default of its time take today's (`CHANGED_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,14 @@ from pydantic.dataclasses import dataclass
 from . import paths
 
 log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 2  # the defaults a saved file holds (a file without "version" is 1)
+# Each version's changed defaults, with the value they had before: in a file of an older version,
+# such a value is the old default, not a choice, and today's default takes its place.
+CHANGED_DEFAULTS: dict[int, dict[tuple[str, str], Any]] = {
+    # greedy answers over a 300-token first turn (docs/research.md, 2026-11-29)
+    2: {("research", "temperature"): 0.2, ("research", "first_claim_read_s"): 5.0},
+}
 
 
 @dataclass
@@ -165,6 +177,8 @@ class Settings:
             # A damaged file must not stop the app: keep it for the user, use defaults.
             kept = _keep_aside(path, ".damaged.json", move=True)
             return cls(), [f"{path}: unreadable ({exc}); using the default settings{kept}"]
+        if isinstance(raw, dict):
+            _upgrade(raw)
         settings, problems, rejected = _validate(cls, raw, str(path))
         if rejected:
             # The next save writes the defaults in their place: keep what the user wrote.
@@ -175,11 +189,25 @@ class Settings:
         path = path or self.file()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        tmp.write_text(json.dumps({"version": SETTINGS_VERSION, **asdict(self)}, indent=2), encoding="utf-8")
         os.replace(tmp, path)  # atomic: a crash leaves the old or the new file
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _upgrade(raw: dict[str, Any]) -> None:
+    """Take the file's `version` out of `raw`, and the values it holds that are the old defaults of
+    a later version (they load as today's defaults)."""
+    version = raw.pop("version", 1)
+    version = version if isinstance(version, int) else 1
+    for changed_in, defaults in CHANGED_DEFAULTS.items():
+        if changed_in <= version:
+            continue
+        for (group, key), old in defaults.items():
+            values = raw.get(group)
+            if isinstance(values, dict) and key in values and values[key] == old:
+                del values[key]
 
 
 def _keep_aside(path: Path, suffix: str, *, move: bool) -> str:
