@@ -34,6 +34,7 @@ import pymupdf  # noqa: E402
 from app.core import tables  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 from app.core.models import provision  # noqa: E402
+from app.core.records import ResearchResult  # noqa: E402
 from app.core.settings import ModelConfig, Settings  # noqa: E402
 
 CORPORA = REPO.parent / "shared" / "corpus"
@@ -213,20 +214,16 @@ def import_cost(corpus: Path, model: str) -> None:
           f"import work +{added / before:.1%} ({before:.0f} s -> {before + added:.0f} s, LanceDB writes aside)")
 
 
-def model_answer(desk: Desk, question: str) -> tuple[str, str]:
-    """(the model's own sentences, the whole answer) of a standard answer (claims, key passages)."""
+def model_answer(desk: Desk, question: str) -> tuple[str, str, ResearchResult]:
+    """(the model's own sentences, the whole answer, the result) of a standard answer (claims, key passages)."""
     from answers import answer_parts
 
     result = desk.funnel(None).run(question)
     mine, _quotes = answer_parts(result)
-    highlights.extend(table_highlights(desk, result))
-    return mine, result.answer
+    return mine, result.answer, result
 
 
-highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
-
-
-def table_highlights(desk: Desk, result) -> list[str]:
+def table_highlights(desk: Desk, result: ResearchResult) -> list[str]:
     """For each citation of a model-written claim to a table unit: what the viewer highlights
     for it ("row": the rows by their cells; "align"/"search": text such as the caption)."""
     from app.ui.pdf_highlight import locate_passage
@@ -258,6 +255,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
     from app.core.research.answer.synthesis import focus_into
 
     in_evidence = in_focus = asked = by_model = in_answer = 0
+    highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
     for qid, pdf, page, question, name, value in QUESTIONS:
         if pdf not in by_file:
             continue
@@ -273,7 +271,8 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         kind = "unit" if any(tables.is_table_unit(e.text) for e in focused or stage2) else "text" if stage2 else "-"
         said = ""
         if answer:
-            mine, whole = model_answer(desk, question)
+            mine, whole, result = model_answer(desk, question)
+            highlights += table_highlights(desk, result)
             by_model += value in mine
             in_answer += value in whole
             said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
@@ -312,7 +311,7 @@ def bench_questions(desk: Desk, by_file: dict[str, str], answer: bool = False) -
         focused += kept
         said = ""
         if answer:
-            mine, _whole = model_answer(desk, q["question"])
+            mine, _whole, _result = model_answer(desk, q["question"])
             right += answer_right(mine, q["facts"])
             said = f" model's sentences right {'yes' if answer_right(mine, q['facts']) else 'no '}"
         print(f"{q['id']} gold facts in evidence {'yes' if whole else 'no '} focused {'yes' if kept else 'no '}{said}")

@@ -57,8 +57,8 @@ def quote_for(claim: str, e: Evidence, context: str = "") -> str:
     found = [figures & numbers_in(t) for t, _ in units]
     scores = [sum(0.5 if t in asked else 1.0 for t in claim_terms & b) + 2 * len(f) for b, f in zip(bags, found)]
     caption = {i for i, (t, _) in enumerate(units) if table and is_caption_line(t)}
-    rows = [i for i in range(len(units)) if i not in caption and scores[i] > 0]
-    best = max(rows or range(len(units)), key=lambda i: (scores[i], -i))
+    sharing = [i for i in range(len(units)) if i not in caption and scores[i] > 0]  # a table's rows, or prose
+    best = max(sharing or range(len(units)), key=lambda i: (scores[i], -i))
     chosen = [best]
     for j in (best - 1, best + 1):
         if 0 <= j < len(units) and j not in caption and ((claim_terms & bags[j]) - bags[best] or found[j] - found[best]):

@@ -40,7 +40,7 @@ from ...records import Evidence, Sentence
 from ...tables import is_table_unit, row_name
 from ..text.abbreviations import definitions
 from .axis_ticks import is_axis_ticks
-from .sentence_runs import RUN_ON_UNITS, ends_sentence, follows, through_displays
+from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
 from ..text.row_columns import names_row
@@ -346,12 +346,6 @@ def _off_topic(u: _Candidate) -> bool:
 def leans_back(text: str) -> bool:
     """The sentence needs the one before it to be understood ("This estimator…"), or is too short to stand alone."""
     return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
-
-
-def runs_on(u: _Candidate) -> bool:
-    """A sentence without its full stop that runs on into the unit after it: "… can be computed
-    by" | a code listing, "The result is" | "mH = 125.09 ± 0.24 GeV" (a display equation)."""
-    return u.kind == "text" and not ends_sentence(u.text)
 
 
 def _run_on_into(units: list[_Candidate], k: int) -> list[int]:

@@ -36,6 +36,12 @@ def follows(end: int, start: int) -> bool:
     return 0 <= start - end <= NEIGHBOUR_GAP
 
 
+def runs_on(u: Any) -> bool:
+    """A sentence without its full stop that runs on into the unit after it: "… can be computed
+    by" | a code listing, "The result is" | "mH = 125.09 ± 0.24 GeV" (a display equation)."""
+    return u.kind == "text" and not ends_sentence(u.text)
+
+
 def _own_sentence(text: str) -> bool:
     """A piece that reads as a sentence of its own: a capitalised word first, its stop last ("The
     departure dates are on GitHub: …." after "…supplied regarding data availability:"), where a
@@ -57,7 +63,7 @@ def through_displays(units: list[Unit], text: str) -> list[Unit]:
     joined = 0
     for u in units:
         last = out[-1] if out else None
-        if (last is not None and joined < RUN_ON_UNITS and last.kind == u.kind == "text" and not ends_sentence(last.text)
+        if (last is not None and joined < RUN_ON_UNITS and runs_on(last) and u.kind == "text"
                 and follows(last.end, u.start) and len(u.text) <= DISPLAY_CHARS and not _own_sentence(u.text)):
             out[-1] = replace(last, end=u.end, text=text[last.start:u.end].strip())
             joined += 1
