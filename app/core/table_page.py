@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .table_groups import regroup
 from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .table_text import aligned_tables
 
@@ -42,6 +43,10 @@ class PageTable:
     rect: Rect
     low_rank: bool = False
     caption_rect: Rect | None = None
+    groups: list[str] = field(default_factory=list)  # each row's group heading ("Female"), where the table has them
+
+    def group_of(self, k: int) -> str:
+        return self.groups[k] if k < len(self.groups) else ""
 
 
 def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
@@ -90,6 +95,13 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
     return out
 
 
+def _heads_values(cells: list[list[str]], headers: list[str]) -> bool:
+    """Lone labels over the first row of figures, under a header already read: a group's
+    heading or the first line of a row's name (table_groups.py), not the caption's last words."""
+    first = next((r for r in cells if sum(1 for c in r if c) >= 2), None)
+    return bool(headers) and first is not None and any(_MEASURE.search(c) or is_number(c) for c in first[1:])
+
+
 def _stacked(cells: list[list[str]]) -> bool:
     """Most values hold three numbers or more, one under another: rows that find_tables read as
     one, where no ruling line parts them ("0.54 0.53 0.57" for three rows' precision)."""
@@ -117,8 +129,8 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     """A table from its cells and its caption: headers (one or two lines), wrapped rows joined;
     None if it does not read as a table."""
     number, caption, caption_rect = own or ("", "", None)
-    while cells and sum(1 for c in cells[0] if c) < 2:  # the caption's last words, a lone label above the header
-        cells, rects = cells[1:], rects[1:]
+    while cells and sum(1 for c in cells[0] if c) < 2 and not _heads_values(cells, headers):
+        cells, rects = cells[1:], rects[1:]  # the caption's last words, a lone label above the header
     if headers and (not _header_like(headers) or " ".join(headers).strip() in caption):
         headers = []  # the caption's last line taken for a header
     if not headers and cells and _header_like(cells[0]):
@@ -135,9 +147,10 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
         headers = [(a + " " + b).strip() for a, b in zip(headers, cells[0])]
         cells, rects = cells[1:], rects[1:]
     cells, rects = _merge_continuations(cells, rects)
-    # A row with one cell is a group's label or a wrapped note, not a row of values.
-    kept = [(r, q) for r, q in zip(cells, rects) if sum(1 for c in r if c) >= 2]
-    cells, rects = [r for r, _ in kept], [q for _, q in kept]
+    cells, rects, groups = regroup(cells, rects)  # labels printed once for a group of rows
+    # A row with one cell left is a wrapped note, not a row of values.
+    kept = [(r, q, g) for r, q, g in zip(cells, rects, groups) if sum(1 for c in r if c) >= 2]
+    cells, rects, groups = [r for r, _, _ in kept], [q for _, q, _ in kept], [g for _, _, g in kept]
     # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
     # cut off where the rows below leave blank) belong to the column before.
     width = max((len(r) for r in cells), default=0)
@@ -154,7 +167,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     if not looks_like_table(cells):
         return None
     return PageTable(page_no, number, caption, headers, cells, rects, bbox, low_rank=is_reagent_table(cells),
-                     caption_rect=caption_rect)
+                     caption_rect=caption_rect, groups=groups if any(groups) else [])
 
 
 def _cell_text(words: list[tuple], rect: Any) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from .table_page import Rect, is_number
-from .tables import SEP, is_table_unit
+from .tables import GROUP_SEP, SEP, is_table_unit
+
+ANCHORS = 3  # cells of a row tried in turn as the one its line is found by
 
 
 def row_cells(text: str) -> list[str]:
@@ -19,6 +21,8 @@ def row_cells(text: str) -> list[str]:
     if "\n" in text.strip() or SEP not in text:
         return []
     parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
+    if parts:  # a group's heading is printed on a line of its own: a cell of its own
+        parts = parts[0].split(GROUP_SEP) + parts[1:]
     return [p.split(": ", 1)[1] if ": " in p and not is_number(p) else p for p in parts]
 
 
@@ -41,15 +45,18 @@ def _locate_one(page: Any, text: str) -> list[Rect]:
         return []
     hits = [[tuple(r) for r in page.search_for(c)] for c in cells[:8]]
     best: list[Rect] = []
-    for anchor in hits[0]:
-        cy = (anchor[1] + anchor[3]) / 2
-        row = [anchor]
-        for found in hits[1:]:
-            same = [r for r in found if r[1] - 2 <= cy <= r[3] + 2 and r[0] >= anchor[0]]
-            if same:
-                row.append(min(same, key=lambda r: r[0]))
-        if len(row) > len(best):
-            best = row
+    # The row's first cell found anchors it; a group's heading or a label spanning several rows
+    # (table_groups.py) opens the unit but is printed on a line of its own, so the next cell may anchor.
+    for k, anchors in enumerate(hits[:ANCHORS]):
+        for anchor in anchors:
+            cy = (anchor[1] + anchor[3]) / 2
+            row = [anchor]
+            for found in hits[k + 1:]:
+                same = [r for r in found if r[1] - 2 <= cy <= r[3] + 2 and r[0] >= anchor[0]]
+                if same:
+                    row.append(min(same, key=lambda r: r[0]))
+            if len(row) > len(best):
+                best = row
     if len(best) < min(2, len(cells)):
         return []
     return [(min(r[0] for r in best), min(r[1] for r in best), max(r[2] for r in best), max(r[3] for r in best))]

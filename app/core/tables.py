@@ -38,6 +38,7 @@ TABLE_TYPES = (CAPTION_UNIT, ROW_UNIT, LOW_ROW_UNIT)
 LOW_RANK = 0.5
 
 SEP = " · "
+GROUP_SEP = " › "  # a group's heading and the row's name, in the row's first field ("Female › Alzheimer")
 # A row unit opens with where it is; focusing and the viewer tell a row unit by it.
 _UNIT_HEAD = re.compile(r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP))
 MAX_ROW_WORDS = 120  # a row longer than this is cut (it is a paragraph, not a row)
@@ -90,11 +91,12 @@ def is_caption_line(line: str) -> bool:
 
 
 def row_name(line: str) -> str:
-    """A row's name (its first cell) in a row unit or a table unit's line; "" where it is empty."""
+    """A row's name (its first cell) in a row unit or a table unit's line, without its group's
+    heading ("Female › Alzheimer": "Alzheimer"); "" where it is empty."""
     fields = line.split(SEP)
     if fields and _UNIT_HEAD.match(fields[0] + SEP):
         fields = fields[1:]
-    return fields[0].strip() if fields and ": " not in fields[0] else ""
+    return fields[0].split(GROUP_SEP)[-1].strip() if fields and ": " not in fields[0] else ""
 
 
 def where(number: str, page: int) -> str:
@@ -160,11 +162,14 @@ def scan_pages(doc: Any, *, skip: Iterable[int] = ()) -> TableScan:
 
 
 # -- units -------------------------------------------------------------------------
-def row_text(table: PageTable, row: list[str]) -> str:
+def row_text(table: PageTable, row: list[str], group: str = "") -> str:
     """`Table 3 (page 14) · L-tryptophan · Fold change: 11.46 · P-value: <0.0001`: the first cell
-    as the row's name, the others with their column headers."""
+    as the row's name, the others with their column headers; the name after the heading of the
+    row's group where the table sets one ("Female › Alzheimer", table_groups.py)."""
     parts = [where(table.number, table.page)]
     for k, cell in enumerate(row):
+        if k == 0 and group:
+            cell = f"{group}{GROUP_SEP}{cell}" if cell else group
         if not cell:
             continue
         head = table.headers[k] if k < len(table.headers) else ""
@@ -190,8 +195,8 @@ def table_texts(table: PageTable) -> list[str]:
     head = caption_text(table)
     parts: list[str] = []
     lines: list[str] = []
-    for row in table.rows:
-        line = row_text(table, row).split(SEP, 1)[1]
+    for k, row in enumerate(table.rows):
+        line = row_text(table, row, table.group_of(k)).split(SEP, 1)[1]
         if lines and len(head) + sum(len(x) + 1 for x in lines) + len(line) > MAX_TABLE_CHARS:
             parts.append("\n".join([head, *lines]))
             lines = []
@@ -217,9 +222,9 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
             out.append(TableChunk("", 0, text, t.page, label or str(t.page), name, start, end,
                                   CAPTION_UNIT, table_no=t.number, rect=t.rect, embed_text=text.split("\n", 1)[0]))
         kind = LOW_ROW_UNIT if t.low_rank else ROW_UNIT
-        for row, rect in zip(t.rows, t.row_rects):
+        for k, (row, rect) in enumerate(zip(t.rows, t.row_rects)):
             start, end = _span(md, [c for c in row if c])
-            out.append(TableChunk("", 0, row_text(t, row), t.page, label or str(t.page), name, start, end,
+            out.append(TableChunk("", 0, row_text(t, row, t.group_of(k)), t.page, label or str(t.page), name, start, end,
                                   kind, table_no=t.number, rect=rect))
     return out
 

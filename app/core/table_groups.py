@@ -1,0 +1,181 @@
+"""Row labels a table prints once for several rows, given back to each row they name.
+
+A row unit has to read on its own ("Table 2 · Single · Retriever: DPR · Top-20 NQ: 78.4"), but
+tables set some labels once for a group of rows, and the reader of cells saw such a label as a
+row of its own with every other cell empty, which was dropped:
+
+- a **group heading** on its own line above its rows ("Female", then "Alzheimer 91 7 15 21";
+  "Scale uncertainties:");
+- a **spanning label** set in the first column at the middle of its rows, on a line between two
+  of them or on one of their lines, the first cell of the others left blank ("Single" and "Multi"
+  for the training regime of a retriever's rows);
+- a row name **wrapped** over two lines, its values on one of them ("Systematic uncertainty (sum
+  in" | "quadrature)"; "ATLAS ECAL non-linearity /" | "CMS photon non-linearity");
+- **standard errors** set under their estimates, in parentheses, on a line with no name
+  ("(Intercept) 1.029 …" | "(0.024) …"): read alone, a row of bare errors.
+
+Which is which is told from the layout and the punctuation that any table's typesetting shares
+(a line's vertical place against its neighbours', a name left open by "/" or "(", a lowercase
+start), not from words of one paper. A blank first cell takes a label only from a spanning label
+beside it: a table whose first column is blank for some rows without one (a zinc ion in a column
+of residues) keeps its blank.
+"""
+
+from __future__ import annotations
+
+import re
+
+Rect = tuple[float, float, float, float]
+
+_ERRORS = re.compile(r"^[(\[][^()\[\]]*\d[^()\[\]]*[)\]]$")  # "(0.024)", "[0.12, 0.31]"
+_OPEN_END = re.compile(r"(?:[/&,(–-]|\b(?:and|or|of|in|for|with|to|the|a|an))$", re.I)
+_NOT_A_LABEL = re.compile(r"^(?:[(*†‡§¶]|notes?\b|source\b|abbreviations?\b)", re.I)
+NEAR = 1.6  # × a row's height, a row apart: how far a spanning label reaches (rows are set ~1.2-1.4 heights apart)
+
+
+def regroup(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect], list[str]]:
+    """The rows with their once-printed labels given back: label-only lines folded into the rows
+    they name, error lines into their estimates' row. Returns (cells, rects, group heading of each
+    row, "" where none). A row with one cell that names nothing is left for the caller to drop."""
+    cells, rects = _fold_errors(cells, rects)
+    cells, rects = _fold_wrapped_names(cells, rects)
+    cells = _spread_spanning_labels(cells, rects)
+    return _apply_headings(cells, rects)
+
+
+def _label_only(row: list[str]) -> bool:
+    return bool(row) and bool(row[0]) and not any(row[1:])
+
+
+def _blank_first(row: list[str]) -> bool:
+    """A row of values with no name of its own (a line of column names is not one)."""
+    return bool(row) and not row[0] and any(re.search(r"\d", c) for c in row[1:])
+
+
+def _centre(rect: Rect) -> float:
+    return (rect[1] + rect[3]) / 2
+
+
+def _union(a: Rect, b: Rect) -> Rect:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def _fold_errors(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
+    """A nameless line of bracketed figures joins the row above, cell by cell ("1.029 (0.024)")."""
+    out: list[list[str]] = []
+    out_rects: list[Rect] = []
+    for row, rect in zip(cells, rects):
+        values = [c for c in row[1:] if c]
+        if out and row and not row[0] and values and all(_ERRORS.match(c) for c in values) and any(out[-1][1:]):
+            out[-1] = [(a + " " + b).strip() for a, b in zip(out[-1], row)]
+            out_rects[-1] = _union(out_rects[-1], rect)
+        else:
+            out.append(list(row))
+            out_rects.append(rect)
+    return out, out_rects
+
+
+def _fold_wrapped_names(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
+    """A label-only line that ends a name the row above left open, or opens one the row below
+    ends, is that row's name: joined to it."""
+    out: list[list[str]] = []
+    out_rects: list[Rect] = []
+    carry: tuple[str, Rect] | None = None  # an opening left for the next row
+    for row, rect in zip(cells, rects):
+        row = list(row)
+        if carry is not None:
+            if row and row[0] and any(row[1:]):
+                row[0] = _join(carry[0], row[0])
+                rect = _union(carry[1], rect)
+            else:  # nothing to open: the line stands as it was
+                out.append([carry[0]] + [""] * (len(row) - 1))
+                out_rects.append(carry[1])
+            carry = None
+        if _label_only(row) and out and out[-1][0] and any(out[-1][1:]) and _ends_open_name(out[-1][0], row[0]):
+            out[-1][0] = _join(out[-1][0], row[0])
+            out_rects[-1] = _union(out_rects[-1], rect)
+            continue
+        if _label_only(row) and _OPEN_END.search(row[0]):
+            carry = (row[0], rect)
+            continue
+        out.append(row)
+        out_rects.append(rect)
+    if carry is not None:
+        out.append([carry[0]] + [""] * (max((len(r) for r in cells), default=1) - 1))
+        out_rects.append(carry[1])
+    return out, out_rects
+
+
+def _join(first: str, rest: str) -> str:
+    """Two lines of one name: a word broken at a hyphen ("resid-" | "ual") is one word again."""
+    if first.endswith("-") and rest[:1].islower() and first[-2:-1].isalpha():
+        return first[:-1] + rest
+    return f"{first} {rest}"
+
+
+def _ends_open_name(above: str, line: str) -> bool:
+    """`line` goes on with the name `above`: it starts in lower case, or `above` left a
+    parenthesis open ("Systematic uncertainty (sum in" | "quadrature)")."""
+    return line[:1].islower() or above.count("(") > above.count(")") or bool(_OPEN_END.search(above))
+
+
+def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> list[list[str]]:
+    """Blank first cells take the label set across their rows: the nearest label that shares a
+    band with a blank-first row beside it (a label line between two rows overlaps them; a label on
+    one of the group's lines has blank-first rows on both sides), within `NEAR` rows."""
+    out = [list(r) for r in cells]
+    n = len(out)
+    spans: list[int] = []
+    for i, row in enumerate(out):
+        if not row or not row[0]:
+            continue
+        above = i > 0 and _blank_first(out[i - 1])
+        below = i + 1 < n and _blank_first(out[i + 1])
+        if _label_only(row) and ((above and _overlaps(rects[i], rects[i - 1]))
+                                 or (below and _overlaps(rects[i], rects[i + 1]))):
+            spans.append(i)
+        elif any(row[1:]) and above and below:
+            spans.append(i)
+    if not spans:
+        return out
+    for i, row in enumerate(out):
+        if not _blank_first(row):
+            continue
+        height = max(1.0, rects[i][3] - rects[i][1])
+        j = min(spans, key=lambda s: abs(_centre(rects[s]) - _centre(rects[i])))
+        between = range(min(i, j) + 1, max(i, j))
+        # the rows between must be the same group: blank-first or the other label lines
+        if abs(_centre(rects[j]) - _centre(rects[i])) <= NEAR * height * (len(between) + 1) and all(
+                _blank_first(out[k]) or k in spans for k in between):
+            row[0] = out[j][0]
+    # a label line that named its rows is said in them now
+    return [r for k, r in enumerate(out) if not (k in spans and _label_only(r))]
+
+
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return min(a[3], b[3]) - max(a[1], b[1]) > 0
+
+
+def _apply_headings(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect], list[str]]:
+    """A label-only line with rows under it heads them, up to the next such line; it is said in
+    each row's unit as the group's name."""
+    out: list[list[str]] = []
+    out_rects: list[Rect] = []
+    groups: list[str] = []
+    heading = ""
+    for k, (row, rect) in enumerate(zip(cells, rects)):
+        if _label_only(row) and _heads_rows(row[0], cells[k + 1:]):
+            heading = row[0].rstrip(" :")
+            continue
+        out.append(row)
+        out_rects.append(rect)
+        groups.append(heading if any(row[1:]) else "")
+    return out, out_rects, groups
+
+
+def _heads_rows(label: str, after: list[list[str]]) -> bool:
+    """A heading names rows of values after it, and reads as a name: not a note, a source line or
+    a sentence (one ending in a full stop)."""
+    if _NOT_A_LABEL.match(label) or label.endswith(".") or len(label.split()) > 8:
+        return False
+    return bool(after) and bool(after[0]) and bool(after[0][0]) and any(after[0][1:])
