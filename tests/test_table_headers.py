@@ -58,3 +58,38 @@ def test_a_count_with_its_magnitude_is_a_value_not_a_header():
 
     assert all(is_number(v) for v in ("81.1M", "4.7M", "120K", "12.4", "0.5k", "26.5%"))
     assert not any(is_number(v) for v in ("Total papers", "3A4", "M", "Top-20"))
+
+
+def test_a_group_label_on_several_lines_names_its_columns_on_each_line(tmp_path):
+    """A group label wrapped onto two lines, each line centred over the group's two columns
+    ("Uncertainty in ATLAS" | "results [GeV]" over "H→γγ | H→ZZ"): each of its lines names both
+    columns. Judged against the next line alone, the first line (as many labels as the second)
+    was read a word a column, and the column names came out of order."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. Systematic uncertainties on the mass, in two experiments.", fontsize=10)
+    groups = [(200.0, "Uncertainty in ATLAS", "results [GeV]"), (320.0, "Uncertainty in CMS", "results [GeV]")]
+    for x, first, second in groups:  # x: the group's first column; its second is 50 points on
+        middle = (x + x + 50 + pymupdf.get_text_length("Leptons", fontsize=8)) / 2
+        for y, label in ((100, first), (110, second)):
+            page.insert_text((middle - pymupdf.get_text_length(label, fontsize=8) / 2, y), label, fontsize=8)
+        page.insert_text((x, 122), "Photons", fontsize=8)
+        page.insert_text((x + 50, 122), "Leptons", fontsize=8)
+    rows = [("Energy scale", "0.14", "0.03", "0.10", "0.12"), ("Resolution", "0.03", "0.01", "0.05", "0.04"),
+            ("Vertex finding", "0.05", "0.02", "0.01", "0.02"), ("Background model", "0.04", "0.01", "0.02", "0.01"),
+            ("Luminosity", "0.01", "0.01", "0.01", "0.01"), ("Theory", "0.02", "0.01", "0.02", "0.01")]
+    for k, row in enumerate(rows):
+        y = 136 + 11 * k
+        page.insert_text((72, y), row[0], fontsize=8)
+        for x, value in zip((200, 250, 320, 370), row[1:]):
+            page.insert_text((x, y), value, fontsize=8)
+    page.insert_textbox(pymupdf.Rect(72, 200, 523, 300), (
+        "Discussion. The energy scale dominates the uncertainty in both experiments, for photons and for leptons alike."),
+        fontsize=10)
+    doc.save(tmp_path / "mass.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "mass.pdf") as doc:
+        (table,) = tables.scan_pages(doc).tables
+    assert table.headers[1:] == ["Uncertainty in ATLAS results [GeV] Photons", "Uncertainty in ATLAS results [GeV] Leptons",
+                                 "Uncertainty in CMS results [GeV] Photons", "Uncertainty in CMS results [GeV] Leptons"]
+    assert table.rows[0] == list(rows[0])

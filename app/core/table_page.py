@@ -160,7 +160,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
         for k in range(width):
             if k not in merged and k < len(headers) and headers[k]:
                 left = max((j for j in keep if j < k), default=None)
-                if left is not None:
+                if left is not None and headers[k] not in merged[left]:  # a group's label given to both: said once
                     merged[left] = (merged[left] + " " + headers[k]).strip()
         headers = [merged[k] for k in keep]
     cells = [[r[k] if k < len(r) else "" for k in keep] for r in cells]

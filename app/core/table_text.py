@@ -212,7 +212,7 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
     labels: list[list[str]] = [[] for _ in spans]
     for i, ln in enumerate(top):
         pieces = ln.pieces()
-        if i + 1 == len(top) or len(pieces) >= len(top[i + 1].pieces()):  # a label a column, or wrapped
+        if i + 1 == len(top) or len(pieces) >= len(top[-1].pieces()):  # a label a column, or wrapped
             for col, words in enumerate(_cells(ln, bounds[1:-1])):
                 if words:
                     labels[col].append(words)
