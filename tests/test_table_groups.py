@@ -113,3 +113,11 @@ def test_a_note_under_the_table_heads_nothing():
     rects = [(72, 100 + 12 * k, 400, 109 + 12 * k) for k in range(4)]
     out, _, groups = regroup(cells, rects)
     assert groups == ["", "", "", ""] and ["Notes.", "", ""] in out  # left for the reader to drop
+
+
+def test_a_column_header_holding_a_colon_leaves_the_value_to_search_for():
+    """ATLAS/CMS's headers read "Uncertainty in CMS results [GeV]: observed (expected) H→ZZ": the
+    value is after the field's last ": ", or the viewer searches the page for header words."""
+    unit = ("Table 1 (page 8) · Scale uncertainties › Electron energy scale · "
+            "Uncertainty in CMS results [GeV]: observed (expected) H→ZZ: 0.12 (0.09)")
+    assert table_rows.row_cells(unit) == ["Scale uncertainties", "Electron energy scale", "0.12 (0.09)"]

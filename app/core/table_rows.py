@@ -23,7 +23,7 @@ def row_cells(text: str) -> list[str]:
     parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
     if parts:  # a group's heading is printed on a line of its own: a cell of its own
         parts = parts[0].split(GROUP_SEP) + parts[1:]
-    return [p.split(": ", 1)[1] if ": " in p and not is_number(p) else p for p in parts]
+    return [p.rsplit(": ", 1)[1] if ": " in p and not is_number(p) else p for p in parts]  # a header may hold ": "
 
 
 def locate_row(page: Any, text: str) -> list[Rect]:
