@@ -121,3 +121,34 @@ def test_a_column_header_holding_a_colon_leaves_the_value_to_search_for():
     unit = ("Table 1 (page 8) · Scale uncertainties › Electron energy scale · "
             "Uncertainty in CMS results [GeV]: observed (expected) H→ZZ: 0.12 (0.09)")
     assert table_rows.row_cells(unit) == ["Scale uncertainties", "Electron energy scale", "0.12 (0.09)"]
+
+
+def test_an_abbreviated_row_name_reads_with_the_long_form_its_note_gives(tmp_path):
+    """"VS · LC50: 0.28" told a reader nothing of the positive control; the table's note says
+    "VS: vincristine sulphate (Std.), HF: n-hexane soluble fraction". The row unit reads with the
+    long form, the viewer still finds the row by its printed name."""
+    from app.core.records import PageText
+    from app.core.research.text.row_columns import names_row
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. LC50 of the leaf extracts and the positive control in brine shrimp.", fontsize=10)
+    _put(page, 100, [["Samples", "LC50 (µg/ml)"], ["VS", "0.28 ± 1.25"], ["HF", "2.17 ± 1.30"], ["CF", "2.77 ± 0.95"]],
+         [72, 220])
+    page.insert_textbox(pymupdf.Rect(72, 160, 523, 220), (
+        "Values are mean ± SD (n = 3). VS: vincristine sulphate (Std.), HF: n-hexane soluble fraction, "
+        "CF: chloroform soluble fraction."), fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 240, 523, 300), (
+        "Discussion. All three fractions were toxic to the shrimp, the n-hexane fraction most of all."), fontsize=10)
+    doc.save(tmp_path / "shrimp.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "shrimp.pdf") as doc:
+        read = tables.PaperTables(doc)
+        read.read(PageText(1, "1", doc[0].get_text()))
+        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+        assert rows[:2] == ["Table 1 (page 1) · VS = vincristine sulphate · LC50 (µg/ml): 0.28 ± 1.25",
+                            "Table 1 (page 1) · HF = n-hexane soluble fraction · LC50 (µg/ml): 2.17 ± 1.30"]
+        (rect,) = table_rows.locate_row(doc[0], rows[0])
+        assert rect[1] < 100 + 13 < rect[3] + 2  # the VS row's line
+    assert names_row("What LC50 did vincristine sulphate give?", tables.row_name(rows[0]))
+    assert names_row("What LC50 did VS give?", tables.row_name(rows[0]))

@@ -44,6 +44,7 @@ class PageTable:
     low_rank: bool = False
     caption_rect: Rect | None = None
     groups: list[str] = field(default_factory=list)  # each row's group heading ("Female"), where the table has them
+    abbreviations: dict[str, str] = field(default_factory=dict)  # {"VS": "vincristine sulphate"}: its page's notes
 
     def group_of(self, k: int) -> str:
         return self.groups[k] if k < len(self.groups) else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .table_page import Rect, is_number
+from .table_abbreviations import ABBR_SEP, is_abbreviation
 from .tables import GROUP_SEP, SEP, is_table_unit
 
 ANCHORS = 3  # cells of a row tried in turn as the one its line is found by
@@ -21,9 +22,15 @@ def row_cells(text: str) -> list[str]:
     if "\n" in text.strip() or SEP not in text:
         return []
     parts = text.strip().split(SEP)[1 if is_table_unit(text) else 0:]
-    if parts:  # a group's heading is printed on a line of its own: a cell of its own
-        parts = parts[0].split(GROUP_SEP) + parts[1:]
+    if parts:  # a group's heading is printed on a line of its own: a cell of its own; a long form is not printed
+        parts = [_printed(p) for p in parts[0].split(GROUP_SEP)] + parts[1:]
     return [p.rsplit(": ", 1)[1] if ": " in p and not is_number(p) else p for p in parts]  # a header may hold ": "
+
+
+def _printed(name: str) -> str:
+    """A row's name as printed: without the long form its abbreviation was given (table_abbreviations)."""
+    short = name.split(ABBR_SEP, 1)[0]
+    return short if short != name and is_abbreviation(short) else name
 
 
 def locate_row(page: Any, text: str) -> list[Rect]:

@@ -20,11 +20,12 @@ A page whose tables cannot be read is skipped with a note; the paper imports as 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from .mupdf_guard import MUPDF
 from .records import Chunk, PageText
+from .table_abbreviations import defined_in, spelled
 from .table_captions import CAPTION as _CAPTION
 from .table_page import PageTable, Rect, read_tables
 
@@ -168,11 +169,13 @@ def row_text(table: PageTable, row: list[str], group: str = "") -> str:
     row's group where the table sets one ("Female › Alzheimer", table_groups.py)."""
     parts = [where(table.number, table.page)]
     for k, cell in enumerate(row):
-        if k == 0 and group:
-            cell = f"{group}{GROUP_SEP}{cell}" if cell else group
+        if k == 0:
+            cell = spelled(cell, table.abbreviations)
+            if group:
+                cell = f"{group}{GROUP_SEP}{cell}" if cell else group
         if not cell:
             continue
-        head = table.headers[k] if k < len(table.headers) else ""
+        head = spelled(table.headers[k], table.abbreviations) if k < len(table.headers) else ""
         parts.append(f"{head}: {cell}" if head and k > 0 else cell)
     words = SEP.join(parts).split(" ")
     return " ".join(words[:MAX_ROW_WORDS])
@@ -183,7 +186,8 @@ def caption_text(table: PageTable) -> str:
     # It ends on the columns or the number of rows, never on the caption's full stop: focusing
     # reads a line without its stop as running on into the lines under it (focus.runs_on), so
     # the caption is kept with its first rows.
-    parts.append("columns: " + ", ".join(h for h in table.headers if h) if any(table.headers) else f"{len(table.rows)} rows")
+    parts.append("columns: " + ", ".join(spelled(h, table.abbreviations) for h in table.headers if h)
+                 if any(table.headers) else f"{len(table.rows)} rows")
     return SEP.join(parts)
 
 
@@ -216,6 +220,7 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
     out: list[TableChunk] = []
     for t in tables:
         md = page_texts.get(t.page, "")
+        t = replace(t, abbreviations=defined_in(md, [r[0] for r in t.rows if r] + t.headers))
         name = f"Table {t.number}" if t.number else "Table"
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
         for text in table_texts(t):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ...table_abbreviations import ABBR_SEP
 from ...tables import SEP, is_caption_line, row_name
 from .citations import STOP_WORDS, stem
 
@@ -51,9 +52,11 @@ def named_columns_first(line: str, query: str) -> str:
 
 
 def names_row(query: str, name: str) -> bool:
-    """The question names the row: its name stands in the question as a word or words of its own.
-    Row names are often short codes ("HF", "YR/FE") that key terms leave out."""
-    return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.I) is not None
+    """The question names the row: its name, or the long form its table's notes give it ("VS =
+    vincristine sulphate"), stands in the question as a word or words of its own. Row names are
+    often short codes ("HF", "YR/FE") that key terms leave out."""
+    return any(len(n) >= 2 and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", query, re.I) is not None
+               for n in name.split(ABBR_SEP))
 
 
 def named_rows_first(lines: list[str], query: str) -> list[int]:
