@@ -93,3 +93,34 @@ def test_a_group_label_on_several_lines_names_its_columns_on_each_line(tmp_path)
     assert table.headers[1:] == ["Uncertainty in ATLAS results [GeV] Photons", "Uncertainty in ATLAS results [GeV] Leptons",
                                  "Uncertainty in CMS results [GeV] Photons", "Uncertainty in CMS results [GeV] Leptons"]
     assert table.rows[0] == list(rows[0])
+
+
+def test_column_labels_that_read_as_figures_are_a_header_line_not_a_row(tmp_path):
+    """"No. of cigarettes daily" over "None | <10 | 10–20 | >20": the second line's labels read as
+    figures, and it was taken for a row of values, so the columns were named by the words of the
+    first line one by one ("No. of: 91 · cigarettes: 7"). A line with no row name at the table's
+    left edge and no measurement in it is a line of the header."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. Smoking and diagnosis in a case-control study.", fontsize=10)
+    xs = [200, 250, 300, 350]
+    page.insert_text((240, 98), "No. of cigarettes daily", fontsize=9)
+    for x, label in zip(xs, ["None", "<10", "10-20", ">20"]):
+        page.insert_text((x, 110), label, fontsize=9)
+    rows = [["Alzheimer", "91", "7", "15", "21"], ["Other dementias", "55", "7", "16", "9"],
+            ["Other diagnoses", "80", "3", "25", "9"], ["Controls", "120", "14", "30", "12"]]
+    for k, row in enumerate(rows):
+        y = 124 + 12 * k
+        page.insert_text((72, y), row[0], fontsize=9)
+        for x, value in zip(xs, row[1:]):
+            page.insert_text((x, y), value, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 200, 523, 300), (
+        "Discussion. Heavy smoking was no more common among the patients with Alzheimer's disease than among the "
+        "controls."), fontsize=10)
+    doc.save(tmp_path / "smoking.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "smoking.pdf") as doc:
+        (table,) = tables.scan_pages(doc).tables
+    assert table.headers[1:] == ["No. of cigarettes daily None", "No. of cigarettes daily <10",
+                                 "No. of cigarettes daily 10-20", "No. of cigarettes daily >20"]
+    assert table.rows == rows

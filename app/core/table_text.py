@@ -33,6 +33,7 @@ PROSE_WORDS = 7  # a line of one piece with this many words, wider than half the
 MAX_HEADER_LINES = 4
 CENTRED = 0.3  # a group's middle this near its label's centre (× the column's width): the label names the group
 # A piece that opens with a figure, or stands for a missing one: a value, not a name.
+_MEASUREMENT = re.compile(r"\d[.,]\d|%|±")
 _VALUE = re.compile(r"^[-−–<>≤≥~±+(]?\s*\.?\d|^(?:[-−–—]|n/?a|NA|N/A|ND|nd)$")
 
 
@@ -196,7 +197,8 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
     The header ends at the first row of values (its pieces after the first mostly open with a
     figure), or at a line of one piece left of where the values begin (a group's label:
     "High-margin SLs")."""
-    starts = [_values_from(ln) for ln in lines]
+    left = min((ln.words[0][0] for ln in lines if ln.words), default=0.0)
+    starts = [None if _names_categories(ln, left) else _values_from(ln) for ln in lines]
     values_from = next((x for x in starts if x is not None), None)
     if values_from is None:
         return [], lines
@@ -242,6 +244,15 @@ def _group(spans: list[tuple[float, float]], homes: list[int], k: int, centre: f
             if abs((spans[i][0] + spans[j][1]) / 2 - centre) <= near or i == j == home]
     _, _, i, j = max(runs)
     return range(i, j + 1)
+
+
+def _names_categories(line: _Line, left: float) -> bool:
+    """A line of column labels that read as figures ("None | <10 | 10–20 | >20" cigarettes a day,
+    "18–39 | 40–64 | ≥65" years): no row name at the table's left edge, and no measurement (a
+    decimal or a share) among them. A row of values opens with its name, or holds measurements."""
+    if not line.words or line.words[0][0] <= left + 2 * line.height:
+        return False
+    return not any(_MEASUREMENT.search(w[4]) for w in line.words)
 
 
 def _values_from(line: _Line) -> float | None:
