@@ -223,6 +223,19 @@ def model_answer(desk: Desk, question: str) -> tuple[str, str, ResearchResult]:
     return mine, result.answer, result
 
 
+def table_verdicts(result: ResearchResult) -> list[tuple[str, str, bool]]:
+    """(verdict, claim, decided by the row rule) for each of the model's claims citing a table passage."""
+    by_number = {e.number: e for e in result.evidence}
+    out = []
+    for c in result.citations:
+        e = by_number.get(c.evidence_number)
+        claim = result.claims[c.claim] if c.claim is not None else None
+        if e is None or claim is None or claim.quoted or not tables.is_table_unit(e.text):
+            continue
+        out.append((c.support or claim.support or "", claim.text, "table row states it" in (c.note or "")))
+    return out
+
+
 def table_highlights(desk: Desk, result: ResearchResult) -> list[str]:
     """For each citation of a model-written claim to a table unit: what the viewer highlights
     for it ("row": the rows by their cells; "align"/"search": text such as the caption)."""
@@ -256,6 +269,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
 
     in_evidence = in_focus = asked = by_model = in_answer = 0
     highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
+    verdicts: list[tuple[str, bool]] = []  # the check's verdict on each, and whether the row rule gave it
     for qid, pdf, page, question, name, value in QUESTIONS:
         if pdf not in by_file:
             continue
@@ -273,6 +287,9 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         if answer:
             mine, whole, result = model_answer(desk, question)
             highlights += table_highlights(desk, result)
+            for verdict, text, by_row in table_verdicts(result):
+                verdicts.append((verdict, by_row))
+                print(f"   {qid} claim citing a table: {verdict}{' (by the row)' if by_row else ''}: {text[:150]}")
             by_model += value in mine
             in_answer += value in whole
             said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
@@ -283,6 +300,9 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         if answer:
             print(f"the value in the model's own sentences: {by_model}/{asked} ({by_model / asked:.0%}); "
                   f"in the whole answer (quotes too): {in_answer}/{asked} ({in_answer / asked:.0%})")
+            print(f"the model's citations of a table passage supported by the check: "
+                  f"{sum(v == 'supported' for v, _ in verdicts)}/{len(verdicts)} "
+                  f"({sum(b for _, b in verdicts)} by the row rule)")
             print(f"the model's citations of a table passage highlighted by their rows: "
                   f"{highlights.count('row')}/{len(highlights)} (others: {', '.join(sorted(set(highlights) - {'row'})) or 'none'})")
     bench_questions(desk, by_file, answer)

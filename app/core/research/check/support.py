@@ -6,6 +6,8 @@ viewer highlights). Two judges, and the stricter one wins:
 
 - **Specifics must agree** (support_rules.py, no model): numbers, specific names and
   the direction of an effect. A pair the rules fail is decided without the model.
+- **A table row is read by rule** (table_row_rule.py): a claim that names the row and gives its
+  figures for their own columns is supported without the model.
 - **The model reads** the claim and the quote. Where the backend exposes the next
   token's probabilities (llama.cpp in-process), each pair is one yes/no question and
   the verdict is cut from P(yes); the question's fixed beginning is read once and
@@ -31,7 +33,9 @@ from ...models.catalog import JudgeCutoffs
 from ...models.structured import json_schema
 from ...paths import load_prompt
 from ...records import Evidence, Support
+from ...tables import is_table_unit
 from .support_rules import check_specifics, quote_for
+from .table_row_rule import states_row
 
 log = logging.getLogger(__name__)
 
@@ -278,11 +282,17 @@ def check_pairs(
             p.quote = quote_for(p.claim, p.evidence, context)
         p.rule, p.rule_reason, p.missing, p.contradicts, p.judged = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
+    # A claim that reads a table row back is decided by the row (table_row_rule.py): the yes/no
+    # judge reads a row of "header: value" fields poorly and struck out right figures.
+    for i, p in enumerate(pairs):
+        if (p.rule == Support.SUPPORTED.value and not p.judged and is_table_unit(p.evidence.text)
+                and states_row(p.claim, p.quote)):
+            verdicts[i], p.reason = Support.SUPPORTED.value, "the table row states it: its name, the figures and their columns"
     failure = ""
     # The stricter judge wins, so the model is asked only where the rules found nothing wrong:
     # a pair they already cap is decided (and each pair the model reads costs ~100 prompt tokens).
     # A claim capped for its reason alone is partial only if the model finds the rest stated.
-    ask = [i for i, p in enumerate(pairs) if p.for_model]
+    ask = [i for i, p in enumerate(pairs) if p.for_model and not verdicts[i]]
     if chat is not None and ask:
         try:
             asked = [pairs[i] for i in ask]

@@ -1,0 +1,81 @@
+"""A claim that reads a table row back: decided by the row, not by the model's yes/no.
+
+The starter model's yes/no judge reads a row unit poorly: "There are 21 female Alzheimer patients
+who smoked more than 20 cigarettes daily" against `Female › Alzheimer · No. of cigarettes daily
+None: 91 · … · No. of cigarettes daily >20: 21` got P(yes) 0.28, and the right answer was shown
+struck through as unsupported. A row says exactly what it holds, so the rule can read it:
+
+- the claim names the row (its name, or the long form of an abbreviated one, and its group's
+  heading where the table sets one);
+- every figure of the claim stands in the row: as a value, or in the name or the column header of a
+  value the claim states ("20" of ">20");
+- each value it states stands in the column the claim names best: the column with the largest
+  share of what sets it apart from the row's other columns said in the claim (">20" among "None",
+  "<10", "10–20", ">20"; "CMS" where other columns are ATLAS's; "Median" beside "IQR"), so a figure
+  given for another column does not pass.
+
+Where all three hold the pair is supported by the rule and the model is not asked; otherwise the
+check goes on as for any passage (the rules on specifics, then the model).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...table_abbreviations import ABBR_SEP
+from ...tables import GROUP_SEP, SEP, is_caption_line
+from ..text.citations import stem
+from .support_rules import numbers_in
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
+_STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no"}
+
+
+def states_row(claim: str, quote: str) -> bool:
+    """Some row of `quote` (a row unit, or a table unit's rows one a line) states `claim` by the rule."""
+    return any(_row_states(claim, line) for line in quote.splitlines()
+               if SEP in line and not is_caption_line(line))
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
+def _row_states(claim: str, line: str) -> bool:
+    fields = [f.strip() for f in line.split(SEP)]
+    if fields and fields[0].startswith("Table"):
+        fields = fields[1:]  # where it is: "Table 1 (page 8)"
+    if not fields or ": " in fields[0]:
+        return False  # a row without a name: nothing for the claim to name
+    said = _terms(claim)
+    names = fields[0].split(GROUP_SEP)
+    if not all(_names(said, name) for name in names):
+        return False
+    cells = [f.rsplit(": ", 1) for f in fields[1:] if ": " in f]
+    figures = numbers_in(claim)
+    if not figures or not cells:
+        return False
+    common = set.intersection(*(_terms(head) for head, _ in cells))
+    fit = [_fit(_terms(head) - common, said) for head, _ in cells]
+    stated = [k for k, (_, value) in enumerate(cells) if numbers_in(value) & figures]
+    if not stated or (len(cells) > 1 and not all(fit[k] > 0 and fit[k] == max(fit) for k in stated)):
+        return False  # a value given for another column, or none the claim names
+    stated = [cells[k] for k in stated]
+    accounted = set().union(*(numbers_in(v) | numbers_in(h) for h, v in stated), *(numbers_in(n) for n in names))
+    return figures <= accounted
+
+
+def _fit(distinct: set[str], said: set[str]) -> float:
+    """How well the claim names a column: the share of what sets it apart that the claim says."""
+    return len(distinct & said) / len(distinct) if distinct else 0.0
+
+
+def _names(said: set[str], name: str) -> bool:
+    """The claim names the row: all of its name's words, or the abbreviation, or at least half the
+    words of the long form it was given ("the n-hexane fraction" for "n-hexane soluble fractions
+    of the methanolic extract")."""
+    short, _, long_form = name.partition(ABBR_SEP)
+    if _terms(short) and _terms(short) <= said:
+        return True
+    words = _terms(long_form)
+    return len(words & said) >= max(2, (len(words) + 1) // 2)

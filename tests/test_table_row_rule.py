@@ -1,0 +1,53 @@
+"""A claim that reads a table row back is decided by the row (research/check/table_row_rule.py),
+through the real support check with a real model: the row rule passes a right figure for its own
+column, and a figure given for another column, another row or another group goes on to the rules
+and the model as before."""
+
+from __future__ import annotations
+
+from app.core.records import Evidence, Support
+from app.core.research.check.support import Pair, check_pairs
+from app.core.research.check.table_row_rule import states_row
+
+ROW = ("Table 1 (page 8) · Female › Alzheimer · No. of cigarettes daily None: 91 · No. of cigarettes daily <10: 7 · "
+       "No. of cigarettes daily 10–20: 15 · No. of cigarettes daily >20: 21")
+WEIGHTS = ("Table 1 (page 8) · Analysis weights · Uncertainty in ATLAS results [GeV] H→γγ: 19% (22%) · "
+           "Uncertainty in ATLAS results [GeV] H→ZZ: 18% (14%) · Uncertainty in CMS results [GeV] H→γγ: 40% (46%)")
+TEAMS = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "
+         "Circulating nurses Median: 0.355 · Circulating nurses IQR: 0.058-0.476")
+FRACTION = "Table 1 (page 4) · HF = n-hexane soluble fractions of the methanolic extract · LC50 (µg/ml): 2.17 ± 1.30"
+
+
+def test_a_figure_for_its_own_row_and_column_is_stated_by_the_row():
+    assert states_row("There are 21 female Alzheimer patients who smoked more than 20 cigarettes daily.", ROW)
+    assert states_row("The CMS H→γγ analysis weight is 40%.", WEIGHTS)
+    assert states_row("The n-hexane fraction gave an LC50 of 2.17 ± 1.30 µg/ml.", FRACTION)
+    # the column named best: "circulating" and "median" (not every word of its header)
+    assert states_row("The circulating nurses' median score for thoracic surgery was 0.355.", TEAMS)
+
+
+def test_a_figure_for_another_column_row_or_group_is_not():
+    assert not states_row("There are 15 female Alzheimer patients who smoked more than 20 cigarettes daily.", ROW)
+    assert not states_row("There are 21 male Alzheimer patients who smoked more than 20 cigarettes daily.", ROW)
+    assert not states_row("The CMS H→γγ analysis weight is 19%.", WEIGHTS)  # ATLAS's figure
+    assert not states_row("Female Alzheimer patients: 21.", ROW)  # which column is not said
+    assert not states_row("The scrub nurses' median score for thoracic surgery was 0.355.", TEAMS)
+    assert not states_row("The chloroform fraction gave an LC50 of 2.17 µg/ml.", FRACTION)
+
+
+def test_the_support_check_passes_a_right_row_claim_and_asks_the_model_about_the_others(tiny_models):
+    from app.core.models.llamacpp import LlamaCppChat
+    from app.core.settings import ModelConfig
+
+    row = Evidence(1, "lego", 8, "8", "Table 1", ROW, 0.5)
+    chat = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048))
+    try:
+        right = Pair("There are 21 female Alzheimer patients who smoked more than 20 cigarettes daily.", row)
+        other_column = Pair("There are 15 female Alzheimer patients who smoked more than 20 cigarettes daily.", row)
+        changed = Pair("There are 23 female Alzheimer patients who smoked more than 20 cigarettes daily.", row)
+        check_pairs([right, other_column, changed], chat, context="How many female Alzheimer patients smoked heavily?")
+    finally:
+        chat.close()
+    assert right.verdict == Support.SUPPORTED.value and "table row" in right.reason
+    assert "table row" not in other_column.reason  # left to the model, whatever it says
+    assert changed.verdict == Support.UNSUPPORTED.value and "23" in changed.reason  # the rules, as before
