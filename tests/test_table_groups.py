@@ -82,6 +82,9 @@ def test_a_label_set_between_its_rows_fills_their_blank_first_cells(paper):
     assert [r[:2] for r in found["4"].rows] == [["None", "BM25"], ["Single", "DPR"], ["Single", "Hybrid"],
                                                 ["Multi", "DPR"], ["Multi", "Hybrid"]]
     assert _units(found["4"])[3] == "Table 4 (page 1) · Multi · Retriever: DPR · Top-20: 79.4 · Top-100: 86.0"
+    # each row keeps its own rectangle (the label lines taken out of the rows take theirs along)
+    multi_dpr = found["4"].row_rects[3]
+    assert multi_dpr[1] < 346 + 13 * 2 < multi_dpr[3] + 2
 
 
 def test_standard_errors_join_their_estimates_and_a_wrapped_name_is_whole(paper):

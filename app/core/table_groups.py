@@ -39,7 +39,7 @@ def regroup(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]],
     row, "" where none). A row with one cell that names nothing is left for the caller to drop."""
     cells, rects = _fold_errors(cells, rects)
     cells, rects = _fold_wrapped_names(cells, rects)
-    cells = _spread_spanning_labels(cells, rects)
+    cells, rects = _spread_spanning_labels(cells, rects)
     return _apply_headings(cells, rects)
 
 
@@ -119,7 +119,7 @@ def _ends_open_name(above: str, line: str) -> bool:
     return line[:1].islower() or above.count("(") > above.count(")") or bool(_OPEN_END.search(above))
 
 
-def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> list[list[str]]:
+def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
     """Blank first cells take the label set across their rows: the nearest label that shares a
     band with a blank-first row beside it (a label line between two rows overlaps them; a label on
     one of the group's lines has blank-first rows on both sides), within `NEAR` rows."""
@@ -137,7 +137,7 @@ def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> list[l
         elif any(row[1:]) and above and below:
             spans.append(i)
     if not spans:
-        return out
+        return out, list(rects)
     for i, row in enumerate(out):
         if not _blank_first(row):
             continue
@@ -149,7 +149,8 @@ def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> list[l
                 _blank_first(out[k]) or k in spans for k in between):
             row[0] = out[j][0]
     # a label line that named its rows is said in them now
-    return [r for k, r in enumerate(out) if not (k in spans and _label_only(r))]
+    kept = [k for k, r in enumerate(out) if not (k in spans and _label_only(r))]
+    return [out[k] for k in kept], [rects[k] for k in kept]
 
 
 def _overlaps(a: Rect, b: Rect) -> bool:
