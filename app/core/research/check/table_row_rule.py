@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from ...table_abbreviations import ABBR_SEP
-from ...tables import GROUP_SEP, SEP, is_caption_line
+from ...tables import GROUP_SEP, SEP, is_caption_line, is_table_unit
 from ..text.citations import stem
 from .support_rules import numbers_in
 
@@ -42,9 +42,7 @@ def _terms(text: str) -> set[str]:
 
 
 def _row_states(claim: str, line: str) -> bool:
-    fields = [f.strip() for f in line.split(SEP)]
-    if fields and fields[0].startswith("Table"):
-        fields = fields[1:]  # where it is: "Table 1 (page 8)"
+    fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]  # not "Table 1 (page 8)"
     if not fields or ": " in fields[0]:
         return False  # a row without a name: nothing for the claim to name
     said = _terms(claim)
