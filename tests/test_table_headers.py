@@ -60,6 +60,22 @@ def test_a_count_with_its_magnitude_is_a_value_not_a_header():
     assert not any(is_number(v) for v in ("Total papers", "3A4", "M", "Top-20"))
 
 
+def _rows_and_read(page, doc, path, rows, xs, top: float, step: float, fontsize: float, discussion: str):
+    """Write `rows` (a name at x 72, values at `xs`) from `top`, a discussion paragraph under the
+    table, save the PDF and read its one table back."""
+    for k, row in enumerate(rows):
+        y = top + step * k
+        page.insert_text((72, y), row[0], fontsize=fontsize)
+        for x, value in zip(xs, row[1:]):
+            page.insert_text((x, y), value, fontsize=fontsize)
+    page.insert_textbox(pymupdf.Rect(72, 200, 523, 300), discussion, fontsize=10)
+    doc.save(path)
+    doc.close()
+    with pymupdf.open(path) as read:
+        (table,) = tables.scan_pages(read).tables
+    return table
+
+
 def test_a_group_label_on_several_lines_names_its_columns_on_each_line(tmp_path):
     """A group label wrapped onto two lines, each line centred over the group's two columns
     ("Uncertainty in ATLAS" | "results [GeV]" over "H→γγ | H→ZZ"): each of its lines names both
@@ -78,18 +94,8 @@ def test_a_group_label_on_several_lines_names_its_columns_on_each_line(tmp_path)
     rows = [("Energy scale", "0.14", "0.03", "0.10", "0.12"), ("Resolution", "0.03", "0.01", "0.05", "0.04"),
             ("Vertex finding", "0.05", "0.02", "0.01", "0.02"), ("Background model", "0.04", "0.01", "0.02", "0.01"),
             ("Luminosity", "0.01", "0.01", "0.01", "0.01"), ("Theory", "0.02", "0.01", "0.02", "0.01")]
-    for k, row in enumerate(rows):
-        y = 136 + 11 * k
-        page.insert_text((72, y), row[0], fontsize=8)
-        for x, value in zip((200, 250, 320, 370), row[1:]):
-            page.insert_text((x, y), value, fontsize=8)
-    page.insert_textbox(pymupdf.Rect(72, 200, 523, 300), (
-        "Discussion. The energy scale dominates the uncertainty in both experiments, for photons and for leptons alike."),
-        fontsize=10)
-    doc.save(tmp_path / "mass.pdf")
-    doc.close()
-    with pymupdf.open(tmp_path / "mass.pdf") as doc:
-        (table,) = tables.scan_pages(doc).tables
+    table = _rows_and_read(page, doc, tmp_path / "mass.pdf", rows, (200, 250, 320, 370), 136, 11, 8, (
+        "Discussion. The energy scale dominates the uncertainty in both experiments, for photons and for leptons alike."))
     assert table.headers[1:] == ["Uncertainty in ATLAS results [GeV] Photons", "Uncertainty in ATLAS results [GeV] Leptons",
                                  "Uncertainty in CMS results [GeV] Photons", "Uncertainty in CMS results [GeV] Leptons"]
     assert table.rows[0] == list(rows[0])
@@ -109,18 +115,9 @@ def test_column_labels_that_read_as_figures_are_a_header_line_not_a_row(tmp_path
         page.insert_text((x, 110), label, fontsize=9)
     rows = [["Alzheimer", "91", "7", "15", "21"], ["Other dementias", "55", "7", "16", "9"],
             ["Other diagnoses", "80", "3", "25", "9"], ["Controls", "120", "14", "30", "12"]]
-    for k, row in enumerate(rows):
-        y = 124 + 12 * k
-        page.insert_text((72, y), row[0], fontsize=9)
-        for x, value in zip(xs, row[1:]):
-            page.insert_text((x, y), value, fontsize=9)
-    page.insert_textbox(pymupdf.Rect(72, 200, 523, 300), (
+    table = _rows_and_read(page, doc, tmp_path / "smoking.pdf", rows, xs, 124, 12, 9, (
         "Discussion. Heavy smoking was no more common among the patients with Alzheimer's disease than among the "
-        "controls."), fontsize=10)
-    doc.save(tmp_path / "smoking.pdf")
-    doc.close()
-    with pymupdf.open(tmp_path / "smoking.pdf") as doc:
-        (table,) = tables.scan_pages(doc).tables
+        "controls."))
     assert table.headers[1:] == ["No. of cigarettes daily None", "No. of cigarettes daily <10",
                                  "No. of cigarettes daily 10-20", "No. of cigarettes daily >20"]
     assert table.rows == rows

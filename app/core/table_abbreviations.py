@@ -32,7 +32,8 @@ def note_definitions(text: str, wanted: set[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for short in sorted(wanted, key=len, reverse=True):
         for m in re.finditer(rf"(?<![\w/-]){re.escape(short)}\s*([:=,])\s+", flat):
-            in_list = flat[:m.start()].rstrip().endswith((";", ":")) or flat[:m.start()].rstrip().lower().endswith("abbreviations")
+            before = flat[:m.start()].rstrip().lower()
+            in_list = before.endswith((";", ":", "abbreviations"))
             long_form = _long_form(flat[m.end():], m.group(1), wanted, in_list)
             if long_form:
                 out[short] = long_form

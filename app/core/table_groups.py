@@ -24,6 +24,7 @@ of residues) keeps its blank.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 Rect = tuple[float, float, float, float]
 
@@ -56,23 +57,34 @@ def _centre(rect: Rect) -> float:
     return (rect[1] + rect[3]) / 2
 
 
-def _union(a: Rect, b: Rect) -> Rect:
+def union(a: Rect, b: Rect) -> Rect:
+    """The rectangle around both."""
     return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def fold_into_above(cells: list[list[str]], rects: list[Rect],
+                    joins: Callable[[list[str], list[str]], bool]) -> tuple[list[list[str]], list[Rect]]:
+    """The rows with each one that `joins(row above, row)` joined to the row above, cell by cell
+    (its rectangle too); rows with no cell filled are left out."""
+    out: list[list[str]] = []
+    out_rects: list[Rect] = []
+    for row, rect in zip(cells, rects):
+        if out and joins(out[-1], row):
+            out[-1] = [(a + " " + b).strip() for a, b in zip(out[-1], row)]
+            out_rects[-1] = union(out_rects[-1], rect)
+        elif any(row):
+            out.append(list(row))
+            out_rects.append(rect)
+    return out, out_rects
 
 
 def _fold_errors(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
     """A nameless line of bracketed figures joins the row above, cell by cell ("1.029 (0.024)")."""
-    out: list[list[str]] = []
-    out_rects: list[Rect] = []
-    for row, rect in zip(cells, rects):
+    def errors_of(above: list[str], row: list[str]) -> bool:
         values = [c for c in row[1:] if c]
-        if out and row and not row[0] and values and all(_ERRORS.match(c) for c in values) and any(out[-1][1:]):
-            out[-1] = [(a + " " + b).strip() for a, b in zip(out[-1], row)]
-            out_rects[-1] = _union(out_rects[-1], rect)
-        else:
-            out.append(list(row))
-            out_rects.append(rect)
-    return out, out_rects
+        return bool(row) and not row[0] and bool(values) and all(_ERRORS.match(c) for c in values) and any(above[1:])
+
+    return fold_into_above(cells, rects, errors_of)
 
 
 def _fold_wrapped_names(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
@@ -86,14 +98,14 @@ def _fold_wrapped_names(cells: list[list[str]], rects: list[Rect]) -> tuple[list
         if carry is not None:
             if row and row[0] and any(row[1:]):
                 row[0] = _join(carry[0], row[0])
-                rect = _union(carry[1], rect)
+                rect = union(carry[1], rect)
             else:  # nothing to open: the line stands as it was
                 out.append([carry[0]] + [""] * (len(row) - 1))
                 out_rects.append(carry[1])
             carry = None
         if _label_only(row) and out and out[-1][0] and any(out[-1][1:]) and _ends_open_name(out[-1][0], row[0]):
             out[-1][0] = _join(out[-1][0], row[0])
-            out_rects[-1] = _union(out_rects[-1], rect)
+            out_rects[-1] = union(out_rects[-1], rect)
             continue
         if _label_only(row) and _OPEN_END.search(row[0]):
             carry = (row[0], rect)

@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from .table_groups import regroup
+from .table_groups import fold_into_above, regroup
 from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .table_text import aligned_tables
 
@@ -193,19 +193,11 @@ def _header_like(row: list[str], least: int = 2) -> bool:
 
 def _merge_continuations(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
     """A row with an empty first cell and few others filled is the wrapped rest of the row above."""
-    out: list[list[str]] = []
-    out_rects: list[Rect] = []
-    for row, rect in zip(cells, rects):
+    def continues(_above: list[str], row: list[str]) -> bool:
         filled = sum(1 for c in row if c)
-        if out and row and not row[0] and 0 < filled <= len(row) // 2 and not any(is_number(c) for c in row if c):
-            prev = out[-1]
-            out[-1] = [(a + " " + b).strip() for a, b in zip(prev, row)]
-            p = out_rects[-1]
-            out_rects[-1] = (min(p[0], rect[0]), min(p[1], rect[1]), max(p[2], rect[2]), max(p[3], rect[3]))
-        elif filled:
-            out.append(row)
-            out_rects.append(rect)
-    return out, out_rects
+        return bool(row) and not row[0] and 0 < filled <= len(row) // 2 and not any(is_number(c) for c in row if c)
+
+    return fold_into_above(cells, rects, continues)
 
 
 def looks_like_table(rows: list[list[str]]) -> bool:
