@@ -15,6 +15,8 @@ WEIGHTS = ("Table 1 (page 8) · Analysis weights · Uncertainty in ATLAS results
            "Uncertainty in ATLAS results [GeV] H→ZZ: 18% (14%) · Uncertainty in CMS results [GeV] H→γγ: 40% (46%)")
 TEAMS = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "
          "Circulating nurses Median: 0.355 · Circulating nurses IQR: 0.058-0.476")
+# A row whose one value's column head was not read, its name set with the tables' "w/".
+PUBMED = "Table 3 (page 5) · Papers w/ Pubmed IDs · 21.5M (26.5%)"
 FRACTION = "Table 1 (page 4) · HF = n-hexane soluble fractions of the methanolic extract · LC50 (µg/ml): 2.17 ± 1.30"
 
 
@@ -24,6 +26,8 @@ def test_a_figure_for_its_own_row_and_column_is_stated_by_the_row():
     assert states_row("The n-hexane fraction gave an LC50 of 2.17 ± 1.30 µg/ml.", FRACTION)
     # the column named best: "circulating" and "median" (not every word of its header)
     assert states_row("The circulating nurses' median score for thoracic surgery was 0.355.", TEAMS)
+    # "w/" said as "with" or left out, "IDs" as "ID"; a single value has no other column to mistake
+    assert states_row("21.5M (26.5%) of the papers in the S2ORC corpus carry a PubMed ID.", PUBMED)
 
 
 def test_a_figure_for_another_column_row_or_group_is_not():
@@ -33,6 +37,8 @@ def test_a_figure_for_another_column_row_or_group_is_not():
     assert not states_row("Female Alzheimer patients: 21.", ROW)  # which column is not said
     assert not states_row("The scrub nurses' median score for thoracic surgery was 0.355.", TEAMS)
     assert not states_row("The chloroform fraction gave an LC50 of 2.17 µg/ml.", FRACTION)
+    assert not states_row("26.5% of the papers carry a PMC ID.", PUBMED)  # another row's name
+    assert not states_row("5.8% of the papers carry a PubMed ID.", PUBMED)  # a figure the row does not hold
 
 
 def test_the_support_check_passes_a_right_row_claim_and_asks_the_model_about_the_others(tiny_models):

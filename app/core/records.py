@@ -143,13 +143,22 @@ class Evidence:
     @property
     def focus_text(self) -> str:
         """The kept sentences in page order, "…" where sentences were skipped; the whole text if none were kept."""
+        return self.kept_text()
+
+    def kept_text(self, texts: "list[str] | None" = None, *, line_breaks: bool = False) -> str:
+        """`focus_text`, or `texts` (one for each kept sentence) put in the kept sentences' places.
+        `line_breaks`: a line break between two kept units stays one, as a table's rows are set."""
         if not self.sentences:
             return self.text.strip()
-        parts = [self.sentences[0].text]
-        for prev, cur in zip(self.sentences, self.sentences[1:]):
+        texts = texts or [s.text for s in self.sentences]
+        parts = [texts[0]]
+        for prev, cur, text in zip(self.sentences, self.sentences[1:], texts[1:]):
             gap = self.text[prev.char_end - self.char_start : cur.char_start - self.char_start]
-            parts.append(" … " if gap.strip() else " ")
-            parts.append(cur.text)
+            if line_breaks and "\n" in gap:
+                parts.append("\n…\n" if gap.strip() else "\n")
+            else:
+                parts.append(" … " if gap.strip() else " ")
+            parts.append(text)
         return "".join(parts)
 
     @classmethod

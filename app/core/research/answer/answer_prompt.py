@@ -4,7 +4,6 @@ keeps prefixes reads once per model load (`ChatModel.prefill`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...models.base import ChatMessage, ChatModel
@@ -21,14 +20,16 @@ if TYPE_CHECKING:
 def format_passage(e: Evidence, query: str = "") -> str:
     """The passage as the model reads it; a table's rows and columns that `query` names first
     (row_columns.py)."""
-    text = e.focus_text
-    if query and e.sentences and is_table_unit(e.text):
-        lines = [named_columns_first(s.text, query) for s in e.sentences]
-        order = named_rows_first(lines, query)
-        if order == sorted(order):  # in page order: "…" where rows were left out, as focus_text marks them
-            text = replace(e, sentences=[replace(s, text=line) for s, line in zip(e.sentences, lines)]).focus_text
-        else:
-            text = " ".join(lines[k] for k in order)
+    if not (e.sentences and is_table_unit(e.text)):
+        return f"{passage_header(e)}\n{e.focus_text}"
+    # A table's rows a line each, as printed: run into one line, the model read two rows as one
+    # (S2ORC's "… Academic: multi S2ORC (LATEX-parse) · Papers w/: 1.5M …").
+    lines = [named_columns_first(s.text, query) if query else s.text for s in e.sentences]
+    order = named_rows_first(lines, query) if query else list(range(len(lines)))
+    if order == sorted(order):  # in page order: "…" where rows were left out, as focus_text marks them
+        text = e.kept_text(lines, line_breaks=True)
+    else:
+        text = "\n".join(lines[k] for k in order)
     return f"{passage_header(e)}\n{text}"
 
 

@@ -29,6 +29,8 @@ from .support_rules import numbers_in
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no"}
+# Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
+_WITH = re.compile(r"\bw/o\b|\bw/", re.I)
 
 
 def states_row(claim: str, quote: str) -> bool:
@@ -38,7 +40,10 @@ def states_row(claim: str, quote: str) -> bool:
 
 
 def _terms(text: str) -> set[str]:
-    return {stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
+    """The text's words as compared: stemmed, a plural's "s" dropped ("IDs" and "ID"), stop words left out."""
+    text = _WITH.sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
+    words = (stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP)
+    return {w[:-1] if len(w) > 2 and w.endswith("s") and not w.endswith("ss") else w for w in words}
 
 
 def _row_states(claim: str, line: str) -> bool:
@@ -50,6 +55,8 @@ def _row_states(claim: str, line: str) -> bool:
     if not all(_names(said, name) for name in names):
         return False
     cells = [f.rsplit(": ", 1) for f in fields[1:] if ": " in f]
+    if not cells and len(fields) == 2:  # one value whose column head was not read: no other column to mistake
+        cells = [["", fields[1]]]
     figures = numbers_in(claim)
     if not figures or not cells:
         return False
