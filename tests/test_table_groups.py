@@ -155,3 +155,33 @@ def test_an_abbreviated_row_name_reads_with_the_long_form_its_note_gives(tmp_pat
         assert rect[1] < 100 + 13 < rect[3] + 2  # the VS row's line
     assert names_row("What LC50 did vincristine sulphate give?", tables.row_name(rows[0]))
     assert names_row("What LC50 did VS give?", tables.row_name(rows[0]))
+
+
+def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_later_table(tmp_path):
+    """A table with no note of its own: "PC" and "HF" were defined where the methods first used them,
+    a page before, as "long form (ABBR)". The words are taken back only as far as their initials
+    spell the abbreviation; a bracket they do not spell ("(n = 3)", "(HX)") defines nothing."""
+    from app.core.records import PageText
+    from app.core.table_abbreviations import bracketed
+
+    doc = pymupdf.open()
+    methods = doc.new_page(width=595, height=842)
+    methods.insert_textbox(pymupdf.Rect(72, 80, 523, 200), (
+        "Methods. Shrimp were exposed to the hexane fraction (HF) and to the chloroform extract (HX), "
+        "with the anticancer drug as positive control (PC), in triplicate."), fontsize=10)
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. LC50 of the fractions in the brine shrimp assay.", fontsize=10)
+    _put(page, 100, [["Sample", "LC50 (µg/ml)"], ["PC", "0.28 ± 1.25"], ["HF", "2.17 ± 1.30"], ["HX", "2.77 ± 0.95"]],
+         [72, 220])
+    doc.save(tmp_path / "brackets.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "brackets.pdf") as doc:
+        read = tables.PaperTables(doc)
+        for k in range(2):
+            read.read(PageText(k + 1, str(k + 1), doc[k].get_text()))
+        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+    assert rows == ["Table 1 (page 2) · PC = positive control · LC50 (µg/ml): 0.28 ± 1.25",
+                    "Table 1 (page 2) · HF = hexane fraction · LC50 (µg/ml): 2.17 ± 1.30",
+                    "Table 1 (page 2) · HX · LC50 (µg/ml): 2.77 ± 0.95"]
+    assert bracketed("the Ministry of Health (MoH) and near-Earth objects (NEOs); mean (SD); 12 mg (MG)") == {
+        "MoH": "Ministry of Health", "NEOs": "near-Earth objects"}

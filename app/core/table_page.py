@@ -15,10 +15,9 @@ from typing import Any
 
 from .table_groups import fold_into_above, regroup
 from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
-from .table_text import aligned_tables
+from .table_text import MEASUREMENT, aligned_tables
 
 _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?(?:[KMBG]|[a-z*†‡]{0,3})$")
-_MEASURE = re.compile(r"\d\.\d|±|%|\d\s*\(\s*\d")  # a decimal, a ±, a share, "12 (3)": a measurement
 # A catalogue number or identifier: letters and digits mixed in one token of five or more
 # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
 _IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
@@ -100,7 +99,7 @@ def _heads_values(cells: list[list[str]], headers: list[str]) -> bool:
     """Lone labels over the first row of figures, under a header already read: a group's
     heading or the first line of a row's name (table_groups.py), not the caption's last words."""
     first = next((r for r in cells if sum(1 for c in r if c) >= 2), None)
-    return bool(headers) and first is not None and any(_MEASURE.search(c) or is_number(c) for c in first[1:])
+    return bool(headers) and first is not None and any(MEASUREMENT.search(c) or is_number(c) for c in first[1:])
 
 
 def _stacked(cells: list[list[str]]) -> bool:
@@ -219,5 +218,5 @@ def is_reagent_table(rows: list[list[str]]) -> bool:
         return False
     with_id = sum(1 for r in rows if any(_IDENTIFIER.search(c) for c in r))
     data = [c for r in rows for c in r[1:] if c]
-    measures = sum(1 for c in data if _MEASURE.search(c))
+    measures = sum(1 for c in data if MEASUREMENT.search(c))
     return with_id >= LOW_RANK_ROWS * len(rows) and measures <= LOW_RANK_MEASURES * max(1, len(data))

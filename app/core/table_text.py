@@ -32,8 +32,9 @@ MARGIN = 0.075  # share of the page height at its top and foot where running hea
 PROSE_WORDS = 7  # a line of one piece with this many words, wider than half the region: prose
 MAX_HEADER_LINES = 4
 CENTRED = 0.3  # a group's middle this near its label's centre (× the column's width): the label names the group
+# A measurement, not a count or a label: a decimal, a share, a ±, an estimate with its error "12 (3)".
+MEASUREMENT = re.compile(r"\d[.,]\d|%|±|\d\s*\(\s*\d")
 # A piece that opens with a figure, or stands for a missing one: a value, not a name.
-_MEASUREMENT = re.compile(r"\d[.,]\d|%|±")
 _VALUE = re.compile(r"^[-−–<>≤≥~±+(]?\s*\.?\d|^(?:[-−–—]|n/?a|NA|N/A|ND|nd)$")
 
 
@@ -252,7 +253,7 @@ def _names_categories(line: _Line, left: float) -> bool:
     decimal or a share) among them. A row of values opens with its name, or holds measurements."""
     if not line.words or line.words[0][0] <= left + 2 * line.height:
         return False
-    return not any(_MEASUREMENT.search(w[4]) for w in line.words)
+    return not any(MEASUREMENT.search(w[4]) for w in line.words)
 
 
 def _values_from(line: _Line) -> float | None:

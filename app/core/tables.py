@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 from .mupdf_guard import MUPDF
 from .records import Chunk, PageText
-from .table_abbreviations import defined_in, spelled
+from .table_abbreviations import bracketed, defined_in, spelled
 from .table_captions import CAPTION as _CAPTION
 from .table_page import PageTable, Rect, read_tables
 
@@ -115,9 +115,11 @@ class PaperTables:
         self.doc = doc  # pymupdf.Document
         self.scan = TableScan()
         self._units: list[TableChunk] = []
+        self._defined: dict[str, str] = {}  # abbreviations the running text has defined so far ("… (VS)")
 
     def read(self, page: PageText) -> None:
         """Find the tables of `page` (PDF page page.page), if it has a table caption."""
+        self._defined = bracketed(page.markdown) | self._defined  # a first use stands
         with MUPDF:
             try:
                 pdf_page = self.doc.load_page(page.page - 1)
@@ -131,7 +133,7 @@ class PaperTables:
                 self.scan.failed_pages.append(page.page)
                 return
         self.scan.tables.extend(tables)
-        self._units.extend(table_units(tables, {page.page: page.markdown}, page.label))
+        self._units.extend(table_units(tables, {page.page: page.markdown}, page.label, self._defined))
 
     def units(self) -> list[TableChunk]:
         """The caption and row units of the pages read so far."""
@@ -209,18 +211,20 @@ def table_texts(table: PageTable) -> list[str]:
     return parts
 
 
-def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str = "") -> list[TableChunk]:
+def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str = "",
+                defined: dict[str, str] | None = None) -> list[TableChunk]:
     """Caption and row units of the tables, with their spans where the page text has them.
 
     Their section is the table ("Table 3"): the evidence header then reads "page 14; Table 3",
     and an answer cites the row as Table 3, page 14.
 
     A row's span is where its cells stand in the page's markdown (`page_texts`, by page), so it
-    sits among the page's other passages; (0, 0) where the text does not hold them in order."""
+    sits among the page's other passages; (0, 0) where the text does not hold them in order.
+    `defined`: abbreviations the paper's running text has defined up to here (table_abbreviations)."""
     out: list[TableChunk] = []
     for t in tables:
         md = page_texts.get(t.page, "")
-        t = replace(t, abbreviations=defined_in(md, [r[0] for r in t.rows if r] + t.headers))
+        t = replace(t, abbreviations=defined_in(md, [r[0] for r in t.rows if r] + t.headers, defined))
         name = f"Table {t.number}" if t.number else "Table"
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
         for text in table_texts(t):
