@@ -567,6 +567,29 @@ def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it()
     assert checked[(0, 2)].verdict == Support.SUPPORTED.value and "9 days" in checked[(0, 2)].quote
 
 
+def test_a_claim_reading_a_rows_figure_is_recited_to_the_row_that_states_it():
+    """A row holds few words: the claim that reads its figure shares under half its key terms with it,
+    yet the row is the passage that states the figure, and the row rule supports it there."""
+    from app.core.research.answer.recite import recite
+
+    prose = Evidence(number=1, paper_id="wheat", page=17, page_label="17", section="Discussion", score=0.8,
+                     text="Pipecolate is a strong osmolyte in the plant, and it helped heat-stressed wheat genotypes "
+                          "keep their cell membranes stable.")
+    row = Evidence(number=2, paper_id="wheat", page=15, page_label="15", section="Table 6", score=0.5,
+                   text="Table 6 (page 15) · Pipecolate · SPAD: -0.18 · FV/FM: -0.17 · CMS = Cell membrane stability: 0.79")
+    claims = [Claim("Pipecolate correlated positively with cell membrane stability (CMS) in heat-stressed wheat, "
+                    "with a coefficient of 0.79.", [1])]
+    checked = {(0, 1): Pair(claims[0].text, prose)}
+    check_pairs([checked[(0, 1)]], _NumberJudge())
+    assert checked[(0, 1)].verdict == Support.UNSUPPORTED.value
+    assert recite(claims, [prose, row], checked, _NumberJudge()) == 1
+    assert claims[0].sources == [2] and "table row" in checked[(0, 2)].reason
+    # the same figure with its sign turned is left to the judge, not passed by the row
+    turned = Pair(claims[0].text.replace("positively", "negatively"), row)
+    check_pairs([turned], _NumberJudge())
+    assert "table row" not in turned.reason
+
+
 def test_a_claim_with_a_supporting_citation_drops_its_unsupported_ones():
     from app.core.research.answer.recite import prune
 

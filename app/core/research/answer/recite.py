@@ -40,23 +40,31 @@ log = logging.getLogger(__name__)
 
 MAX_TRIES = 3  # extra pairs the judge reads per answer
 MIN_SHARED = 0.5  # share of the claim's key terms a passage must hold to be tried
+# ...or this share, where it states every figure of the claim: a figure tells where a claim came
+# from better than its words, and a table row holds few words ("Pipecolate · … · CMS = Cell membrane
+# stability: 0.79" holds 5 of the 11 key terms of the claim that reads its figure).
+FIGURE_SHARED = 0.3
 
 
 def best_other_passage(claim: Claim, evidence: list[Evidence]) -> Evidence | None:
-    """The evidence passage (not cited by the claim) holding most of its key terms, if enough."""
+    """The evidence passage (not cited by the claim) that states all of its figures and shares
+    `FIGURE_SHARED` of its key terms, or else the one holding most of its key terms, if enough."""
     wanted = key_stems(claim.text)
     if not wanted:
         return None
+    figures = {n for n in numbers_in(claim.text) if two_digits_or_more(n)}
     scored = []
     for e in evidence:
         if e.number in claim.sources:
             continue
-        shared = len(wanted & key_stems(e.focus_text or e.text)) / len(wanted)
-        scored.append((shared, -e.number, e))
+        text = e.focus_text or e.text
+        shared = len(wanted & key_stems(text)) / len(wanted)
+        states = bool(figures) and figures <= numbers_stated(text) and shared >= FIGURE_SHARED
+        scored.append((states, shared, -e.number, e))
     if not scored:
         return None
-    shared, _, best = max(scored, key=lambda s: (s[0], s[1]))
-    return best if shared >= MIN_SHARED else None
+    states, shared, _, best = max(scored, key=lambda s: s[:3])
+    return best if states or shared >= MIN_SHARED else None
 
 
 def recite(claims: list[Claim], evidence: list[Evidence], checked: dict[tuple[int, int], Pair], chat: ChatModel | None, *,

@@ -12,7 +12,9 @@ struck through as unsupported. A row says exactly what it holds, so the rule can
 - each value it states stands in the column the claim names best: the column with the largest
   share of what sets it apart from the row's other columns said in the claim (">20" among "None",
   "<10", "10–20", ">20"; "CMS" where other columns are ATLAS's; "Median" beside "IQR"), so a figure
-  given for another column does not pass.
+  given for another column does not pass;
+- a correlation or association the claim calls negative (or positive) has values of that sign:
+  "a strong negative correlation with CMS … 0.79" read the figure and turned its sign.
 
 Where all three hold the pair is supported by the rule and the model is not asked; otherwise the
 check goes on as for any passage (the rules on specifics, then the model).
@@ -31,6 +33,10 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no"}
 # Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
 _WITH = re.compile(r"\bw/o\b|\bw/", re.I)
+_RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
+_NEGATIVE = re.compile(r"\b(?:negative|negatively|inverse|inversely)\b", re.I)
+_POSITIVE = re.compile(r"\b(?:positive|positively)\b", re.I)
+_MINUS = re.compile(r"^\s*[-−–]\s*\d")
 
 
 def states_row(claim: str, quote: str) -> bool:
@@ -66,8 +72,21 @@ def _row_states(claim: str, line: str) -> bool:
     if not stated or (len(cells) > 1 and not all(fit[k] > 0 and fit[k] == max(fit) for k in stated)):
         return False  # a value given for another column, or none the claim names
     stated = [cells[k] for k in stated]
+    if _turns_sign(claim, [value for _, value in stated]):
+        return False
     accounted = set().union(*(numbers_in(v) | numbers_in(h) for h, v in stated), *(numbers_in(n) for n in names))
     return figures <= accounted
+
+
+def _turns_sign(claim: str, values: list[str]) -> bool:
+    """The claim calls a correlation or association negative and a value it states is not, or positive
+    and one is negative. Claims that say both, or name no relation, are not read for sign."""
+    if not _RELATION.search(claim):
+        return False
+    negative, positive = bool(_NEGATIVE.search(claim)), bool(_POSITIVE.search(claim))
+    if negative == positive:
+        return False
+    return any(bool(_MINUS.match(v)) != negative for v in values)
 
 
 def _fit(distinct: set[str], said: set[str]) -> float:
