@@ -1186,6 +1186,29 @@ def test_a_claim_an_earlier_rewritten_one_already_states_goes_with_its_citations
     assert sorted(checked) == [(0, 1), (1, 1), (2, 1), (3, 1)] and checked[(2, 1)].claim == "The tuning range at 150 V was 19 kHz."
 
 
+def test_a_quoted_table_caption_brings_its_rows_to_the_claim_written_again():
+    """The key passage is the caption as the page's text sets it, in the question's words; the row
+    that answers is in the table's passage. Written again, the claim reads both."""
+    from app.core.records import Sentence
+    from app.core.research.answer.rewrite import sentences_for
+
+    caption = ("Fold change results for the top 12 metabolites showing the greatest increase or decrease in "
+               "metabolite concentration in heat stressed plants")
+    prose = Evidence(1, "wheat", 14, "14", "Discussion", f"Table 3. {caption}.", 0.6)
+    lines = [f"Table 3 (page 14) · Table 3. {caption} compared to control plants. · columns: Compounds, Fold change",
+             "L-tryptophan · Fold change: 11.46", "Pipecolate · Fold change: 5.89"]
+    text = "\n".join(lines)
+    at = [text.index(line) for line in lines]
+    table = Evidence(2, "wheat", 14, "14", "Table 3", text, 0.5,
+                     sentences=[Sentence(line, k, k + len(line)) for line, k in zip(lines, at)])
+    claims = [Claim("The metabolite that rose the most rose 1.5 fold.", [1]), Claim(f"“{caption}”", [1], quoted=True)]
+    picked = sentences_for(claims[0], claims, [prose, table])
+    assert picked[:3] == [(caption, 1), ("L-tryptophan · Fold change: 11.46", 2), ("Pipecolate · Fold change: 5.89", 2)]
+    # a key passage that is no table's caption brings nothing more
+    other = [claims[0], Claim("“Heat stress raised tryptophan in every genotype of the study”", [1], quoted=True)]
+    assert all(n == 1 for _, n in sentences_for(other[0], other, [prose, table]))
+
+
 def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new

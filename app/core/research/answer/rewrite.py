@@ -3,9 +3,9 @@
 The model writes its answer from the best passages; then the check reads every (claim, cited
 passage) pair. A claim it faults — no cited passage supports it even in part, it states a figure
 none of its passages states, or it only says the question back — gets one more try: the model
-reads the question, the answer's key passages (the sentences ranked best for answering it) and
-the sentences of the passages the claim cited (~300 tokens in all), and writes the claim again in
-one sentence. Where those sentences do not state the answer, the prompt has it say so and name
+reads the question, the answer's key passages (the sentences ranked best for answering it; a
+table's caption among them with the table's rows the evidence holds) and the sentences of the
+passages the claim cited (~300 tokens in all), and writes the claim again in one sentence. Where those sentences do not state the answer, the prompt has it say so and name
 the closest finding they do state.
 
 The new claim goes through the same check and takes the old one's place where it is better
@@ -27,6 +27,7 @@ from ...errors import Cancelled, ModelError
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim, Evidence, Support
+from ...tables import is_caption_line, is_table_unit
 from .answer_check import answer_probability, beside_the_point
 from .key_sentences import unquoted
 from .question_echo import says_nothing
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 MAX_REWRITES = 2  # claims written again per answer: each is one short call (~300 tokens read, one sentence written)
 REWRITE_CHARS = 1200  # the sentences it reads, ~300 tokens: the key passages first, then the cited ones best first
 REWRITE_TOKENS = 120  # one sentence in its JSON
+CAPTION_KEY = 40  # characters of a quoted caption that find its table among the passages
 REWRITE_SCHEMA = {"type": "object", "properties": {"claim": {"type": "string"}}, "required": ["claim"]}
 
 ECHO, FIGURE, UNSUPPORTED, OFF_POINT = "echo", "figure", "unsupported", "off point"  # why a claim is written again
@@ -97,8 +99,11 @@ def sentences_for(claim: Claim, claims: list[Claim], evidence: list[Evidence]) -
     """(sentence, passage number) the claim is written again from: the answer's key passages
     first, then the sentences of the passages it cited, best first, up to `REWRITE_CHARS`."""
     by_number = {e.number: e for e in evidence}
-    picked: list[tuple[str, int]] = [(unquoted(q.text), q.sources[0]) for q in claims if q.quoted and q.sources
-                                     and q.sources[0] in by_number]
+    picked: list[tuple[str, int]] = []
+    for q in claims:
+        if q.quoted and q.sources and q.sources[0] in by_number:
+            picked.append((unquoted(q.text), q.sources[0]))
+            picked += table_rows(unquoted(q.text), evidence)
     for n in dict.fromkeys(claim.sources):
         e = by_number.get(n)
         if e is None:
@@ -114,6 +119,21 @@ def sentences_for(claim: Claim, claims: list[Claim], evidence: list[Evidence]) -
         out.append((text, n))
         size += len(text)
     return out
+
+
+def table_rows(caption: str, evidence: list[Evidence]) -> list[tuple[str, int]]:
+    """(row, passage number) of the table whose caption `caption` is, as far as the evidence holds
+    it; none if `caption` is not a table's. A key passage is often the caption, which says in the
+    question's words what the table holds ("Fold change results for the top 12 metabolites showing
+    the greatest increase…"), and not the row that answers: the claim is written again with both."""
+    key = _plain(caption)[:CAPTION_KEY]
+    if len(key) < CAPTION_KEY:
+        return []
+    for e in evidence:
+        lines = [s.text for s in e.sentences] if is_table_unit(e.text) else []
+        if any(is_caption_line(line) and key in _plain(line) for line in lines):
+            return [(line, e.number) for line in lines if not is_caption_line(line)]
+    return []
 
 
 def _best(pairs: list[Pair]) -> str:

@@ -30,7 +30,8 @@ from ..text.citations import stem
 from .support_rules import numbers_in
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
-_STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no"}
+# "our": a paper names its own row "Our method", which a claim about the paper never says.
+_STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no", "our"}
 # Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
 _WITH = re.compile(r"\bw/o\b|\bw/", re.I)
 _RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
@@ -46,10 +47,17 @@ def states_row(claim: str, quote: str) -> bool:
 
 
 def _terms(text: str) -> set[str]:
-    """The text's words as compared: stemmed, a plural's "s" dropped ("IDs" and "ID"), stop words left out."""
+    """The text's words as compared: stemmed, a plural's "s" and a final "e" dropped ("IDs" and "ID";
+    "titles", which stems to "titl", and "Title"), stop words left out."""
     text = _WITH.sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
-    words = (stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP)
-    return {w[:-1] if len(w) > 2 and w.endswith("s") and not w.endswith("ss") else w for w in words}
+    return {_plain_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
+def _plain_stem(word: str) -> str:
+    w = stem(word)
+    if len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def _row_states(claim: str, line: str) -> bool:
@@ -69,7 +77,10 @@ def _row_states(claim: str, line: str) -> bool:
     common = set.intersection(*(_terms(head) for head, _ in cells))
     fit = [_fit(_terms(head) - common, said) for head, _ in cells]
     stated = [k for k, (_, value) in enumerate(cells) if numbers_in(value) & figures]
-    if not stated or (len(cells) > 1 and not all(fit[k] > 0 and fit[k] == max(fit) for k in stated)):
+    # A value the claim names by its words as well ("on the GTX 680" of "GPU: GeForce GTX 680") describes
+    # the row; it is not a figure given for a column, so its column need not be the one named best.
+    given = [k for k in stated if not _named_value(cells[k][1], said)]
+    if not given or (len(cells) > 1 and not all(fit[k] > 0 and fit[k] == max(fit) for k in given)):
         return False  # a value given for another column, or none the claim names
     stated = [cells[k] for k in stated]
     if _turns_sign(claim, [value for _, value in stated]):
@@ -87,6 +98,13 @@ def _turns_sign(claim: str, values: list[str]) -> bool:
     if negative == positive:
         return False
     return any(bool(_MINUS.match(v)) != negative for v in values)
+
+
+def _named_value(value: str, said: set[str]) -> bool:
+    """A value that opens with a word, not a figure ("GeForce GTX 680", not "41 ms"), whose words the
+    claim says."""
+    words = {w for w in _terms(value) if not w[:1].isdigit()}
+    return value.lstrip()[:1].isalpha() and bool(words) and words <= said
 
 
 def _fit(distinct: set[str], said: set[str]) -> float:
