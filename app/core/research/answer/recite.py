@@ -47,12 +47,16 @@ FIGURE_SHARED = 0.3
 
 
 def best_other_passage(claim: Claim, evidence: list[Evidence]) -> Evidence | None:
-    """The evidence passage (not cited by the claim) that states all of its figures and shares
-    `FIGURE_SHARED` of its key terms, or else the one holding most of its key terms, if enough."""
+    """The evidence passage (not cited by the claim) that states all of its figures, where its
+    cited passages do not, and shares `FIGURE_SHARED` of its key terms; or else the one holding most
+    of its key terms, if enough."""
     wanted = key_stems(claim.text)
     if not wanted:
         return None
     figures = {n for n in numbers_in(claim.text) if two_digits_or_more(n)}
+    cited = [e for e in evidence if e.number in claim.sources]
+    if cited and figures <= set().union(*(numbers_stated(e.focus_text or e.text) for e in cited)):
+        figures = set()  # its figures are where it cites them: its words decide, as before
     scored = []
     for e in evidence:
         if e.number in claim.sources:
