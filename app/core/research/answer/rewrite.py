@@ -5,8 +5,9 @@ passage) pair. A claim it faults — no cited passage supports it even in part, 
 none of its passages states, or it only says the question back — gets one more try: the model
 reads the question, the answer's key passages (the sentences ranked best for answering it; a
 table's caption among them with the table's rows the evidence holds) and the sentences of the
-passages the claim cited (~300 tokens in all), and writes the claim again in one sentence. Where those sentences do not state the answer, the prompt has it say so and name
-the closest finding they do state.
+passages the claim cited (~300 tokens in all), and writes the claim again in one sentence. Where
+those sentences do not state the answer, the prompt has it say so and name the closest finding
+they do state.
 
 The new claim goes through the same check and takes the old one's place where it is better
 supported (supported over partial over unsupported; an echo of the question is replaced by any
