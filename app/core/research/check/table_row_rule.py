@@ -16,7 +16,7 @@ struck through as unsupported. A row says exactly what it holds, so the rule can
 - a correlation or association the claim calls negative (or positive) has values of that sign:
   "a strong negative correlation with CMS … 0.79" read the figure and turned its sign.
 
-Where all three hold the pair is supported by the rule and the model is not asked; otherwise the
+Where all of these hold the pair is supported by the rule and the model is not asked; otherwise the
 check goes on as for any passage (the rules on specifics, then the model).
 """
 
@@ -82,10 +82,10 @@ def _row_states(claim: str, line: str) -> bool:
     given = [k for k in stated if not _named_value(cells[k][1], said)]
     if not given or (len(cells) > 1 and not all(fit[k] > 0 and fit[k] == max(fit) for k in given)):
         return False  # a value given for another column, or none the claim names
-    stated = [cells[k] for k in stated]
-    if _turns_sign(claim, [value for _, value in stated]):
+    if _turns_sign(claim, [cells[k][1] for k in stated]):
         return False
-    accounted = set().union(*(numbers_in(v) | numbers_in(h) for h, v in stated), *(numbers_in(n) for n in names))
+    accounted = set().union(*(numbers_in(cells[k][1]) | numbers_in(cells[k][0]) for k in stated),
+                            *(numbers_in(n) for n in names))
     return figures <= accounted
 
 
