@@ -1,4 +1,4 @@
-"""Focusing reads a paper's acronyms as the words they stand for (abbreviations.definitions)."""
+"""Focusing reads a paper's acronyms as the words they stand for (acronyms.definitions)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from app.core.records import Evidence
 from app.core.research.evidence import focus
-from app.core.research.text.abbreviations import definitions
+from app.core.acronyms import definitions
 
 
 @pytest.mark.parametrize("text, expected", [

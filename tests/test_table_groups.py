@@ -162,7 +162,6 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
     a page before, as "long form (ABBR)". The words are taken back only as far as their initials
     spell the abbreviation; a bracket they do not spell ("(n = 3)", "(HX)") defines nothing."""
     from app.core.records import PageText
-    from app.core.table_abbreviations import bracketed
 
     doc = pymupdf.open()
     methods = doc.new_page(width=595, height=842)
@@ -183,5 +182,3 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
     assert rows == ["Table 1 (page 2) · PC = positive control · LC50 (µg/ml): 0.28 ± 1.25",
                     "Table 1 (page 2) · HF = hexane fraction · LC50 (µg/ml): 2.17 ± 1.30",
                     "Table 1 (page 2) · HX · LC50 (µg/ml): 2.77 ± 0.95"]
-    assert bracketed("the Ministry of Health (MoH) and near-Earth objects (NEOs); mean (SD); 12 mg (MG)") == {
-        "MoH": "Ministry of Health", "NEOs": "near-Earth objects"}

@@ -11,8 +11,8 @@ Two forms are read. A note on the table's page — the abbreviation, then ":", "
 long form up to ";" or "." (after ":" and "=", a "," too), as journals of every field set them;
 the long form must be words, not figures or another abbreviation of the table. And the running
 text's first use, on the table's page or a page before it — the long form, then the abbreviation
-in brackets ("the positive control vincristine sulphate (VS)"), the words taken back only as far
-as their initials spell the abbreviation. A note on the table's page wins over the running text.
+in brackets ("the positive control vincristine sulphate (VS)"), read by acronyms.py. A note on the
+table's page wins over the running text.
 """
 
 from __future__ import annotations
@@ -62,52 +62,10 @@ def _long_form(rest: str, mark: str, wanted: set[str], in_list: bool) -> str:
 
 def defined_in(text: str, names: list[str], earlier: dict[str, str] | None = None) -> dict[str, str]:
     """The long forms `text` (the table's page) gives for those of `names` that are abbreviations;
-    `earlier`: those the paper's running text defined in brackets up to this page (`bracketed`)."""
+    `earlier`: those the paper's running text defined in brackets up to this page (acronyms.py)."""
     wanted = {n.strip() for n in names if n and is_abbreviation(n)}
     found = {short: long for short, long in (earlier or {}).items() if short in wanted}
     return found | note_definitions(text, wanted)
-
-
-_BRACKETED = re.compile(r"\(\s*([A-Za-z]{2,8})\s*\)")
-_CONNECTORS = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "&"}
-_BACK_WORDS = 10  # words before the bracket that may spell it
-
-
-def bracketed(text: str) -> dict[str, str]:
-    """{"VS": "vincristine sulphate"} for each "long form (ABBR)" in `text` whose words' initials,
-    read back from the bracket, spell the abbreviation's capitals ("Dark Energy Camera (DECam)");
-    connectors may come between ("body mass index", "Ministry of Health")."""
-    flat = " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
-    out: dict[str, str] = {}
-    for m in _BRACKETED.finditer(flat):
-        short = m.group(1)
-        letters = "".join(ch for ch in short if ch.isupper())
-        if short in out or not is_abbreviation(short) or len(letters) < 2:
-            continue
-        words = re.findall(r"[^\s()]+", flat[max(0, m.start() - 12 * _BACK_WORDS):m.start()])[-_BACK_WORDS:]
-        long_form = _spelling(words, letters)
-        if long_form:
-            out[short] = long_form
-    return out
-
-
-def _spelling(words: list[str], letters: str) -> str:
-    """The shortest run of `words` ending the list whose initials are `letters`; "" if none."""
-    want = list(letters.upper())
-    taken = 0
-    for k in range(len(words) - 1, -1, -1):
-        parts = [p for p in re.split(r"[-/]", words[k].strip(",;:")) if p]
-        if not parts or not parts[0][:1].isalpha():
-            return ""
-        if words[k].lower() in _CONNECTORS and taken:
-            continue
-        initials = [p[0].upper() for p in parts if p.lower() not in _CONNECTORS]
-        if len(initials) > len(want) - taken or initials != want[len(want) - taken - len(initials):len(want) - taken]:
-            return ""
-        taken += len(initials)
-        if taken == len(want):
-            return " ".join(w.strip(",;:") for w in words[k:])
-    return ""
 
 
 def spelled(cell: str, defined: dict[str, str]) -> str:

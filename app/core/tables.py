@@ -25,7 +25,8 @@ from typing import Any, Iterable
 
 from .mupdf_guard import MUPDF
 from .records import Chunk, PageText
-from .table_abbreviations import bracketed, defined_in, spelled
+from .acronyms import definitions
+from .table_abbreviations import defined_in, spelled
 from .table_captions import CAPTION as _CAPTION
 from .table_page import PageTable, Rect, read_tables
 
@@ -119,7 +120,7 @@ class PaperTables:
 
     def read(self, page: PageText) -> None:
         """Find the tables of `page` (PDF page page.page), if it has a table caption."""
-        self._defined = bracketed(page.markdown) | self._defined  # a first use stands
+        self._defined = definitions(page.markdown) | self._defined  # a first use stands
         with MUPDF:
             try:
                 pdf_page = self.doc.load_page(page.page - 1)

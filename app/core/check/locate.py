@@ -34,7 +34,7 @@ import numpy as np
 
 from ..models.base import EmbeddingModel
 from ..records import Evidence
-from ..research.text.abbreviations import definitions
+from ..acronyms import definitions
 from ..research.text.citations import key_terms, stem
 from ..research.evidence.focus import split_sentences
 from ..research.evidence.reference_lists import is_reference_list

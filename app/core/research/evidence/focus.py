@@ -38,7 +38,7 @@ from ...chunking import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
 from ...tables import is_table_unit, row_name
-from ..text.abbreviations import definitions
+from ...acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
 from ..text.question_asks import asks, states_figure

@@ -2,23 +2,19 @@
 
 Papers abbreviate a name on first use and then cite the short form; claims mix the two. The
 support check's rule that a claim's specific names must be in its passage
-(support_rules.check_specifics) asks here before it calls a name missing.
+(support_rules.check_specifics) asks here before it calls a name missing. What a paper defines
+("surgeon-scrub (SS)") is read by the core's acronyms.py, which the table reader shares.
 """
 
 from __future__ import annotations
 
 import re
 
+from ...acronyms import CONNECTORS as _CONNECTORS, capitals as _capitals
+
 _PART = re.compile(r"[A-Za-z0-9]+")
 # A word as support_rules.specific_names reads one ("near-Earth", "NEOs"), so a name it gives matches.
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
-_CONNECTORS = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "&"}
-
-
-def _capitals(token: str) -> str:
-    """An acronym's letters: its capitals ("DECam" → "DEC", "NEOs" → "NEO"); "" for other words."""
-    caps = "".join(ch for ch in token if ch.isupper())
-    return caps if len(caps) >= 2 else ""
 
 
 def _initials(parts: list[str]) -> str:
@@ -78,47 +74,6 @@ def abbreviated(name: str, claim: str, text: str) -> bool:
                 if end - start >= 2 and _initials(claim_parts[start:end]) in acronyms:
                     return True
     return False
-
-
-# A definition: an acronym in brackets right after the words it abbreviates, "surgeon-scrub (SS)",
-# "inferior vena cava (IVC) filters", "Dark Energy Camera (DECam)".
-_DEFINED = re.compile(r"\(([A-Z][A-Za-z]{1,9})\)")
-
-
-def definitions(text: str) -> dict[str, str]:
-    """The acronyms the text defines, each with the words it stands for: {"SS": "surgeon-scrub"}.
-
-    The words are those just before the bracket whose initials spell the acronym's capitals
-    (hyphenated parts count as words, connectors such as "of" may come between). A bracket whose
-    letters the words before it do not spell ("(Table)", "(HC3)") is not a definition.
-    """
-    out: dict[str, str] = {}
-    for m in _DEFINED.finditer(text):
-        acronym = m.group(1)
-        letters = _capitals(acronym)
-        if not letters or acronym in out:
-            continue
-        head = text[max(0, m.start() - 120) : m.start()]
-        start = _long_form_start(head, letters)
-        if start is not None:
-            out[acronym] = " ".join(head[start:].split())
-    return out
-
-
-def _long_form_start(head: str, letters: str) -> int | None:
-    """Where, in `head`, the words whose initials spell `letters` begin (they end `head`)."""
-    parts = [(p.start(), p.group()) for p in _PART.finditer(head)]
-    need = len(letters)
-    for start, word in reversed(parts):
-        if need == 0:
-            break
-        if word[0].upper() == letters[need - 1]:
-            need -= 1
-            if need == 0:
-                return start
-        elif word.lower() not in _CONNECTORS:
-            return None
-    return None
 
 
 SPELLED_MAX = 3  # acronyms spelled out in one quote: enough for a sentence, short enough for the judge
