@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .table_groups import fold_into_above, regroup
+from .table_marks import words_without_marks
 from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .table_text import MEASUREMENT, aligned_tables
 
@@ -53,7 +54,7 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
     """The tables on `page` that read as tables, with their captions (table_captions.py) and
     headers: those `find_tables` found, then those set as aligned text beside a caption that none
     of them took (table_text.py), from the words outside them."""
-    words = page.get_text("words")
+    words = words_without_marks(page)
     blocks = caption_blocks(page)
     rects = [tuple(tb.bbox) for tb in found]
     own = match(pairs_by_place(rects, [tuple(b[:4]) for b in blocks]))

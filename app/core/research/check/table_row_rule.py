@@ -11,8 +11,8 @@ struck through as unsupported. A row says exactly what it holds, so the rule can
   value the claim states ("20" of ">20");
 - each value it states stands in the column the claim names best: the column with the largest
   share of what sets it apart from the row's other columns said in the claim (">20" among "None",
-  "<10", "10–20", ">20"; "CMS" where other columns are ATLAS's; "Median" beside "IQR"), so a figure
-  given for another column does not pass;
+  "<10", "10–20", ">20"; "CMS" where other columns are ATLAS's; "Median" beside "IQR"; "FPS" where
+  the claim spells it out, "frames per second"), so a figure given for another column does not pass;
 - a correlation or association the claim calls negative (or positive) has values of that sign:
   "a strong negative correlation with CMS … 0.79" read the figure and turned its sign.
 
@@ -64,7 +64,7 @@ def _row_states(claim: str, line: str) -> bool:
     fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]  # not "Table 1 (page 8)"
     if not fields or ": " in fields[0]:
         return False  # a row without a name: nothing for the claim to name
-    said = _terms(claim)
+    said = _terms(claim) | _spelled_acronyms(claim)
     names = fields[0].split(GROUP_SEP)
     if not all(_names(said, name) for name in names):
         return False
@@ -87,6 +87,26 @@ def _row_states(claim: str, line: str) -> bool:
     accounted = set().union(*(numbers_in(cells[k][1]) | numbers_in(cells[k][0]) for k in stated),
                             *(numbers_in(n) for n in names))
     return figures <= accounted
+
+
+ACRONYM_WORDS = (2, 5)  # a run of this many words of the claim may spell a header's acronym
+
+
+def _spelled_acronyms(claim: str) -> set[str]:
+    """The acronyms the claim's words spell, as compared: "frames per second" says the column "FPS",
+    "standard deviation" the column "SD" (runs of words, with and without their stop words)."""
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z-]*", claim)]
+    out: set[str] = set()
+    lo, hi = ACRONYM_WORDS
+    for i in range(len(words)):
+        for n in range(lo, hi + 1):
+            run = words[i:i + n]
+            if len(run) == n:
+                out.add("".join(w[0] for w in run).lower())
+                kept = [w for w in run if w.lower() not in _STOP]
+                if len(kept) >= lo:
+                    out.add("".join(w[0] for w in kept).lower())
+    return {_plain_stem(a) for a in out}
 
 
 def _turns_sign(claim: str, values: list[str]) -> bool:
