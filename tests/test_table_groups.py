@@ -182,3 +182,18 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
     assert rows == ["Table 1 (page 2) · PC = positive control · LC50 (µg/ml): 0.28 ± 1.25",
                     "Table 1 (page 2) · HF = hexane fraction · LC50 (µg/ml): 2.17 ± 1.30",
                     "Table 1 (page 2) · HX · LC50 (µg/ml): 2.77 ± 0.95"]
+
+
+def test_a_row_set_after_a_dash_is_a_part_of_the_row_above():
+    """"bi-LSTM" then "– sol-gel": the bi-LSTM's score on sol-gel sentences; under a heading of its own
+    ("Per action terms") a dashed row is named by the heading alone."""
+    from app.core.table_groups import regroup
+
+    cells = [["Baseline 1", "0.54", "0.57"], ["– sol-gel", "0.57", "0.65"], ["bi-LSTM", "0.90", "0.89"],
+             ["– sol-gel", "0.88", "0.87"], ["– precipitation", "0.90", "0.91"], ["Per action terms", "", ""],
+             ["– mixing", "0.86", "0.80"], ["- 3 replicates", "0.1", "0.2"]]
+    rects = [(72, 100 + 13 * k, 400, 110 + 13 * k) for k in range(len(cells))]
+    rows, _, groups = regroup(cells, rects)
+    named = [f"{g} › {r[0]}" if g else r[0] for r, g in zip(rows, groups)]
+    assert named == ["Baseline 1", "Baseline 1 › sol-gel", "bi-LSTM", "bi-LSTM › sol-gel", "bi-LSTM › precipitation",
+                     "Per action terms › mixing", "Per action terms › - 3 replicates"]

@@ -19,7 +19,7 @@ TEAMS = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · 
 PUBMED = "Table 3 (page 5) · Papers w/ Pubmed IDs · 21.5M (26.5%)"
 CLUSTERING = "Table 6 (page 6) · Paper clustering · Title: 0.93 · Authors: 0.89"
 OURS = "Table 2 (page 5) · Our method · GPU: GTX 680 · Time per frame (ms): 41 · Error (%): 6.2"
-# A column headed by an acronym (its footnote mark dropped: table_marks.py) that the claim spells out.
+# A column headed by an acronym (its footnote mark dropped: superscripts.py) that the claim spells out.
 SPEED = "Table II (page 5) · Our Method · GPU: GeForce GTX 680 · MDE/s: 215.7 · FPS: 90 · Error: 6.20"
 FRACTION = "Table 1 (page 4) · HF = n-hexane soluble fractions of the methanolic extract · LC50 (µg/ml): 2.17 ± 1.30"
 

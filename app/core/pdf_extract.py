@@ -28,6 +28,7 @@ from .ocr import readable_fraction as _readable_fraction
 from . import pdf_layout
 from .pdf_layout import TEXT_FLAGS, _body_size, _render  # noqa: F401 - re-exported
 from .records import PageText, PaperMeta
+from .superscripts import as_printed
 
 log = logging.getLogger(__name__)
 
@@ -326,7 +327,7 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
     words come from the stored OCR boxes (`ocr.stored_words`, found from the library PDF's
     path, or passed as `ocr_words`), and the whole passage is aligned with them.
     """
-    words = pdf_layout.as_printed(_MD_MARKS.sub(" ", text)).split()  # drop markdown marks and "10^"'s "^"
+    words = as_printed(_MD_MARKS.sub(" ", text)).split()  # drop markdown marks and "10^"'s "^"
     if ocr_words is None:
         for n in (max_words, max_words // 2, 4):
             snippet = " ".join(words[:n])

@@ -26,6 +26,7 @@ import pymupdf
 from .letter_spacing import page_dict
 from .line_breaks import join_lines, runs_on
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
+from .superscripts import plus_minus_joined, powers_of_ten_marked
 
 # Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
 # full-text search see ordinary words. Highlighting must search with the same choice.
@@ -117,48 +118,8 @@ def _font_style(font: str) -> tuple[bool, bool, bool]:
     )
 
 
-# A raised number after "10" is a power of ten. Joined as printed, "10" and a raised "6.6" read
-# "106.6" (a hundred and six) and "3 × 10" with a raised "−8" reads "3 × 10−8" (ten minus eight),
-# in the text the model reads, the support check compares and the user sees quoted. Marked,
-# they read "10^6.6" and "3 × 10^−8". Other raised text (footnote marks, affiliations, the powers
-# of units as in "cm−2") is left as printed: those read as they are meant.
-_TEN = re.compile(r"(?<![\d.,])10\s*$")
-_EXPONENT = re.compile(r"^\s*[-−–+]?\s*\d+(?:\.\d+)?\s*$")
-
-_POWER_MARK = re.compile(r"(?<=10)\^(?=[-−–+]?\d)")
-
-
-def as_printed(text: str) -> str:
-    """The text with the powers of ten unmarked, as the page spells them ("10^6.6" -> "106.6"):
-    what a search of the page finds."""
-    return _POWER_MARK.sub("", text)
-
-
-def _raised(span: dict[str, Any]) -> bool:
-    return bool(span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT)
-
-
-def _powers_of_ten_marked(spans: list[tuple[dict[str, Any], str]]) -> list[tuple[dict[str, Any], str]]:
-    out: list[tuple[dict[str, Any], str]] = []
-    k = 0
-    while k < len(spans):
-        if _raised(spans[k][0]) and out and not _raised(out[-1][0]) and _TEN.search(out[-1][1]):
-            end = k
-            while end < len(spans) and _raised(spans[end][0]):
-                end += 1
-            power = "".join(t for _, t in spans[k:end])
-            if _EXPONENT.match(power):
-                out[-1] = (out[-1][0], out[-1][1].rstrip())
-                out.append((spans[k][0], "^" + "".join(power.split()) + (" " if power != power.rstrip() else "")))
-                k = end
-                continue
-        out.append(spans[k])
-        k += 1
-    return out
-
-
 def _line_row(line: dict[str, Any]) -> _Row | None:
-    spans = _powers_of_ten_marked([(s, _clean(s["text"])) for s in line["spans"]])
+    spans = powers_of_ten_marked(plus_minus_joined([(s, _clean(s["text"])) for s in line["spans"]]))
     sizes: Counter[float] = Counter()
     bold = mono = math = chars = 0
     for s, t in spans:

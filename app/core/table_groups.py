@@ -11,6 +11,7 @@ row of its own with every other cell empty, which was dropped:
   for the training regime of a retriever's rows);
 - a row name **wrapped** over two lines, its values on one of them ("Systematic uncertainty (sum
   in" | "quadrature)"; "ATLAS ECAL non-linearity /" | "CMS photon non-linearity");
+- a **part of the row above**, its name set after a dash ("bi-LSTM 0.89", then "– sol-gel 0.87");
 - **standard errors** set under their estimates, in parentheses, on a line with no name
   ("(Intercept) 1.029 …" | "(0.024) …"): read alone, a row of bare errors.
 
@@ -31,6 +32,9 @@ Rect = tuple[float, float, float, float]
 _ERRORS = re.compile(r"^[(\[][^()\[\]]*\d[^()\[\]]*[)\]]$")  # "(0.024)", "[0.12, 0.31]"
 _OPEN_END = re.compile(r"(?:[/&,(–-]|\b(?:and|or|of|in|for|with|to|the|a|an))$", re.I)
 _NOT_A_LABEL = re.compile(r"^(?:[(*†‡§¶]|notes?\b|source\b|abbreviations?\b)", re.I)
+# A row set as a part of the row above by a leading dash ("Baseline 1", then "– solid-state", "– sol-gel").
+_SUB_ROW = re.compile(r"^[–—-]\s+([^\W\d_].*)$")
+GROUP_SEP = " › "  # a group's heading and the row's name, in the row's first field ("Female › Alzheimer")
 NEAR = 1.6  # × a row's height, a row apart: how far a spanning label reaches (rows are set ~1.2-1.4 heights apart)
 
 
@@ -175,14 +179,21 @@ def _apply_headings(cells: list[list[str]], rects: list[Rect]) -> tuple[list[lis
     out: list[list[str]] = []
     out_rects: list[Rect] = []
     groups: list[str] = []
-    heading = ""
+    heading = parent = ""
     for k, (row, rect) in enumerate(zip(cells, rects)):
         if _label_only(row) and _heads_rows(row[0], cells[k + 1:]):
-            heading = row[0].rstrip(" :")
+            heading, parent = row[0].rstrip(" :"), ""
             continue
+        group = heading
+        sub = _SUB_ROW.match(row[0]) if row else None
+        if sub:  # "– sol-gel" under "bi-LSTM": the bi-LSTM's score on sol-gel sentences
+            row = [sub.group(1), *row[1:]]
+            group = GROUP_SEP.join(g for g in (heading, parent) if g)
+        elif row and row[0] and any(row[1:]):
+            parent = row[0]
         out.append(row)
         out_rects.append(rect)
-        groups.append(heading if any(row[1:]) else "")
+        groups.append(group if any(row[1:]) else "")
     return out, out_rects, groups
 
 

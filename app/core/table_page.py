@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .table_groups import fold_into_above, regroup
-from .table_marks import words_without_marks
+from .superscripts import words_without_marks
 from .table_captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .table_text import MEASUREMENT, aligned_tables
 

@@ -28,6 +28,7 @@ from .records import Chunk, PageText
 from .acronyms import definitions
 from .table_abbreviations import defined_in, spelled
 from .table_captions import CAPTION as _CAPTION
+from .table_groups import GROUP_SEP  # noqa: F401 - the row units' group separator, read from here by the check
 from .table_page import PageTable, Rect, read_tables
 
 # Source types of the units in `content_chunks` (running text is "content").
@@ -40,7 +41,6 @@ TABLE_TYPES = (CAPTION_UNIT, ROW_UNIT, LOW_ROW_UNIT)
 LOW_RANK = 0.5
 
 SEP = " · "
-GROUP_SEP = " › "  # a group's heading and the row's name, in the row's first field ("Female › Alzheimer")
 # A row unit opens with where it is; focusing and the viewer tell a row unit by it.
 _UNIT_HEAD = re.compile(r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP))
 MAX_ROW_WORDS = 120  # a row longer than this is cut (it is a paragraph, not a row)

@@ -1,4 +1,4 @@
-"""Superscripts in a table's cells (table_marks.py): footnote marks dropped from names, exponents kept."""
+"""Superscripts in a table's cells (superscripts.py): footnote marks dropped from names, exponents kept."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pymupdf
 
 from app.core import tables
 from app.core.records import PageText
-from app.core.table_marks import _resolved
+from app.core.superscripts import _resolved
 
 
 def _raised(page, x: float, y: float, base: str, mark: str, size: float = 9) -> None:
@@ -46,3 +46,34 @@ def test_what_a_superscript_reads_as_after_its_word():
     assert _resolved("kernel", "-1") == "kernel⁻¹"
     assert _resolved("Tyr", "498") is None  # a residue number: left as the words read it
     assert _resolved("2.1", "NS") is None  # a value's own mark stays
+
+
+def _stacked_plus_minus(page, x: float, y: float, before: str, after: str, size: float = 10) -> None:
+    """`before` ± `after`, the "±" set as a small raised "+" over a minus, as some journals set it."""
+    page.insert_text((x, y), before, fontsize=size)
+    at = x + pymupdf.get_text_length(before, fontsize=size)
+    page.insert_text((at, y - 3), "+", fontsize=size * 0.7)
+    page.insert_text((at, y), "-" + after, fontsize=size)  # the base-14 fonts have no "−"; either is read
+
+
+def test_a_plus_set_over_a_minus_reads_as_one_plus_minus_in_the_text_and_in_a_table(tmp_path):
+    from app.core import pdf_extract
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _stacked_plus_minus(page, 72, 80, "The double mutant bound with Ki = 2794 ", "156 nM, a drastic loss of selectivity.")
+    page.insert_text((72, 120), "Table 4. Inhibition constants of 33RE.", fontsize=10)
+    page.insert_text((72, 140), "Enzyme", fontsize=9)
+    page.insert_text((220, 140), "Ki (nM)", fontsize=9)
+    for k, (name, value, error) in enumerate([("N-domain", "11.21 ", "0.74"), ("YR/FE", "2794 ", "156")]):
+        page.insert_text((72, 156 + 13 * k), name, fontsize=9)
+        _stacked_plus_minus(page, 220, 156 + 13 * k, value, error, size=9)
+    doc.save(tmp_path / "pm.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "pm.pdf") as doc:
+        text = next(pdf_extract.iter_pages(doc)).markdown
+        read = tables.PaperTables(doc)
+        read.read(PageText(1, "1", doc[0].get_text()))
+        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+    assert "Ki = 2794 ±156 nM" in text and "+-" not in text
+    assert rows == ["Table 4 (page 1) · N-domain · Ki (nM): 11.21 ±0.74", "Table 4 (page 1) · YR/FE · Ki (nM): 2794 ±156"]
