@@ -96,30 +96,49 @@ def fault(claims: list[Claim], checked: dict[tuple[int, int], Pair], i: int, que
     return OFF_POINT if beside_the_point(claim.answers, best_answer) else None
 
 
-def sentences_for(claim: Claim, claims: list[Claim], evidence: list[Evidence]) -> list[tuple[str, int]]:
+def sentences_for(claim: Claim, claims: list[Claim], evidence: list[Evidence], *,
+                  cited_first: bool = False) -> list[tuple[str, int]]:
     """(sentence, passage number) the claim is written again from: the answer's key passages
-    first, then the sentences of the passages it cited, best first, up to `REWRITE_CHARS`."""
+    first, then the sentences of the passages it cited, best first, up to `REWRITE_CHARS`. The
+    best sentence of each cited passage is always among them: long key passages had crowded out
+    the table row a claim cited and misread ("−0.85" for the row's 0.66), so the rewrite never
+    saw the figure it was to correct. `cited_first` (a claim faulted for its figure): those best
+    sentences lead, since the claim read them and only misread the figure."""
     by_number = {e.number: e for e in evidence}
     picked: list[tuple[str, int]] = []
     for q in claims:
         if q.quoted and q.sources and q.sources[0] in by_number:
             picked.append((unquoted(q.text), q.sources[0]))
             picked += table_rows(unquoted(q.text), evidence)
+    must: set[str] = set()  # each cited passage's best sentence
     for n in dict.fromkeys(claim.sources):
         e = by_number.get(n)
         if e is None:
             continue
         ranked = sorted(e.sentences, key=lambda s: -s.score) if e.sentences else []
-        picked += [(s.text, n) for s in ranked] or [(e.focus_text, n)]
-    out, seen, size = [], set(), 0
+        cited = [(s.text, n) for s in ranked] or [(e.focus_text, n)]
+        must.add(_key(cited[0][0]))
+        picked += cited
+    room = REWRITE_CHARS - sum(len(t) for t in {_key(t): t for t, _ in picked if _key(t) in must}.values())
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
     for text, n in picked:
-        key = " ".join(text.lower().split())
-        if key in seen or (out and size + len(text) > REWRITE_CHARS):
+        key = _key(text)
+        if key in seen:
             continue
+        if key not in must:
+            if out and len(text) > room:
+                continue
+            room -= len(text)
         seen.add(key)
         out.append((text, n))
-        size += len(text)
+    if cited_first:
+        out.sort(key=lambda item: _key(item[0]) not in must)  # stable: each group keeps its order
     return out
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def table_rows(caption: str, evidence: list[Evidence]) -> list[tuple[str, int]]:
@@ -193,7 +212,7 @@ def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: d
              cancelled: IsCancelled | None) -> Claim | None:
     """Claim `i` written again and checked, its pairs put in `checked`; None where it came back no better."""
     old = claims[i]
-    sentences = sentences_for(old, claims, evidence)
+    sentences = sentences_for(old, claims, evidence, cited_first=why == FIGURE)
     if not sentences:
         return None
     try:

@@ -6,7 +6,8 @@ None: 91 · … · No. of cigarettes daily >20: 21` got P(yes) 0.28, and the rig
 struck through as unsupported. A row says exactly what it holds, so the rule can read it:
 
 - the claim names the row (its name, or the long form of an abbreviated one, and its group's
-  heading where the table sets one);
+  heading where the table sets one), and no other row of the passage more fully ("Dropout +
+  Max-norm" over "Max-norm");
 - every figure of the claim stands in the row: as a value, or in the name or the column header of a
   value the claim states ("20" of ">20");
 - each value it states stands in the column the claim names best: the column with the largest
@@ -41,9 +42,23 @@ _MINUS = re.compile(r"^\s*[-−–]\s*\d")
 
 
 def states_row(claim: str, quote: str) -> bool:
-    """Some row of `quote` (a row unit, or a table unit's rows one a line) states `claim` by the rule."""
-    return any(_row_states(claim, line) for line in quote.splitlines()
-               if SEP in line and not is_caption_line(line))
+    """Some row of `quote` (a row unit, or a table unit's rows one a line) states `claim` by the rule.
+
+    Of rows whose names the claim says, only those it names most fully count: a claim about
+    "dropout with max-norm regularization" names the row "Dropout + Max-norm", not "Max-norm"."""
+    rows = [line for line in quote.splitlines() if SEP in line and not is_caption_line(line)]
+    said = _terms(claim)
+    named = {line: _named_terms(line, said) for line in rows}
+    most = max(named.values(), default=0)
+    return any(_row_states(claim, line) for line in rows if named[line] == most)
+
+
+def _named_terms(line: str, said: set[str]) -> int:
+    """How many words of the row's name (its group's heading too) the claim says."""
+    fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]
+    if not fields or ": " in fields[0]:
+        return 0
+    return len(_terms(fields[0].replace(GROUP_SEP, " ").replace(ABBR_SEP, " ")) & said)
 
 
 def _terms(text: str) -> set[str]:
