@@ -22,7 +22,6 @@ what it follows:
   Only words that end in the superscript are changed; a figure's own digits never are.
 """
 
-
 from __future__ import annotations
 
 import re

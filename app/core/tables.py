@@ -28,7 +28,7 @@ from .records import Chunk, PageText
 from .acronyms import definitions
 from .table_abbreviations import defined_in, spelled
 from .table_captions import CAPTION as _CAPTION
-from .table_groups import GROUP_SEP  # noqa: F401 - the row units' group separator, read from here by the check
+from .table_groups import GROUP_SEP
 from .table_page import PageTable, Rect, read_tables
 
 # Source types of the units in `content_chunks` (running text is "content").

@@ -110,7 +110,7 @@ ACRONYM_WORDS = (2, 5)  # a run of this many words of the claim may spell a head
 def _spelled_acronyms(claim: str) -> set[str]:
     """The acronyms the claim's words spell, as compared: "frames per second" says the column "FPS",
     "standard deviation" the column "SD" (runs of words, with and without their stop words)."""
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z-]*", claim)]
+    words = re.findall(r"[A-Za-z][A-Za-z-]*", claim)
     out: set[str] = set()
     lo, hi = ACRONYM_WORDS
     for i in range(len(words)):
