@@ -6,8 +6,8 @@ None: 91 · … · No. of cigarettes daily >20: 21` got P(yes) 0.28, and the rig
 struck through as unsupported. A row says exactly what it holds, so the rule can read it:
 
 - the claim names the row (its name, or the long form of an abbreviated one, and its group's
-  heading where the table sets one), and no other row of the passage more fully ("Dropout +
-  Max-norm" over "Max-norm");
+  heading where the table sets one), and no other row of the passage more fully ("Baseline +
+  augmentation" over "Baseline");
 - every figure of the claim stands in the row: as a value, or in the name or the column header of a
   value the claim states ("20" of ">20");
 - each value it states stands in the column the claim names best: the column with the largest
@@ -45,7 +45,7 @@ def states_row(claim: str, quote: str) -> bool:
     """Some row of `quote` (a row unit, or a table unit's rows one a line) states `claim` by the rule.
 
     Of rows whose names the claim says, only those it names most fully count: a claim about
-    "dropout with max-norm regularization" names the row "Dropout + Max-norm", not "Max-norm"."""
+    "the baseline with augmentation" names the row "Baseline + augmentation", not "Baseline"."""
     rows = [line for line in quote.splitlines() if SEP in line and not is_caption_line(line)]
     said = _terms(claim)
     named = {line: _named_terms(line, said) for line in rows}
