@@ -128,3 +128,41 @@ def test_focusing_counts_in_the_chat_models_tokens_once_the_model_is_loaded(fact
     assert counters and counters[0] is not None and counters[0].__self__ is chat
     figures = "59.1 66.9 55.0 70.9 68.8 73.7 76.7 71.1 84.1 80.0"
     assert chat.count_tokens(figures) > 1.5 * (len(figures) // 4)  # why the estimate misled
+
+
+def test_focusing_counts_in_the_chat_models_tokens_before_the_model_is_loaded(tmp_path, tiny_models, monkeypatch):
+    """A one-shot answer (`research-desk research`) focuses before anything has loaded the chat
+    model. The GGUF's vocabulary alone (models.factory.token_counter) counts as the model will."""
+    from app.core.desk import Desk
+    from app.core.models.factory import token_counter
+    from app.core.research.answer import synthesis
+    from app.core.settings import ModelConfig, Settings
+
+    counters = []
+    real = synthesis.focus_evidence
+
+    def spy(*args, **kwargs):
+        counters.append(kwargs.get("count_tokens"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(synthesis, "focus_evidence", spy)
+    chat_cfg = ModelConfig(path=str(tiny_models["chat"]), context_length=2048)
+    desk = Desk(Settings(chat=chat_cfg, embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512)),
+                library=str(tmp_path / "lib"))
+    try:
+        from tests.pdf_factory import make_paper
+
+        make_paper(tmp_path / "p.pdf", "Kestrel migration", ["A. Author"],
+                   ["Kestrels leave the alpine valleys in late September. " * 3])
+        assert desk.add([tmp_path / "p.pdf"]).ok
+        funnel = desk.funnel(None)
+        assert desk.loaded_chat() is None  # nothing has loaded the chat model
+        result = funnel.run("When do kestrels leave the alpine valleys?", evidence_only=True)
+        synthesis.focus_into(funnel, result)
+        assert desk.loaded_chat() is None  # counting did not load the weights
+    finally:
+        desk.close()
+    figures = "59.1 66.9 55.0 70.9 68.8 73.7 76.7 71.1 84.1 80.0"
+    assert counters and counters[0] is not None and counters[0](figures) == token_counter(chat_cfg)(figures)
+    assert counters[0](figures) > 1.5 * (len(figures) // 4)
+    assert token_counter(ModelConfig(backend="lmstudio", model="any")) is None  # a server counts its own

@@ -7,6 +7,7 @@ writing, models); this module holds what they all share.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from ..errors import ModelNotFound, ResearchDeskError
 from ..events import Task
@@ -108,6 +109,13 @@ class DeskParts:
         """The chat model where it is loaded already with the settings' configuration; never loads it."""
         return self._chat if self._chat is not None and self._chat_key == repr(self.chat_config()) else None
 
+    def chat_token_counter(self) -> Callable[[str], int] | None:
+        """Counts text in the chat model's tokens, loaded or not (models.factory.token_counter)."""
+        from ..models.factory import token_counter
+
+        chat = self.loaded_chat()
+        return chat.count_tokens if chat is not None else token_counter(self.chat_config())
+
     def judge_config(self) -> ModelConfig | None:
         """The support check's judge where the settings name one apart from the chat model; None: the chat model judges."""
         cfg = self.settings.judge
@@ -182,6 +190,7 @@ class DeskParts:
             cutoffs=resolve_cutoffs(params, cfg.catalog_id or cfg.path or cfg.model),
             chat_model=self.chat,
             loaded_chat=self.loaded_chat,
+            chat_tokens=self.chat_token_counter,
             task=task or Task(),
             scope=None if scope is None or scope.empty else resolve_scope(scope, self.library.list_papers()),
         )

@@ -80,8 +80,9 @@ class Funnel:
     params: ResearchParams
     cutoffs: Cutoffs
     chat_model: Callable[[], ChatModel] | None = None  # loaded only when synthesis needs it
-    # The chat model where loaded already (never loads it): focusing, before synthesis, counts with its tokenizer.
+    # Focusing counts in the chat model's tokens: the model where loaded (never loads it), else its vocabulary.
     loaded_chat: Callable[[], ChatModel | None] | None = None
+    chat_tokens: Callable[[], Callable[[str], int] | None] | None = None
     task: Task = field(default_factory=Task)  # events out (stages, evidence, tokens, claims), cancel in
     # Deep research sizes the final synthesis to the time left (tokens); None: by context only.
     answer_tokens_override: int | None = None

@@ -66,10 +66,11 @@ def focus_into(funnel: AnswerContext, result: ResearchResult, qvec=None) -> None
     if qvec is None:
         qvec = funnel.embedder.embed_one(result.query)
     budget = funnel.evidence_budget()
-    # The model's tokenizer where the model is loaded (by this run, or by the desk before it): the
-    # first turn is cut in its tokens, and 4 characters a token is far off for a row of figures.
+    # The model's tokenizer, where the model is loaded (by this run, or by the desk before it) and
+    # else its vocabulary alone: the first turn is cut in its tokens, and 4 characters a token is far
+    # off for a row of figures.
     chat = funnel.chat_loaded() or (funnel.loaded_chat() if funnel.loaded_chat else None)
-    counter = chat.count_tokens if chat is not None else None
+    counter = chat.count_tokens if chat is not None else (funnel.chat_tokens() if funnel.chat_tokens else None)
     papers = funnel.papers()
     titles = " ".join({papers[e.paper_id].title for e in result.evidence if e.paper_id in papers})
     focused = focus_evidence(result.query, qvec, result.evidence, funnel.embedder, token_budget=budget,
