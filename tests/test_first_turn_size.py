@@ -104,6 +104,21 @@ def test_a_rated_model_sizes_its_evidence_and_time_limit_before_its_first_answer
     assert sized(params, chat, Rated(100.0, None)) is params
 
 
+def _spy_on_counters(monkeypatch) -> list:
+    """The token counters focusing is given, one per call, as the calls come."""
+    from app.core.research.answer import synthesis
+
+    counters: list = []
+    real = synthesis.focus_evidence
+
+    def spy(*args, **kwargs):
+        counters.append(kwargs.get("count_tokens"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(synthesis, "focus_evidence", spy)
+    return counters
+
+
 def test_focusing_counts_in_the_chat_models_tokens_once_the_model_is_loaded(fact_library, monkeypatch):
     """Focusing runs before synthesis loads the chat model. Each question's funnel had no model of
     its own when it focused, so it counted 4 characters a token: a row of figures costs far more
@@ -112,14 +127,7 @@ def test_focusing_counts_in_the_chat_models_tokens_once_the_model_is_loaded(fact
     (the desk warms it up), focusing counts with its tokenizer, as the first turn is cut."""
     from app.core.research.answer import synthesis
 
-    counters = []
-    real = synthesis.focus_evidence
-
-    def spy(*args, **kwargs):
-        counters.append(kwargs.get("count_tokens"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(synthesis, "focus_evidence", spy)
+    counters = _spy_on_counters(monkeypatch)
     chat = fact_library.chat()
     funnel = fact_library.funnel()
     assert funnel.chat_loaded() is None and funnel.loaded_chat() is chat  # loaded by the desk, not by this funnel
@@ -138,14 +146,7 @@ def test_focusing_counts_in_the_chat_models_tokens_before_the_model_is_loaded(tm
     from app.core.research.answer import synthesis
     from app.core.settings import ModelConfig, Settings
 
-    counters = []
-    real = synthesis.focus_evidence
-
-    def spy(*args, **kwargs):
-        counters.append(kwargs.get("count_tokens"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(synthesis, "focus_evidence", spy)
+    counters = _spy_on_counters(monkeypatch)
     chat_cfg = ModelConfig(path=str(tiny_models["chat"]), context_length=2048)
     desk = Desk(Settings(chat=chat_cfg, embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512)),
                 library=str(tmp_path / "lib"))
