@@ -47,18 +47,24 @@ def states_row(claim: str, quote: str) -> bool:
     Of rows whose names the claim says, only those it names most fully count: a claim about
     "the baseline with augmentation" names the row "Baseline + augmentation", not "Baseline"."""
     rows = [line for line in quote.splitlines() if SEP in line and not is_caption_line(line)]
-    said = _terms(claim)
-    named = {line: _named_terms(line, said) for line in rows}
+    words = _terms(claim)
+    said = words | _spelled_acronyms(claim)
+    named = {line: _named_terms(line, words) for line in rows}
     most = max(named.values(), default=0)
-    return any(_row_states(claim, line) for line in rows if named[line] == most)
+    return any(_row_states(claim, line, said) for line in rows if named[line] == most)
+
+
+def _fields(line: str) -> list[str]:
+    """The row's fields, its name first (not a table unit's "Table 1 (page 8)"); [] for a row
+    without a name, which gives nothing for a claim to name."""
+    fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]
+    return fields if fields and ": " not in fields[0] else []
 
 
 def _named_terms(line: str, said: set[str]) -> int:
     """How many words of the row's name (its group's heading too) the claim says."""
-    fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]
-    if not fields or ": " in fields[0]:
-        return 0
-    return len(_terms(fields[0].replace(GROUP_SEP, " ").replace(ABBR_SEP, " ")) & said)
+    fields = _fields(line)
+    return len(_terms(fields[0].replace(GROUP_SEP, " ").replace(ABBR_SEP, " ")) & said) if fields else 0
 
 
 def _terms(text: str) -> set[str]:
@@ -75,11 +81,11 @@ def _plain_stem(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
-def _row_states(claim: str, line: str) -> bool:
-    fields = [f.strip() for f in line.split(SEP)][1 if is_table_unit(line) else 0:]  # not "Table 1 (page 8)"
-    if not fields or ": " in fields[0]:
-        return False  # a row without a name: nothing for the claim to name
-    said = _terms(claim) | _spelled_acronyms(claim)
+def _row_states(claim: str, line: str, said: set[str]) -> bool:
+    """`said`: the claim's words as compared, and the acronyms they spell."""
+    fields = _fields(line)
+    if not fields:
+        return False
     names = fields[0].split(GROUP_SEP)
     if not all(_names(said, name) for name in names):
         return False
