@@ -167,3 +167,5 @@ def test_focusing_counts_in_the_chat_models_tokens_before_the_model_is_loaded(tm
     assert counters and counters[0] is not None and counters[0](figures) == token_counter(chat_cfg)(figures)
     assert counters[0](figures) > 1.5 * (len(figures) // 4)
     assert token_counter(ModelConfig(backend="lmstudio", model="any")) is None  # a server counts its own
+    (tmp_path / "damaged.gguf").write_bytes(b"not a model")
+    assert token_counter(ModelConfig(path=str(tmp_path / "damaged.gguf"))) is None  # estimated, not raised

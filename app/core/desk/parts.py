@@ -110,11 +110,10 @@ class DeskParts:
         return self._chat if self._chat is not None and self._chat_key == repr(self.chat_config()) else None
 
     def chat_token_counter(self) -> Callable[[str], int] | None:
-        """Counts text in the chat model's tokens, loaded or not (models.factory.token_counter)."""
+        """Counts text in the chat model's tokens without loading its weights (models.factory.token_counter)."""
         from ..models.factory import token_counter
 
-        chat = self.loaded_chat()
-        return chat.count_tokens if chat is not None else token_counter(self.chat_config())
+        return token_counter(self.chat_config())
 
     def judge_config(self) -> ModelConfig | None:
         """The support check's judge where the settings name one apart from the chat model; None: the chat model judges."""

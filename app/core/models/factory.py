@@ -7,6 +7,7 @@ this module: what they share lives in `base.py`.
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -17,6 +18,8 @@ from . import calibrations, catalog
 from .base import ChatModel, EmbeddingModel, RemoteModel, require_json
 
 __all__ = ["BACKENDS", "RemoteModel", "list_models", "make_chat", "make_embedding", "require_json", "token_counter"]
+
+log = logging.getLogger(__name__)
 
 BACKENDS = ("llamacpp", "lmstudio", "openai")
 
@@ -67,11 +70,12 @@ def token_counter(cfg: ModelConfig) -> Callable[[str], int] | None:
 
 @lru_cache(maxsize=2)
 def _vocabulary(path: str) -> Callable[[str], int] | None:
-    try:
-        from llama_cpp import Llama
+    from .llamacpp import _load
 
-        llm = Llama(model_path=path, vocab_only=True, verbose=False)
-    except Exception:  # noqa: BLE001 - a file llama.cpp cannot read: 4 characters a token, as before
+    try:
+        llm = _load(Path(path), vocab_only=True)
+    except ModelError as exc:  # the answer's own load will say what is wrong; focusing estimates meanwhile
+        log.warning("counting in the chat model's tokens before it loads failed (%s); 4 characters a token", exc.message)
         return None
     return lambda text: len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 

@@ -27,7 +27,7 @@ class AnswerContext(Protocol):
     evidence_tokens_override: int | None
     task: Task
     loaded_chat: Callable[[], ChatModel | None] | None  # the chat model where loaded already; never loads it
-    chat_tokens: Callable[[], Callable[[str], int] | None] | None  # its token count, loaded or not
+    chat_tokens: Callable[[], Callable[[str], int] | None] | None  # its token count from its vocabulary, unloaded
 
     @property
     def cancelled(self) -> CancelToken: ...
