@@ -165,3 +165,14 @@ def make_large(path: Path, n_pages: int = 1000) -> Path:
     doc.close()
     block.close()
     return path
+
+
+def table_row_units(doc: pymupdf.Document, pages: int = 1) -> list[str]:
+    """The row units the importer's table reader makes of the first `pages` pages of `doc`."""
+    from app.core import tables
+    from app.core.records import PageText
+
+    read = tables.PaperTables(doc)
+    for k in range(pages):
+        read.read(PageText(k + 1, str(k + 1), doc[k].get_text()))
+    return [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]

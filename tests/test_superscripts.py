@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from app.core import tables
-from app.core.records import PageText
 from app.core.superscripts import _resolved
+from tests.pdf_factory import table_row_units
 
 
 def _raised(page, x: float, y: float, base: str, mark: str, size: float = 9) -> None:
@@ -31,9 +30,7 @@ def test_a_footnote_mark_leaves_the_column_head_and_an_exponent_stays(tmp_path):
     doc.save(tmp_path / "marks.pdf")
     doc.close()
     with pymupdf.open(tmp_path / "marks.pdf") as doc:
-        read = tables.PaperTables(doc)
-        read.read(PageText(1, "1", doc[0].get_text()))
-        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+        rows = table_row_units(doc)
     assert rows[0] == "Table 2 (page 1) · Our method · FPS: 90 · Error: 6.20 · Rate (s⁻¹: 0.42 · R²: 0.91"
 
 
@@ -72,8 +69,6 @@ def test_a_plus_set_over_a_minus_reads_as_one_plus_minus_in_the_text_and_in_a_ta
     doc.close()
     with pymupdf.open(tmp_path / "pm.pdf") as doc:
         text = next(pdf_extract.iter_pages(doc)).markdown
-        read = tables.PaperTables(doc)
-        read.read(PageText(1, "1", doc[0].get_text()))
-        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+        rows = table_row_units(doc)
     assert "Ki = 2794 ±156 nM" in text and "+-" not in text
     assert rows == ["Table 4 (page 1) · N-domain · Ki (nM): 11.21 ±0.74", "Table 4 (page 1) · YR/FE · Ki (nM): 2794 ±156"]

@@ -9,6 +9,7 @@ import pytest
 
 from app.core import table_rows, tables
 from app.core.table_groups import regroup
+from tests.pdf_factory import table_row_units
 
 XS = [72, 220, 340, 440]  # the columns' left edges
 
@@ -130,7 +131,6 @@ def test_an_abbreviated_row_name_reads_with_the_long_form_its_note_gives(tmp_pat
     """"VS · LC50: 0.28" told a reader nothing of the positive control; the table's note says
     "VS: vincristine sulphate (Std.), HF: n-hexane soluble fraction". The row unit reads with the
     long form, the viewer still finds the row by its printed name."""
-    from app.core.records import PageText
     from app.core.research.text.row_columns import names_row
 
     doc = pymupdf.open()
@@ -146,9 +146,7 @@ def test_an_abbreviated_row_name_reads_with_the_long_form_its_note_gives(tmp_pat
     doc.save(tmp_path / "shrimp.pdf")
     doc.close()
     with pymupdf.open(tmp_path / "shrimp.pdf") as doc:
-        read = tables.PaperTables(doc)
-        read.read(PageText(1, "1", doc[0].get_text()))
-        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+        rows = table_row_units(doc)
         assert rows[:2] == ["Table 1 (page 1) · VS = vincristine sulphate · LC50 (µg/ml): 0.28 ± 1.25",
                             "Table 1 (page 1) · HF = n-hexane soluble fraction · LC50 (µg/ml): 2.17 ± 1.30"]
         (rect,) = table_rows.locate_row(doc[0], rows[0])
@@ -161,7 +159,6 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
     """A table with no note of its own: "PC" and "HF" were defined where the methods first used them,
     a page before, as "long form (ABBR)". The words are taken back only as far as their initials
     spell the abbreviation; a bracket they do not spell ("(n = 3)", "(HX)") defines nothing."""
-    from app.core.records import PageText
 
     doc = pymupdf.open()
     methods = doc.new_page(width=595, height=842)
@@ -175,10 +172,7 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
     doc.save(tmp_path / "brackets.pdf")
     doc.close()
     with pymupdf.open(tmp_path / "brackets.pdf") as doc:
-        read = tables.PaperTables(doc)
-        for k in range(2):
-            read.read(PageText(k + 1, str(k + 1), doc[k].get_text()))
-        rows = [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+        rows = table_row_units(doc, pages=2)
     assert rows == ["Table 1 (page 2) · PC = positive control · LC50 (µg/ml): 0.28 ± 1.25",
                     "Table 1 (page 2) · HF = hexane fraction · LC50 (µg/ml): 2.17 ± 1.30",
                     "Table 1 (page 2) · HX · LC50 (µg/ml): 2.77 ± 0.95"]
