@@ -8,6 +8,12 @@ from app.core.acronyms import definitions
 
 
 @pytest.mark.parametrize("text, expected", [
+    ("Surgeon-scrub (SS) and surgeon-circulator (SC) teaming scores were calculated.",
+     {"SS": "Surgeon-scrub", "SC": "surgeon-circulator"}),
+    ("Retrievable inferior vena cava (IVC) filters were placed.", {"IVC": "inferior vena cava"}),
+    ("the US Food and Drug Administration (FDA) approved it", {"FDA": "Food and Drug Administration"}),
+    ("images from the Dark Energy Camera (DECam) and near-Earth objects (NEOs)",
+     {"DECam": "Dark Energy Camera", "NEOs": "near-Earth objects"}),
     # connectors between the spelled words, unspelled; a hyphen parts a word
     ("the Ministry of Health (MoH) and near-Earth objects (NEOs); mean (SD); 12 mg (MG)",
      {"MoH": "Ministry of Health", "NEOs": "near-Earth objects"}),
@@ -28,6 +34,9 @@ def test_the_words_before_a_bracket_that_spell_it_are_its_long_form(text, expect
 
 
 @pytest.mark.parametrize("text", [
+    "as shown before (Table) and after (HC3)",  # not spelled by the words before it
+    "the estimator of the model (M) was used",  # one letter is not an acronym
+    "a new treatment protocol (GLM) was tried",  # the words before spell TP, not GLM
     "the model re-estimates the (RE) terms",  # a connector never ends the long form
     "the chloroform extract (HX)",  # the initials spell CE, not HX
     "fitted to 12 samples (NS)",  # a figure ends the search

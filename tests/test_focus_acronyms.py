@@ -8,28 +8,6 @@ from app.core.records import Evidence
 from app.core.research.evidence import focus
 from app.core.acronyms import definitions
 
-
-@pytest.mark.parametrize("text, expected", [
-    ("Surgeon-scrub (SS) and surgeon-circulator (SC) teaming scores were calculated.",
-     {"SS": "Surgeon-scrub", "SC": "surgeon-circulator"}),
-    ("Retrievable inferior vena cava (IVC) filters were placed.", {"IVC": "inferior vena cava"}),
-    ("the US Food and Drug Administration (FDA) approved it", {"FDA": "Food and Drug Administration"}),
-    ("images from the Dark Energy Camera (DECam) and near-Earth objects (NEOs)",
-     {"DECam": "Dark Energy Camera", "NEOs": "near-Earth objects"}),
-])
-def test_a_definition_gives_the_words_the_acronym_stands_for(text, expected):
-    assert definitions(text) == expected
-
-
-@pytest.mark.parametrize("text", [
-    "as shown before (Table) and after (HC3)",  # not spelled by the words before it
-    "the estimator of the model (M) was used",  # one letter is not an acronym
-    "a new treatment protocol (GLM) was tried",  # the words before spell TP, not GLM
-])
-def test_a_bracket_that_the_words_before_do_not_spell_is_not_a_definition(text):
-    assert definitions(text) == {}
-
-
 ABSTRACT = ("Methods: Surgeon-scrub (SS) and surgeon-circulator (SC) teaming scores were calculated "
             "for every operation between 2017 and 2021.")
 FILLER = [f"Teaming in operating room {k} was reviewed at the weekly meeting of the evening staff."
