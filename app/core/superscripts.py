@@ -100,10 +100,10 @@ WORD_FLAGS = pymupdf.TEXTFLAGS_WORDS & ~pymupdf.TEXT_PRESERVE_LIGATURES
 JOIN_GAP = 3.0  # points between a word and an exponent set as a word of its own: one word
 
 
-def _raised_spans(page: Any) -> list[tuple[Rect, str]]:
-    """(bbox, text) of each superscript span of the page."""
+def _raised_spans(layout: dict) -> list[tuple[Rect, str]]:
+    """(bbox, text) of each superscript span of the page (`layout`: its `get_text("dict")`)."""
     return [(tuple(span["bbox"]), span["text"].strip())
-            for block in page.get_text("dict")["blocks"] for line in block.get("lines", [])
+            for block in layout["blocks"] for line in block.get("lines", [])
             for span in line["spans"] if _raised(span) and span["text"].strip()]
 
 
@@ -132,12 +132,13 @@ def _read(word: tuple, raised: list[tuple[Rect, str]]) -> str:
     return text
 
 
-def words_without_marks(page: Any) -> list[tuple]:
+def words_without_marks(page: Any, layout: dict) -> list[tuple]:
     """The page's words (`get_text("words")` tuples, ligatures as letters): a superscript footnote
     mark left out of the word it ends (a mark standing alone left out), an exponent written with
-    superscript characters, a stacked "±" read as one."""
+    superscript characters, a stacked "±" read as one. `layout`: the page's `get_text("dict")`,
+    which the caption reader reads too."""
     words = page.get_text("words", flags=WORD_FLAGS)
-    raised = _raised_spans(page)
+    raised = _raised_spans(layout)
     if not raised:
         return words
     out: list[tuple] = []

@@ -43,12 +43,12 @@ class Pair(NamedTuple):
     gap: float
 
 
-def caption_blocks(page: Any) -> list[tuple[float, float, float, float, str, float]]:
+def caption_blocks(layout: dict) -> list[tuple[float, float, float, float, str, float]]:
     """The page's table captions as (x0, y0, x1, y1, text, the foot of its first line): from the
     caption's first line to the end of its text block (a caption can open in the middle of a block
-    of prose)."""
+    of prose). `layout`: the page's `get_text("dict")`."""
     out = []
-    for block in page.get_text("dict")["blocks"]:
+    for block in layout["blocks"]:
         lines = [(ln["bbox"], "".join(sp["text"] for sp in ln["spans"])) for ln in block.get("lines", ())]
         for k, (bbox, text) in enumerate(lines):
             if CAPTION.match(text):

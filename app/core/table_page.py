@@ -54,8 +54,9 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
     """The tables on `page` that read as tables, with their captions (table_captions.py) and
     headers: those `find_tables` found, then those set as aligned text beside a caption that none
     of them took (table_text.py), from the words outside them."""
-    words = words_without_marks(page)
-    blocks = caption_blocks(page)
+    layout = page.get_text("dict")  # read once: the captions and the superscripts both come from it
+    words = words_without_marks(page, layout)
+    blocks = caption_blocks(layout)
     rects = [tuple(tb.bbox) for tb in found]
     own = match(pairs_by_place(rects, [tuple(b[:4]) for b in blocks]))
     out: list[PageTable] = []
