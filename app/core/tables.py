@@ -221,7 +221,7 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
 
     A row's span is where its cells stand in the page's markdown (`page_texts`, by page), so it
     sits among the page's other passages; (0, 0) where the text does not hold them in order.
-    `defined`: abbreviations the paper's running text has defined up to here (table_abbreviations)."""
+    `defined`: abbreviations the paper's running text has defined up to here (acronyms.definitions)."""
     out: list[TableChunk] = []
     for t in tables:
         md = page_texts.get(t.page, "")
