@@ -23,7 +23,8 @@ import pytest
 
 from app.core.errors import BackendUnavailable, Cancelled, ModelError, ModelNotFound, ModelTimeout
 from app.core.models import factory
-from app.core.models.llamacpp import LlamaCppChat, LlamaCppEmbedding
+from app.core.models.llamacpp import LlamaCppChat
+from app.core.models.llamacpp_embedding import LlamaCppEmbedding
 from app.core.models.lmstudio_backend import LMStudioChat
 from app.core.models.lmstudio_backend import list_models as lms_list_models
 from app.core.models.openai_compat import OpenAIChat, OpenAIEmbedding
@@ -216,14 +217,14 @@ def test_embeddings_are_unit_vectors_batch_equals_single_and_match_reference(emb
 
 
 def test_short_texts_run_on_one_thread_with_the_same_vectors(embedder, monkeypatch):
-    from app.core.models import llamacpp
+    from app.core.models import llamacpp_embedding
 
     short = "How are heteroskedasticity-consistent standard errors computed?"
     long = "Sandwich estimators of the covariance matrix stay valid under heteroskedasticity. " * 12
-    assert embedder.count_tokens(short) <= llamacpp.SINGLE_THREAD_TOKENS < embedder.count_tokens(long)
+    assert embedder.count_tokens(short) <= llamacpp_embedding.SINGLE_THREAD_TOKENS < embedder.count_tokens(long)
     mixed = embedder.embed([short, long, short])  # switches 1 → 2 → 1 threads
     assert embedder._threads_now == 1, "the last text was short: one thread"
-    monkeypatch.setattr(llamacpp, "SINGLE_THREAD_TOKENS", 0)  # every text on all threads
+    monkeypatch.setattr(llamacpp_embedding, "SINGLE_THREAD_TOKENS", 0)  # every text on all threads
     every_core = embedder.embed([short, long])
     assert embedder._threads_now == embedder._threads == 2
     assert np.allclose(mixed[0], mixed[2], atol=1e-6)

@@ -196,7 +196,7 @@ def test_chunk_invariants_on_a_built_paper(tmp_path):
 
 def test_chunks_sized_by_the_embedders_own_tokenizer_fit_it(tiny_models):
     from app.core.chunking import token_counter
-    from app.core.models.llamacpp import LlamaCppEmbedding
+    from app.core.models.llamacpp_embedding import LlamaCppEmbedding
     from app.core.settings import ModelConfig
 
     embedder = LlamaCppEmbedding(ModelConfig(path=str(tiny_models["embedding"]), context_length=512, threads=2))

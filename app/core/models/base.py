@@ -50,6 +50,9 @@ class ChatModel(ABC):
     # writing nothing, where the others write a verdict per pair.
     keeps_prefixes = False
     gives_probabilities = False
+    # A backend that samples each token itself can hold a JSON reply's figures to those its evidence
+    # prints (`chat(figures=…)`, figure_guard.py); a server samples on its own and cannot.
+    holds_figures = False
     # Prompt tokens a second read by the answers' first turns on this machine, latest last
     # (research/evidence/first_turn_size.py sizes the next answer's first turn by them).
     read_speeds: tuple[float, ...] = ()
@@ -71,11 +74,13 @@ class ChatModel(ABC):
         cancelled: IsCancelled | None = None,
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
+        figures: frozenset[str] | None = None,
     ) -> str:
         """Return the full reply; call `on_token` with each piece as it arrives.
 
         With `json_schema` the reply is constrained to JSON matching it (grammar
-        or structured output, never regex repair). Raises `Cancelled` when
+        or structured output, never regex repair); with `figures` too, where the
+        backend `holds_figures`, its strings state no figure outside them. Raises `Cancelled` when
         `cancelled()` turns true, `ModelTimeout` past `timeout_s`, `ModelError`
         on backend failures.
         """

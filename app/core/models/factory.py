@@ -82,7 +82,7 @@ def _vocabulary(path: str) -> Callable[[str], int] | None:
 
 def make_embedding(cfg: ModelConfig) -> EmbeddingModel:
     if cfg.backend == "llamacpp":
-        from .llamacpp import LlamaCppEmbedding
+        from .llamacpp_embedding import LlamaCppEmbedding
 
         return LlamaCppEmbedding(cfg)
     if cfg.backend == "lmstudio":

@@ -9,6 +9,9 @@ grammar over the whole vocabulary and draw again. The result follows the same di
 (a token the grammar accepts is kept with its unconstrained probability; a refused draw is
 replaced by one from the constrained, renormalised distribution), and nearly every token of
 a JSON reply is one the model would have chosen anyway.
+
+A reply given the figures its evidence prints is also held to them (figure_guard.py): a token the
+guard refuses is redrawn like one the grammar refuses, from the tokens both allow.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 
 import llama_cpp
 import numpy as np
+
+from .figure_guard import FigureGuard
 
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
 
@@ -85,8 +90,17 @@ class _Chain:
 class GrammarLastSampler:
     """Stands in for llama-cpp-python's `LlamaSampler` during one grammar-constrained generation."""
 
-    def __init__(self, llm: Any, grammar: Any, *, opening: list[int] | None = None, **chain: Any) -> None:
+    # How many of the likeliest tokens a redraw asks the figure guard about before it gives up on
+    # the guard for this token (the grammar still holds): a digit the evidence allows is among
+    # the first few in practice.
+    GUARD_SEARCH = 2000
+
+    def __init__(self, llm: Any, grammar: Any, *, opening: list[int] | None = None,
+                 figures: frozenset[str] | None = None, **chain: Any) -> None:
         self._n_vocab = llm.n_vocab()
+        self._llm = llm
+        self._pieces: dict[int, bytes] = {}
+        self._top_k = chain["top_k"] if chain["temp"] > 0.0 else 1
         self._draw = _Chain(**chain)  # the unconstrained draw
         self._redraw = _Chain(**chain)  # the draw after the grammar has pruned the vocabulary
         self._grammar = _grammar_sampler(llm, grammar)
@@ -103,16 +117,29 @@ class GrammarLastSampler:
             self.close()
             raise RuntimeError("the grammar refuses the reply's opening")
         self.opened = len(opening or ())
+        self.guard = None if figures is None else FigureGuard(
+            figures, b"".join(self._piece(t) for t in opening or ()))
+
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            piece = self._pieces[token] = self._llm.detokenize([token])
+        return piece
+
+    def _guards(self, token: int) -> bool:
+        return self.guard is None or self.guard.allows(self._piece(token))
 
     def _allows(self, token: int) -> bool:
         return _allows(self._grammar, self._one, token)
 
     def sample(self, ctx: Any, idx: int) -> int:
         token = llama_cpp.llama_sampler_sample(self._draw.ptr, ctx.ctx, idx)
-        if not self._allows(token):
+        if not (self._allows(token) and self._guards(token)):
             token = self._constrained(ctx, idx)
             self.redrawn += 1
         llama_cpp.llama_sampler_accept(self._grammar, token)
+        if self.guard is not None:
+            self.guard.accept(self._piece(token))
         return token
 
     def _constrained(self, ctx: Any, idx: int) -> int:
@@ -122,8 +149,29 @@ class GrammarLastSampler:
         candidates = llama_cpp.llama_token_data_array(
             data.ctypes.data_as(llama_cpp.llama_token_data_p), self._n_vocab, -1, False)
         llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
+        if self.guard is not None:
+            self._guard_candidates(data)
         llama_cpp.llama_sampler_apply(self._redraw.ptr, ctypes.byref(candidates))
         return int(candidates.data[candidates.selected].id)
+
+    def _guard_candidates(self, data: np.ndarray) -> None:
+        """Refuse, in `data` (the grammar already applied, in vocabulary order), the likeliest tokens
+        the figure guard refuses, until the draw's top-k (greedy: one) are all ones it allows.
+        Where none of the `GUARD_SEARCH` likeliest is allowed, the grammar alone decides."""
+        logits = data["logit"]
+        likeliest = np.argpartition(-logits, min(self.GUARD_SEARCH, self._n_vocab - 1))[:self.GUARD_SEARCH]
+        refused, allowed = [], 0
+        for i in likeliest[np.argsort(-logits[likeliest])]:
+            if not np.isfinite(logits[i]):
+                break
+            if self.guard.allows(self._piece(int(i))):
+                allowed += 1
+                if allowed >= self._top_k:
+                    break
+            else:
+                refused.append(i)
+        if allowed:
+            logits[refused] = -np.inf
 
     def close(self) -> None:
         self._draw.free()
@@ -140,9 +188,12 @@ class GrammarLastLlama(llama_cpp.Llama):
     """A `Llama` whose grammar-constrained replies use `GrammarLastSampler`.
 
     `reply_opening`: tokens at the end of the next grammar-constrained prompt that the reply
-    begins with (reply_opening.py); the next sampler moves its grammar past them, once."""
+    begins with (reply_opening.py); the next sampler moves its grammar past them, once.
+    `reply_figures`: the figures the next grammar-constrained reply's strings may state
+    (figure_guard.py); once, like the opening."""
 
     reply_opening: list[int] | None = None
+    reply_figures: frozenset[str] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -166,9 +217,10 @@ class GrammarLastLlama(llama_cpp.Llama):
                       presence_penalty: float = 0.0, mirostat_mode: int = 0, logits_processor: Any = None,
                       grammar: Any = None, **rest: Any) -> Any:
         opening, self.reply_opening = self.reply_opening, None
+        figures, self.reply_figures = self.reply_figures, None
         if (grammar is not None and mirostat_mode == 0 and logits_processor is None
                 and _neutral_penalties(repeat_penalty, frequency_penalty, presence_penalty)):
-            return GrammarLastSampler(self, grammar, opening=opening, top_k=top_k, top_p=top_p, min_p=min_p,
+            return GrammarLastSampler(self, grammar, opening=opening, figures=figures, top_k=top_k, top_p=top_p, min_p=min_p,
                                       typical_p=typical_p, temp=temp, seed=self._seed)
         if opening:  # llama-cpp-python's own chain would start the grammar over, inside the reply
             raise RuntimeError("a reply opening needs the grammar-last sampler")

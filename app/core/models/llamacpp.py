@@ -14,14 +14,14 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
 from ..callbacks import IsCancelled, OnToken
 from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
 from ..settings import ModelConfig
-from .base import ChatMessage, ChatModel, EmbeddingModel, l2_normalise, require_json
+from .base import ChatMessage, ChatModel, require_json
 from .llama_prefix import WarmPrefixes
 from .prompt_lookup import PromptLookup
 from .reply_opening import opened_completion
@@ -43,15 +43,6 @@ if "OMP_WAIT_POLICY" not in os.environ:
 log = logging.getLogger(__name__)
 
 SETUP_HINT = "run `research-desk models setup` or choose a GGUF file in Settings"
-
-# A text this short (a question) is embedded on one thread. Its graph is ~100 tiny operations, each ending
-# in a hand-over between the workers; with sleeping workers (see above) that hand-over cost more than the
-# work: MiniLM, 13-token query, 2 cores: 1 thread 7-9 ms every time, 2 passive threads 5 ms at best and
-# 15-35 ms in most processes. One thread also leaves the other core to the full-text searches the funnel
-# runs while the query is embedded (bench/scale.py prints the all-threads baseline). Longer texts (chunks at
-# import) have enough work per operation to gain from every thread.
-SINGLE_THREAD_TOKENS = 32
-
 
 def _check_gguf(path: str) -> Path:
     """Fail early with a clear message instead of llama.cpp's generic ValueError."""
@@ -100,6 +91,7 @@ class LlamaCppChat(ChatModel):
 
     keeps_prefixes = True  # WarmPrefixes (llama_prefix.py)
     gives_probabilities = True
+    holds_figures = True  # GrammarLastSampler's figure guard (figure_guard.py)
 
     def __init__(self, cfg: ModelConfig) -> None:
         path = _check_gguf(cfg.path)
@@ -132,6 +124,7 @@ class LlamaCppChat(ChatModel):
         cancelled: IsCancelled | None = None,
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
+        figures: frozenset[str] | None = None,
     ) -> str:
         deadline = time.monotonic() + timeout_s if timeout_s else None
         pieces: list[str] = []
@@ -139,6 +132,7 @@ class LlamaCppChat(ChatModel):
         with self._lock:
             tokens = self._prompt_tokens(messages)
             self._restore_prefix(tokens)
+            self._llm.reply_figures = figures if json_schema is not None else None
             try:
                 stream, opening = self._start(messages, tokens, json_schema, max_tokens=max_tokens, temperature=temperature)
             except ValueError as exc:
@@ -165,7 +159,7 @@ class LlamaCppChat(ChatModel):
                     finish_reason = choice.get("finish_reason") or finish_reason
             finally:
                 chunks.close()  # stops generation now; the Llama instance is ready for the next call
-                self._llm.reply_opening = None  # used by now, or never to be
+                self._llm.reply_opening = self._llm.reply_figures = None  # used by now, or never to be
                 self._llm.draft_model = None  # other reads (choice_probabilities) want the last logits only
         text = "".join(pieces) or opening
         if json_schema is not None:
@@ -275,126 +269,3 @@ def _guarded(stream: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         ) from None
     except RuntimeError as exc:
         raise ModelError(f"llama.cpp failed while generating: {exc}") from None
-
-
-class LlamaCppEmbedding(EmbeddingModel):
-    """A sentence-embedding GGUF (e.g. all-MiniLM-L6-v2) run in-process.
-
-    Pooling comes from the GGUF (`<arch>.pooling_type`); a file that declares
-    none gets mean pooling. Inputs longer than `max_tokens` (the configured
-    context length, capped at the model's trained context: 512 for MiniLM)
-    are truncated by tokens, keeping the closing [SEP]/EOS token, so
-    embedding never fails on length; the tail of such a text does not count
-    towards its vector.
-
-    One text per llama_decode call. llama.cpp can put several texts in one call (a sequence
-    id each), but for BERT-style models it then attends over the whole batch with a mask, so
-    cost grows with the square of the batch: on MiniLM, 2 threads, packing 200-word texts ran
-    at 0.4-1.3 texts/s against 2.0 one by one, and 15-word texts at 5-15 against 35. CPU matrix
-    kernels are already busy at ~20 tokens, so packing has nothing to amortise.
-    """
-
-    def __init__(self, cfg: ModelConfig) -> None:
-        import llama_cpp
-
-        path = _check_gguf(cfg.path)
-        n_threads = _threads(cfg)
-        self._threads = n_threads
-        self._threads_now = n_threads
-        self._lock = threading.Lock()
-
-        def load(pooling: int, n_tokens: int) -> Any:
-            # Non-causal models see a whole text in one ubatch, so a text
-            # must fit one: n_ctx == n_batch == n_ubatch == longest input.
-            return _load(
-                path,
-                embedding=True,
-                pooling_type=pooling,
-                n_ctx=n_tokens,
-                n_batch=n_tokens,
-                n_ubatch=n_tokens,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-            )
-
-        wanted = cfg.context_length or 512
-        # UNSPECIFIED: llama.cpp takes the pooling type from the GGUF.
-        llm = load(llama_cpp.LLAMA_POOLING_TYPE_UNSPECIFIED, wanted)
-        self.max_tokens = min(wanted, llm._model.n_ctx_train())
-        pooling = llm.pooling_type()
-        if pooling == llama_cpp.LLAMA_POOLING_TYPE_NONE or self.max_tokens < wanted:
-            # Rare: no pooling type in the file, or a context beyond the
-            # model's training (llama.cpp warns on stderr and wastes memory).
-            llm.close()
-            if pooling == llama_cpp.LLAMA_POOLING_TYPE_NONE:
-                pooling = llama_cpp.LLAMA_POOLING_TYPE_MEAN
-            llm = load(pooling, self.max_tokens)
-        self._llm = llm
-        self.name = path.stem
-        self.dimension = llm.n_embd()
-        # Models that close every input with [SEP]/EOS keep it when truncated.
-        self._keeps_last = bool(llm._model.add_eos_token()) or bool(
-            llama_cpp.llama_vocab_get_add_sep(llm._model.vocab)
-        )
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokens(text))  # vocabulary only: no lock needed
-
-    def tokenizer_counter(self) -> Callable[[str], int]:
-        """Word pieces of `text` as the model reads it ([CLS]/[SEP] included), not capped at
-        `max_tokens`: a chunk sized with it fits the model whole."""
-        llm = self._llm
-
-        def count(text: str) -> int:
-            return len(llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
-
-        return count
-
-    def _tokens(self, text: str) -> list[int]:
-        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-        if len(tokens) > self.max_tokens:
-            if self._keeps_last:
-                tokens = tokens[: self.max_tokens - 1] + tokens[-1:]
-            else:
-                tokens = tokens[: self.max_tokens]
-        return tokens
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        with self._lock:
-            for row, text in enumerate(texts):
-                tokens = self._tokens(text)
-                if tokens:  # a model that adds no special tokens may give none: zero row
-                    out[row] = self._encode(tokens)
-        return l2_normalise(out)
-
-    def _encode(self, tokens: list[int]) -> np.ndarray:
-        """The pooled vector of one text.
-
-        Drives the Llama object's own batch and context: `Llama.embed` does
-        the same but truncates by cutting off the closing [SEP] token.
-        """
-        import llama_cpp
-
-        llm = self._llm
-        threads = 1 if len(tokens) <= SINGLE_THREAD_TOKENS else self._threads
-        if threads != self._threads_now:  # a per-call setting of the context: no reload
-            llama_cpp.llama_set_n_threads(llm._ctx.ctx, threads, threads)
-            self._threads_now = threads
-        llm._batch.reset()
-        llm._batch.add_sequence(tokens, 0, True)
-        llm._ctx.kv_cache_clear()
-        try:
-            llm._ctx.decode(llm._batch)
-        except RuntimeError as exc:
-            raise ModelError(f"llama.cpp failed while embedding: {exc}") from None
-        finally:
-            llm._batch.reset()
-        ptr = llama_cpp.llama_get_embeddings_seq(llm._ctx.ctx, 0)
-        return np.ctypeslib.as_array(ptr, shape=(self.dimension,)).copy()
-
-    def close(self) -> None:
-        llm, self._llm = getattr(self, "_llm", None), None
-        if llm is not None:
-            with self._lock:
-                llm.close()

@@ -152,6 +152,7 @@ class LMStudioChat(ChatModel):
         cancelled: IsCancelled | None = None,
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
+        figures: frozenset[str] | None = None,  # not held: the server samples (ChatModel.holds_figures)
     ) -> str:
         history = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages]}
         config = {"maxTokens": max_tokens, "temperature": temperature}

@@ -148,6 +148,7 @@ class OpenAIChat(ChatModel):
         cancelled: IsCancelled | None = None,
         json_schema: dict[str, Any] | None = None,
         timeout_s: float | None = None,
+        figures: frozenset[str] | None = None,  # not held: the server samples (ChatModel.holds_figures)
     ) -> str:
         request: dict[str, Any] = {
             "messages": [{"role": m["role"], "content": m["content"]} for m in messages],

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...models.base import ChatMessage, ChatModel
+from ...models.figure_guard import figures_of
 from ...paths import load_prompt
 from ...records import Evidence
 from ...tables import is_table_unit
@@ -77,3 +78,10 @@ def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str
 def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
     """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
     return lambda e: chat.count_tokens(format_passage(e)) + 2
+
+
+def printed_figures(chat: ChatModel, printed: str) -> dict[str, frozenset[str]]:
+    """`chat.chat(**…)`'s `figures`: those `printed` prints (the turns that hold this answer's
+    passages and question; never the worked answers, whose figures are invented), where the
+    backend holds a reply to them (figure_guard.py)."""
+    return {"figures": figures_of(printed)} if chat.holds_figures else {}

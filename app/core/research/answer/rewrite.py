@@ -30,6 +30,7 @@ from ...paths import load_prompt
 from ...records import Claim, Evidence, Support
 from ...tables import is_caption_line, is_table_unit
 from .answer_check import answer_probability, beside_the_point
+from .answer_prompt import printed_figures
 from .key_sentences import unquoted
 from .question_echo import says_nothing
 from .recite import keep_claims
@@ -216,8 +217,9 @@ def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: d
     if not sentences:
         return None
     try:
-        reply = chat.chat(rewrite_messages(query, [s for s, _ in sentences]), max_tokens=REWRITE_TOKENS,
-                          temperature=0.0, json_schema=REWRITE_SCHEMA, cancelled=cancelled)
+        messages = rewrite_messages(query, [s for s, _ in sentences])
+        reply = chat.chat(messages, max_tokens=REWRITE_TOKENS, temperature=0.0, json_schema=REWRITE_SCHEMA,
+                          cancelled=cancelled, **printed_figures(chat, messages[-1]["content"]))
         text = " ".join(str(json.loads(reply).get("claim", "")).split())
     except Cancelled:  # the user stopped: the checked answer stands as it was
         return None

@@ -29,8 +29,9 @@ def more_claims(ask: Ask, chat: ChatModel, conversation: list[ChatMessage], quer
     """
     more = load_prompt("synthesis_more.md").format(query=query, evidence=passages, n=MORE_CLAIMS)
     conversation.append({"role": "user", "content": more})
+    read = "\n".join(m["content"] for m in conversation[-3:] if m["role"] == "user")  # the first turn's and this one's
     reply, written = ask(chat, conversation, numbers, max_claims=MORE_CLAIMS, min_claims=0, min_sources=1,
-                         fallback_ok=False)
+                         fallback_ok=False, printed=read)
     kept: list[Claim] = []
     instructions = load_prompt("synthesis_more.md").format(evidence="", query="", n=MORE_CLAIMS)
     for c in written or []:  # a small model repeats itself, within the turn as well as across

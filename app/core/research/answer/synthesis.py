@@ -34,7 +34,7 @@ from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
-from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header, prompt_cost
+from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header, printed_figures, prompt_cost
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
 from .answer_check import answer_note, answer_probability, beside_the_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
@@ -195,10 +195,13 @@ class _Writer:
             self.funnel.emit(Notice("The model's reply broke off; it is writing the answer again.", level="warning"))
 
     def ask(self, chat: ChatModel, messages: list[ChatMessage], numbers: list[int], *, max_claims: int,
-            min_claims: int = 1, min_sources: int = 0, fallback_ok: bool = True) -> tuple[str, list[Claim] | None]:
-        """(reply, claims); claims None when the structure broke twice and free text should answer."""
+            min_claims: int = 1, min_sources: int = 0, fallback_ok: bool = True,
+            printed: str | None = None) -> tuple[str, list[Claim] | None]:
+        """(reply, claims); claims None when the structure broke twice and free text should answer.
+        `printed`: the text whose figures the claims may state (default: the last turn's)."""
         funnel, result = self.funnel, self.result
         allowed = set(numbers)
+        held = printed_figures(chat, messages[-1]["content"] if printed is None else printed)
         for attempt in (1, 2):
             stream, asked = ClaimStream(allowed, self._on_claim, self._on_text), time.monotonic()
 
@@ -215,6 +218,7 @@ class _Writer:
                     cancelled=funnel.cancelled,
                     json_schema=claims_schema(numbers, min_items=min_claims, max_items=max_claims, min_sources=min_sources),
                     timeout_s=funnel.params.synthesis_timeout_s,
+                    **held,
                 )
                 claims = parse_claims(reply, allowed)
                 if len(claims) < min_claims:
