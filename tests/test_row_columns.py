@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.records import Evidence, Sentence
 from app.core.research.answer.answer_prompt import format_passage
-from app.core.research.text.row_columns import header_words, named_columns_first, named_rows_first, names_row
+from app.core.research.text.row_columns import header_words, named_columns_first, named_rows, named_rows_first, names_row
 
 ROW = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "
        "Circulating nurses Median: 0.355 · Circulating nurses IQR: 0.058-0.476")
@@ -64,6 +64,18 @@ def test_the_row_the_question_names_is_read_right_after_the_caption_line():
 def test_a_row_is_named_by_its_name_as_words_of_the_question():
     assert names_row("What Ki did 33RE have for the YR/FE double mutant?", "YR/FE")
     assert not names_row("What did the HFE gene do?", "HF")  # inside a word
+
+
+def test_a_row_is_named_in_the_questions_own_words_and_the_fullest_named_wins():
+    """A researcher names a row in their own words: "the open-access PubMed Central collection" for
+    "PubMed Central (OA)" (its acronym spelled out counts), "the first control group" for "Control 1"."""
+    corpora = ["S2ORC (PDF-parse)", "S2ORC (LATEX-parse)", "PubMed Central (OA)"]
+    asked = "In the S2ORC paper, how many papers with body text does the open-access PubMed Central collection hold?"
+    assert named_rows(asked, corpora) == [2]  # all of its words, against one of three for "S2ORC (PDF-parse)"
+    assert named_rows("How many took part in the first control group?", ["Test group A", "Control 1", "Control 2"]) == [1]
+    assert named_rows("How large were the corpora?", corpora) == []  # none named: the rows stay as printed
+    lines = ["Table 1 (page 2) · Table 1: A comparison of corpora", *(f"{n} · Papers: 1" for n in corpora)]
+    assert named_rows_first(lines, asked) == [0, 3, 1, 2]
 
 
 CAPTION_LINE = ("Table 2 (page 6) · TABLE 2. Summary of teaming scores by service line · "

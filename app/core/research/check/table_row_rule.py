@@ -27,14 +27,9 @@ import re
 
 from ...table_abbreviations import ABBR_SEP
 from ...tables import GROUP_SEP, SEP, is_caption_line, is_table_unit
-from ..text.citations import stem
+from ..text.row_columns import spelled_acronyms, terms as _terms
 from .support_rules import numbers_in
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
-# "our": a paper names its own row "Our method", which a claim about the paper never says.
-_STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no", "our"}
-# Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
-_WITH = re.compile(r"\bw/o\b|\bw/", re.I)
 _RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
 _NEGATIVE = re.compile(r"\b(?:negative|negatively|inverse|inversely)\b", re.I)
 _POSITIVE = re.compile(r"\b(?:positive|positively)\b", re.I)
@@ -48,7 +43,7 @@ def states_row(claim: str, quote: str) -> bool:
     "the baseline with augmentation" names the row "Baseline + augmentation", not "Baseline"."""
     rows = [line for line in quote.splitlines() if SEP in line and not is_caption_line(line)]
     words = _terms(claim)
-    said = words | _spelled_acronyms(claim)
+    said = words | spelled_acronyms(claim)
     named = {line: _named_terms(line, words) for line in rows}
     most = max(named.values(), default=0)
     return any(_row_states(claim, line, said) for line in rows if named[line] == most)
@@ -65,20 +60,6 @@ def _named_terms(line: str, said: set[str]) -> int:
     """How many words of the row's name (its group's heading too) the claim says."""
     fields = _fields(line)
     return len(_terms(fields[0].replace(GROUP_SEP, " ").replace(ABBR_SEP, " ")) & said) if fields else 0
-
-
-def _terms(text: str) -> set[str]:
-    """The text's words as compared: stemmed, a plural's "s" and a final "e" dropped ("IDs" and "ID";
-    "titles", which stems to "titl", and "Title"), stop words left out."""
-    text = _WITH.sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
-    return {_plain_stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
-
-
-def _plain_stem(word: str) -> str:
-    w = stem(word)
-    if len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
-        w = w[:-1]
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def _row_states(claim: str, line: str, said: set[str]) -> bool:
@@ -108,26 +89,6 @@ def _row_states(claim: str, line: str, said: set[str]) -> bool:
     accounted = set().union(*(numbers_in(cells[k][1]) | numbers_in(cells[k][0]) for k in stated),
                             *(numbers_in(n) for n in names))
     return figures <= accounted
-
-
-ACRONYM_WORDS = (2, 5)  # a run of this many words of the claim may spell a header's acronym
-
-
-def _spelled_acronyms(claim: str) -> set[str]:
-    """The acronyms the claim's words spell, as compared: "frames per second" says the column "FPS",
-    "standard deviation" the column "SD" (runs of words, with and without their stop words)."""
-    words = re.findall(r"[A-Za-z][A-Za-z-]*", claim)
-    out: set[str] = set()
-    lo, hi = ACRONYM_WORDS
-    for i in range(len(words)):
-        for n in range(lo, hi + 1):
-            run = words[i:i + n]
-            if len(run) == n:
-                out.add("".join(w[0] for w in run).lower())
-                kept = [w for w in run if w.lower() not in _STOP]
-                if len(kept) >= lo:
-                    out.add("".join(w[0] for w in kept).lower())
-    return {_plain_stem(a) for a in out}
 
 
 def _turns_sign(claim: str, values: list[str]) -> bool:

@@ -43,7 +43,7 @@ from .axis_ticks import is_axis_ticks
 from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
-from ..text.row_columns import names_row
+from ..text.row_columns import named_rows
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
 
@@ -333,7 +333,7 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
     rows = [u for i in order[1:] if is_table_unit(evidence[i].text) for u in per_passage[i] if u.kind == "block"]
     if not rows:
         return None
-    named = [u for u in rows if names_row(query, row_name(u.text))]
+    named = [rows[i] for i in named_rows(query, [row_name(u.text) for u in rows])]
     best = max(u.score for u in per_passage[order[0]])
     row = max(named or rows, key=lambda u: u.score)
     return row if (named or row.score >= ROW_SHARE * best) and not _off_topic(row) else None

@@ -20,7 +20,47 @@ from ...tables import SEP, is_caption_line, row_name
 from .citations import STOP_WORDS, stem
 
 MIN_FIELDS = 3  # a row of two columns is read whole at a glance
+NAMED_SHARE = 0.5  # of a row name's words, said in a question: it names the row (unless another more fully)
+ACRONYM_WORDS = (2, 5)  # a run of this many words may spell an acronym of a row or column
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
+_ORDINALS = {w: str(k) for k, w in enumerate("first second third fourth fifth sixth".split(), start=1)}
+_TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
+# "our": a paper names its own row "Our method", which a claim about the paper never says.
+_STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no", "our"}
+# Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
+_WITH = re.compile(r"\bw/o\b|\bw/", re.I)
+
+
+def terms(text: str) -> set[str]:
+    """The text's words as a row's name and a claim or question are compared: stemmed, a plural's
+    "s" and a final "e" dropped ("IDs" and "ID"; "titles", which stems to "titl", and "Title"), stop
+    words left out, a hyphenated word by its parts."""
+    text = _WITH.sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
+    return {_plain_stem(w.lower()) for w in _TERM.findall(text) if w.lower() not in _STOP}
+
+
+def _plain_stem(word: str) -> str:
+    w = stem(word)
+    if len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+def spelled_acronyms(text: str) -> set[str]:
+    """The acronyms the text's words spell, as compared: "frames per second" says the column "FPS",
+    "open-access" the row "PubMed Central (OA)" (runs of words, with and without their stop words)."""
+    out: set[str] = set()
+    lo, hi = ACRONYM_WORDS
+    for words in (re.findall(r"[A-Za-z][A-Za-z-]*", text), re.findall(r"[A-Za-z]+", text)):  # "open-access": one word, or two
+        for i in range(len(words)):
+            for n in range(lo, hi + 1):
+                run = words[i:i + n]
+                if len(run) == n:
+                    out.add("".join(w[0] for w in run).lower())
+                    kept = [w for w in run if w.lower() not in _STOP]
+                    if len(kept) >= lo:
+                        out.add("".join(w[0] for w in kept).lower())
+    return {_plain_stem(a) for a in out}
 
 
 def header_words(text: str) -> set[str]:
@@ -52,18 +92,36 @@ def named_columns_first(line: str, query: str) -> str:
 
 
 def names_row(query: str, name: str) -> bool:
-    """The question names the row: its name, or the long form its table's notes give it ("VS =
-    vincristine sulphate"), stands in the question as a word or words of its own. Row names are
-    often short codes ("HF", "YR/FE") that key terms leave out."""
+    """The question names the row by its name, or the long form its table's notes give it ("VS =
+    vincristine sulphate"), as a word or words of its own. Row names are often short codes
+    ("HF", "YR/FE") that key terms leave out."""
     return any(len(n) >= 2 and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", query, re.I) is not None
                for n in name.split(ABBR_SEP))
+
+
+def name_share(said: set[str], query: str, name: str) -> float:
+    """How fully `query` names the row `name` (`said`: the query's terms and spelled acronyms): 1 where
+    the name stands in it as written, else the largest share of the words of the name, or of its long
+    form, it says."""
+    if names_row(query, name):
+        return 1.0
+    return max((len(t & said) / len(t) for t in map(terms, name.split(ABBR_SEP)) if t), default=0.0)
+
+
+def named_rows(query: str, names: list[str]) -> list[int]:
+    """The rows (indices into `names`) the question names most fully, if at least NAMED_SHARE."""
+    said = terms(query) | spelled_acronyms(query)
+    said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
+    shares = [name_share(said, query, name) for name in names]
+    best = max(shares, default=0.0)
+    return [k for k, share in enumerate(shares) if share == best] if best >= NAMED_SHARE else []
 
 
 def named_rows_first(lines: list[str], query: str) -> list[int]:
     """The order to read a table's lines in: the lines that are not rows (its caption line) where
     they are, then the rows the question names, then the other rows in their order."""
     rows = [k for k, line in enumerate(lines) if row_name(line) and not is_caption_line(line)]
-    named = [k for k in rows if names_row(query, row_name(lines[k]))]
+    named = [rows[i] for i in named_rows(query, [row_name(lines[k]) for k in rows])]
     if not named or len(named) == len(rows):
         return list(range(len(lines)))
     it = iter(named + [k for k in rows if k not in named])
