@@ -121,3 +121,34 @@ def test_column_labels_that_read_as_figures_are_a_header_line_not_a_row(tmp_path
     assert table.headers[1:] == ["No. of cigarettes daily None", "No. of cigarettes daily <10",
                                  "No. of cigarettes daily 10-20", "No. of cigarettes daily >20"]
     assert table.rows == rows
+
+
+WORD_ROWS = [["S2ORC (PDF-parse)", "8.1M", "full text", "yes", "multi"],
+             ["PubMed Central (OA)", "2.6M", "full text", "yes", "bio, med"],
+             ["AAN", "25k", "full text", "no", "comp ling"],
+             ["RefSeer", "1.0M", "snippets", "no", "multi"]]
+WORD_XS = [200.0, 270.0, 350.0, 430.0]
+
+
+def test_a_header_centred_in_cells_of_two_and_three_lines_heads_a_table_of_words(tmp_path):
+    """S2ORC's corpus table: its cells hold words ("full text", "yes"), so no row of figures ends the
+    header, and each label is centred in its cell, one of three lines beside ones of two and one, so
+    the header comes as five lines that overlap each other. Read as rows, they gave "Corpus · tables
+    / figures /" and rows named "Papers w/: 8.1M"."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. A comparison of academic text corpora: papers, citations and links.", fontsize=10)
+    labels = {72.0: ["Corpus"], WORD_XS[0]: ["Papers w/", "body text"], WORD_XS[1]: ["Citation", "contexts"],
+              WORD_XS[2]: ["References to", "tables / figures /", "equations"], WORD_XS[3]: ["Academic", "disciplines"]}
+    middle, step = 108.0, 10.6  # each label's lines centred on the header's middle, a line apart
+    for x, lines in labels.items():
+        for k, text in enumerate(lines):
+            page.insert_text((x, middle + step * (k - (len(lines) - 1) / 2)), text, fontsize=7)
+    table = _rows_and_read(page, doc, tmp_path / "corpora.pdf", WORD_ROWS, WORD_XS, top=132, step=11, fontsize=7,
+                           discussion="Discussion. Few corpora link their papers to a citation graph.")
+    assert table.headers == ["Corpus", "Papers w/ body text", "Citation contexts", "References to tables / figures / equations",
+                             "Academic disciplines"]
+    assert table.rows == WORD_ROWS
+    assert tables.row_text(table, table.rows[1]) == (
+        "Table 1 (page 1) · PubMed Central (OA) · Papers w/ body text: 2.6M · Citation contexts: full text · "
+        "References to tables / figures / equations: yes · Academic disciplines: bio, med")

@@ -31,6 +31,7 @@ MAX_LINES = 60
 MARGIN = 0.075  # share of the page height at its top and foot where running heads sit
 PROSE_WORDS = 7  # a line of one piece with this many words, wider than half the region: prose
 MAX_HEADER_LINES = 4
+MAX_PACKED_LINES = 6  # a header of overlapping lines, one label of three lines beside labels of two
 CENTRED = 0.3  # a group's middle this near its label's centre (× the column's width): the label names the group
 # A measurement, not a count or a label: a decimal, a share, a ±, an estimate with its error "12 (3)".
 MEASUREMENT = re.compile(r"\d[.,]\d|%|±|\d\s*\(\s*\d")
@@ -197,19 +198,19 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
     over the IQR column alone, and with the header's lines read as rows the rows got no headers.
     The header ends at the first row of values (its pieces after the first mostly open with a
     figure), or at a line of one piece left of where the values begin (a group's label:
-    "High-margin SLs")."""
+    "High-margin SLs"); in a table of words, where its lines stop overlapping (`_packed_header`)."""
     left = min((ln.words[0][0] for ln in lines if ln.words), default=0.0)
     starts = [None if _names_categories(ln, left) else _values_from(ln) for ln in lines]
     values_from = next((x for x in starts if x is not None), None)
-    if values_from is None:
-        return [], lines
     top: list[_Line] = []
-    for ln, start in zip(lines[:MAX_HEADER_LINES + 1], starts):
+    if values_from is None:  # a table of words ("full text", "yes", "PubMed"): no row of values ends the header
+        top = _packed_header(lines)
+    for ln, start in zip(lines[:MAX_HEADER_LINES + 1] if values_from is not None else [], starts):
         pieces = ln.pieces()
         if start is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
             break
         top.append(ln)
-    if not 2 <= len(top) <= MAX_HEADER_LINES or len(top) == len(lines):
+    if not 2 <= len(top) <= (MAX_HEADER_LINES if values_from is not None else MAX_PACKED_LINES) or len(top) == len(lines):
         return [], lines
     spans = list(zip(bounds, bounds[1:]))
     labels: list[list[str]] = [[] for _ in spans]
@@ -225,6 +226,18 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
             for col in _group(spans, homes, k, (a + b) / 2):
                 labels[col].append(_text_in(ln, (a, b)))
     return [" ".join(ls) for ls in labels], lines[len(top):]
+
+
+def _packed_header(lines: list[_Line]) -> list[_Line]:
+    """The header of a table whose cells hold words, not figures, so that no row of values ends it:
+    a header whose labels are centred in cells of two and three lines (S2ORC's "Papers w/ | body
+    text", "References to | tables / figures / | equations") comes as lines that overlap each other,
+    while the rows under it stand apart. The leading lines that each overlap the next, up to the
+    first that does not; [] where they are fewer than two, or every line overlaps the next."""
+    k = 0
+    while k + 1 < len(lines) and lines[k + 1].y0 < lines[k].y1:
+        k += 1
+    return lines[:k + 1] if 1 <= k < len(lines) - 2 else []
 
 
 def _column_of(x: float, spans: list[tuple[float, float]]) -> int:
