@@ -74,6 +74,9 @@ def test_a_row_is_named_in_the_questions_own_words_and_the_fullest_named_wins():
     assert named_rows(asked, corpora) == [2]  # all of its words, against one of three for "S2ORC (PDF-parse)"
     assert named_rows("How many took part in the first control group?", ["Test group A", "Control 1", "Control 2"]) == [1]
     assert named_rows("How large were the corpora?", corpora) == []  # none named: the rows stay as printed
+    strains = ["Strain A", "Strain B", "Strain C"]
+    assert named_rows("What doubling time did strain B have at 37 °C?", strains) == [1]  # "°C" names no strain
+    assert named_rows("How fast did the yeast strains double at 37 °C?", strains) == []  # all alike: none
     lines = ["Table 1 (page 2) · Table 1: A comparison of corpora", *(f"{n} · Papers: 1" for n in corpora)]
     assert named_rows_first(lines, asked) == [0, 3, 1, 2]
 

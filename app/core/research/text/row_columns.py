@@ -109,12 +109,16 @@ def name_share(said: set[str], query: str, name: str) -> float:
 
 
 def named_rows(query: str, names: list[str]) -> list[int]:
-    """The rows (indices into `names`) the question names most fully, if at least NAMED_SHARE."""
-    said = terms(query) | spelled_acronyms(query)
+    """The rows (indices into `names`) the question names most fully, if at least NAMED_SHARE and
+    not every row alike ("the yeast strains" names "Strain A", "Strain B" and "Strain C" alike: none)."""
+    # A one-letter word of a question is a unit or a symbol ("37 °C", "p < 0.05") more often than a
+    # row's letter ("Strain C"): such a letter names a row only written with it ("strain C").
+    said = {w for w in terms(query) | spelled_acronyms(query) if len(w) > 1}
     said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
     shares = [name_share(said, query, name) for name in names]
     best = max(shares, default=0.0)
-    return [k for k, share in enumerate(shares) if share == best] if best >= NAMED_SHARE else []
+    named = [k for k, share in enumerate(shares) if share == best]
+    return named if best >= NAMED_SHARE and (len(named) < len(names) or len(names) == 1) else []
 
 
 def named_rows_first(lines: list[str], query: str) -> list[int]:
