@@ -105,7 +105,12 @@ def name_share(said: set[str], query: str, name: str) -> float:
     form, it says."""
     if names_row(query, name):
         return 1.0
-    return max((len(t & said) / len(t) for t in map(terms, name.split(ABBR_SEP)) if t), default=0.0)
+    return max((len(t & said) / len(t) for t in map(_name_terms, name.split(ABBR_SEP)) if t), default=0.0)
+
+
+def _name_terms(name: str) -> set[str]:
+    """A row name's words as compared, its one-letter labels kept ("Strain A": the "a" is no article)."""
+    return terms(name) | {w.lower() for w in _TERM.findall(name) if len(w) == 1}
 
 
 def named_rows(query: str, names: list[str]) -> list[int]:
