@@ -152,3 +152,39 @@ def test_a_header_centred_in_cells_of_two_and_three_lines_heads_a_table_of_words
     assert tables.row_text(table, table.rows[1]) == (
         "Table 1 (page 1) · PubMed Central (OA) · Papers w/ body text: 2.6M · Citation contexts: full text · "
         "References to tables / figures / equations: yes · Academic disciplines: bio, med")
+
+
+def test_a_table_ruled_round_its_middle_columns_is_read_whole_with_its_wrapped_labels(tmp_path):
+    """The wheat paper's ANOVA table: ruling lines box its two middle columns only, and find_tables
+    read that box as the table, leaving out the factors' names and the last column ("6.3 · Grains
+    spike⁻¹: 2.1NS"). A header label wrapped onto a second line ("Grain yield" | "spike-1") names its
+    own column, not the run of columns centred under it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((200, 600), "Table 2. Fixed effects ANOVA results for grain yield, grains per spike and grain weight.",
+                     fontsize=8)
+    xs = [200.0, 281.0, 363.0, 455.0]
+    for x, label in zip(xs, ("Factor", "Grain yield", "Grains spike-1", "Individual grain weight")):
+        page.insert_text((x, 624), label, fontsize=8)
+    page.insert_text((xs[1], 633), "spike-1", fontsize=8)
+    for x in xs[1:]:
+        page.insert_text((x, 646), "F Ratio", fontsize=8)
+    rows = [["Genotype", "6.3", "2.1NS", "9.2"], ["Replication", "0.5NS", "0.4NS", "1.8NS"]]
+    for k, row in enumerate(rows):
+        for x, cell in zip(xs, row):
+            page.insert_text((x, 658 + 12 * k), cell, fontsize=8)
+    box = pymupdf.Rect(278, 614, 453, 673)  # the rules round the two middle columns
+    for y in (614, 637, 649, 673):
+        page.draw_line((box.x0, y), (box.x1, y), width=0.5)
+    for x in (box.x0, 361, box.x1):
+        page.draw_line((x, box.y0), (x, box.y1), width=0.5)
+    page.insert_textbox(pymupdf.Rect(200, 700, 560, 760), (
+        "Discussion. The genotypes differed in grain yield per spike and in individual grain weight, "
+        "but not in the number of grains per spike."), fontsize=9)
+    doc.save(tmp_path / "anova.pdf")
+    doc.close()
+    with pymupdf.open(tmp_path / "anova.pdf") as read:
+        (table,) = tables.scan_pages(read).tables
+    assert table.headers == ["Factor", "Grain yield spike-1 F Ratio", "Grains spike-1 F Ratio",
+                             "Individual grain weight F Ratio"]
+    assert table.rows == rows

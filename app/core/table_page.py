@@ -24,6 +24,7 @@ _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|
 _IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
 MIN_COLS = 2
 MIN_ROWS = 2
+BESIDE = 5.0  # × a row's height: a word this near a ruled table's side, on its row, is part of the row
 MIN_FILLED = 0.5  # share of cells with text
 MAX_MEDIAN_CELL = 40  # characters: two-column body text read as a table has line-long cells
 LOW_RANK_ROWS = 0.5  # share of rows with an identifier that makes a reagent table…
@@ -62,7 +63,7 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
     out: list[PageTable] = []
     for k, tb in enumerate(found):
         cells = [[_cell_text(words, c) for c in row.cells] for row in tb.rows]
-        if _stacked(cells):  # rows ruled as one: left to the reader of aligned text, which splits them
+        if _stacked(cells) or _cut_short(tb, words):  # left to the reader of aligned text
             continue
         headers: list[str] = []
         if tb.header.external and tb.header.cells:
@@ -110,6 +111,21 @@ def _stacked(cells: list[list[str]]) -> bool:
     values = [c for row in cells for c in row[1:] if c]
     stacked = [c for c in values if len(c.split()) >= 3 and all(is_number(w) for w in c.split())]
     return bool(values) and len(stacked) >= len(values) / 2
+
+
+def _cut_short(tb: Any, words: list[tuple]) -> bool:
+    """Ruling lines round part of a table only: most of its rows go on beside it, a row's name to
+    its left or a column to its right within a few words' height (the wheat paper's ANOVA table: its
+    rules box the two middle columns, so "Genotype" and the grain weight column were left out and its
+    rows read "6.3 · Grains spike⁻¹: 2.1NS"). Read from its aligned text instead, the rows are whole."""
+    x0, _, x1, _ = tb.bbox
+    rows = [tuple(r.bbox) for r in tb.rows]
+    beside = 0
+    for rx0, ry0, rx1, ry1 in rows:
+        near = BESIDE * (ry1 - ry0)
+        on_row = [w for w in words if ry0 <= (w[1] + w[3]) / 2 <= ry1]
+        beside += any(0 <= x0 - w[2] < near or 0 <= w[0] - x1 < near for w in on_row)
+    return len(rows) >= MIN_ROWS and beside * 2 > len(rows)
 
 
 def _inside(word: tuple, rect: Rect) -> bool:

@@ -32,6 +32,7 @@ MARGIN = 0.075  # share of the page height at its top and foot where running hea
 PROSE_WORDS = 7  # a line of one piece with this many words, wider than half the region: prose
 MAX_HEADER_LINES = 4
 MAX_PACKED_LINES = 6  # a header of overlapping lines, one label of three lines beside labels of two
+ALIGNED = 0.5  # × the line's height: a label starting this near one on the line above continues it
 CENTRED = 0.3  # a group's middle this near its label's centre (× the column's width): the label names the group
 # A measurement, not a count or a label: a decimal, a share, a ±, an estimate with its error "12 (3)".
 MEASUREMENT = re.compile(r"\d[.,]\d|%|±|\d\s*\(\s*\d")
@@ -222,8 +223,12 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
                     labels[col].append(words)
             continue
         homes = [_column_of((a + b) / 2, spans) for a, b in pieces]
+        above = [c for c, _ in top[i - 1].pieces()] if i else []
         for k, (a, b) in enumerate(pieces):
-            for col in _group(spans, homes, k, (a + b) / 2):
+            # A label wrapped onto this line starts where its first line does ("Grain yield" | "spike-1"):
+            # it names that one column, not the run of columns centred under it.
+            wrapped = any(abs(a - c) <= ALIGNED * ln.height for c in above)
+            for col in [homes[k]] if wrapped else _group(spans, homes, k, (a + b) / 2):
                 labels[col].append(_text_in(ln, (a, b)))
     return [" ".join(ls) for ls in labels], lines[len(top):]
 
