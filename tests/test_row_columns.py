@@ -77,6 +77,13 @@ def test_a_row_is_named_in_the_questions_own_words_and_the_fullest_named_wins():
     strains = ["Strain A", "Strain B", "Strain C"]
     assert named_rows("What doubling time did strain B have at 37 °C?", strains) == [1]  # "°C" names no strain
     assert named_rows("How fast did the yeast strains double at 37 °C?", strains) == []  # all alike: none
+    # A label the table cut short is said by the words it begins; of two rows named whole, the one
+    # named by more words leads (the question contrasts it with "the gold context").
+    dpr = ["Gold", "Dist. Sup."]
+    contrast = "Trained by distant supervision rather than on the gold context, what top-20 accuracy did DPR reach?"
+    assert named_rows(contrast, dpr) == [1, 0]
+    assert named_rows_first(["Table 5 (page 12) · Table 5: Retrieval accuracy", "Gold · Top-20: 78.1",
+                             "Dist. Sup. · Top-20: 77.1"], contrast) == [0, 2, 1]
     lines = ["Table 1 (page 2) · Table 1: A comparison of corpora", *(f"{n} · Papers: 1" for n in corpora)]
     assert named_rows_first(lines, asked) == [0, 3, 1, 2]
 

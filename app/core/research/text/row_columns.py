@@ -99,13 +99,20 @@ def names_row(query: str, name: str) -> bool:
                for n in name.split(ABBR_SEP))
 
 
-def name_share(said: set[str], query: str, name: str) -> float:
-    """How fully `query` names the row `name` (`said`: the query's terms and spelled acronyms): 1 where
-    the name stands in it as written, else the largest share of the words of the name, or of its long
-    form, it says."""
-    if names_row(query, name):
-        return 1.0
-    return max((len(t & said) / len(t) for t in map(_name_terms, name.split(ABBR_SEP)) if t), default=0.0)
+def name_share(said: set[str], query: str, name: str) -> tuple[float, int]:
+    """How fully `query` names the row `name` (`said`: the query's terms and spelled acronyms): the
+    largest share of the words of the name, or of its long form, it says (1 where the name stands in
+    it as written), and how many words that is. A word the table cut short ("Dist. Sup.") is said by
+    a word it begins ("distant supervision")."""
+    whole = 1.0 if names_row(query, name) else 0.0
+    best = (whole, len(_name_terms(name)) if whole else 0)
+    for part in name.split(ABBR_SEP):
+        words = _name_terms(part)
+        cut = {w.lower() for w in re.findall(r"([A-Za-z]{3,})\.", part)}
+        named = {w for w in words if w in said or (w in cut and any(s.startswith(w) for s in said))}
+        if words:
+            best = max(best, (len(named) / len(words), len(named)))
+    return best
 
 
 def _name_terms(name: str) -> set[str]:
@@ -115,15 +122,18 @@ def _name_terms(name: str) -> set[str]:
 
 def named_rows(query: str, names: list[str]) -> list[int]:
     """The rows (indices into `names`) the question names most fully, if at least NAMED_SHARE and
-    not every row alike ("the yeast strains" names "Strain A", "Strain B" and "Strain C" alike: none)."""
+    not every row alike ("the yeast strains" names "Strain A", "Strain B" and "Strain C" alike:
+    none); those it names by more words first ("by distant supervision rather than the gold
+    context": "Dist. Sup." before "Gold")."""
     # A one-letter word of a question is a unit or a symbol ("37 °C", "p < 0.05") more often than a
     # row's letter ("Strain C"): such a letter names a row only written with it ("strain C").
     said = {w for w in terms(query) | spelled_acronyms(query) if len(w) > 1}
     said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
     shares = [name_share(said, query, name) for name in names]
-    best = max(shares, default=0.0)
-    named = [k for k, share in enumerate(shares) if share == best]
-    return named if best >= NAMED_SHARE and (len(named) < len(names) or len(names) == 1) else []
+    best = max((share for share, _ in shares), default=0.0)
+    named = sorted((k for k, (share, _) in enumerate(shares) if share == best), key=lambda k: -shares[k][1])
+    alike = len(named) == len(names) > 1 and len({shares[k] for k in named}) == 1
+    return named if best >= NAMED_SHARE and not alike else []
 
 
 def named_rows_first(lines: list[str], query: str) -> list[int]:
@@ -131,7 +141,7 @@ def named_rows_first(lines: list[str], query: str) -> list[int]:
     they are, then the rows the question names, then the other rows in their order."""
     rows = [k for k, line in enumerate(lines) if row_name(line) and not is_caption_line(line)]
     named = [rows[i] for i in named_rows(query, [row_name(lines[k]) for k in rows])]
-    if not named or len(named) == len(rows):
+    if not named:
         return list(range(len(lines)))
     it = iter(named + [k for k in rows if k not in named])
     return [next(it) if k in rows else k for k in range(len(lines))]
