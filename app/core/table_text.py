@@ -203,15 +203,16 @@ def stacked_headers(lines: list[_Line], bounds: list[float]) -> tuple[list[str],
     left = min((ln.words[0][0] for ln in lines if ln.words), default=0.0)
     starts = [None if _names_categories(ln, left) else _values_from(ln) for ln in lines]
     values_from = next((x for x in starts if x is not None), None)
-    top: list[_Line] = []
     if values_from is None:  # a table of words ("full text", "yes", "PubMed"): no row of values ends the header
-        top = _packed_header(lines)
-    for ln, start in zip(lines[:MAX_HEADER_LINES + 1] if values_from is not None else [], starts):
-        pieces = ln.pieces()
-        if start is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
-            break
-        top.append(ln)
-    if not 2 <= len(top) <= (MAX_HEADER_LINES if values_from is not None else MAX_PACKED_LINES) or len(top) == len(lines):
+        top, most = _packed_header(lines), MAX_PACKED_LINES
+    else:
+        top, most = [], MAX_HEADER_LINES
+        for ln, start in zip(lines[:MAX_HEADER_LINES + 1], starts):
+            pieces = ln.pieces()
+            if start is not None or (len(pieces) == 1 and pieces[0][1] < values_from):
+                break
+            top.append(ln)
+    if not 2 <= len(top) <= most or len(top) == len(lines):
         return [], lines
     spans = list(zip(bounds, bounds[1:]))
     labels: list[list[str]] = [[] for _ in spans]
