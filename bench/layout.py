@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from app.core import letter_spacing, pdf_extract, pdf_layout  # noqa: E402
+from app.core import accents, letter_spacing, pdf_extract, pdf_layout  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.metadata import layout as meta_layout  # noqa: E402
 from metadata import norm  # noqa: E402
@@ -53,6 +53,9 @@ from tests.letter_spaced_pdfs import HELD_OUT, make_tracked_paper  # noqa: E402
 SHARED = ROOT.parent / "shared" / "corpus"
 TRUTH = {"mixed": SHARED / "mixed" / "metadata.jsonl", "r-papers": ROOT / "bench" / "questions" / "r-papers-metadata.jsonl"}
 _TOKEN = re.compile(r"[^\W\d_]+")
+# A TeX accent left apart from a Latin letter (an accent over a Greek letter or a variable with no
+# one-character form stays apart: accents.py).
+_APART = re.compile(r"[\u00b4\u00a8\u02c6\u02dc\u02d8\u02c7\u02d9\u02da\u02dd\u02db\u00af][A-Za-zıȷ]|[A-Za-z][\u00b8`][A-Za-z]")
 
 
 def _mupdf_words(page: Any, flags: int) -> dict[str, Any]:
@@ -60,10 +63,11 @@ def _mupdf_words(page: Any, flags: int) -> dict[str, Any]:
 
 
 def reading(before: bool) -> None:
-    """Read pages as before letter_spacing.py, or as now."""
+    """Read pages as before letter_spacing.py and accents.py (MuPDF's text), or as now."""
     read: Callable[[Any, int], dict[str, Any]] = _mupdf_words if before else letter_spacing.page_dict
     pdf_layout.page_dict = read  # type: ignore[assignment]
     meta_layout.page_dict = read  # type: ignore[assignment]
+    pdf_layout.join_accents = (lambda text: text) if before else accents.join_accents  # type: ignore[assignment]
 
 
 @dataclass
@@ -72,6 +76,7 @@ class Rates:
     tokens: Counter = field(default_factory=Counter)
     titles_right: int = 0
     titles: int = 0
+    apart: int = 0  # accents TeX set apart from their letters, left so in the text
 
     def rate(self, kind: str) -> str:
         return f"{self.broken[kind] / self.tokens[kind]:.4f}" if self.tokens[kind] else "-"
@@ -119,6 +124,7 @@ def read_paper(path: Path) -> Paper | None:
 
 def score(paper: Paper, want_title: str | None, rates: Rates) -> None:
     text = "\n".join(paper.markdown)
+    rates.apart += len(_APART.findall(text))
     vocab = Counter(t.lower() for t in _TOKEN.findall(text))
     for kind, lines in (("title", [paper.title]),
                         ("headings", [ln for ln in text.splitlines() if ln.startswith("#")]),
@@ -179,7 +185,7 @@ def run_corpus(name: str, tmp: Path, show: bool) -> None:
         print(f"  {label:6}  titles exact {r.titles_right}/{r.titles}   broken tokens: title {r.rate('title')} "
               f"({r.broken['title']}/{r.tokens['title']})  headings {r.rate('headings')} "
               f"({r.broken['headings']}/{r.tokens['headings']})  body {r.rate('body')} "
-              f"({r.broken['body']}/{r.tokens['body']})")
+              f"({r.broken['body']}/{r.tokens['body']})  TeX accents apart from a Latin letter {r.apart}")
     if name == "synthetic":
         print(f"  after   author lists exact {authors_right}/{len(files)}")
 

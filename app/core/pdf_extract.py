@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Iterator
 import pymupdf
 
 from . import ocr, pdf_bombs
+from .accents import join_accents, tex_form
 from .errors import ImportFailure
 from .line_breaks import document_words
 from .mupdf_guard import MUPDF
@@ -281,7 +282,7 @@ def _plain_pages(doc: pymupdf.Document, skipped: set[int]) -> Iterator[str]:
     for pno in range(doc.page_count):
         if pno + 1 not in skipped:
             try:
-                yield doc.load_page(pno).get_text(flags=TEXT_FLAGS)
+                yield join_accents(doc.load_page(pno).get_text(flags=TEXT_FLAGS))
             except Exception:  # noqa: BLE001 - its spellings are not needed to read the others
                 continue
 
@@ -331,22 +332,25 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
     if ocr_words is None:
         for n in (max_words, max_words // 2, 4):
             snippet = " ".join(words[:n])
-            if snippet:
-                hits = page.search_for(snippet, flags=SEARCH_FLAGS)
-                if not hits and _COMPOUND.search(snippet):
-                    # MuPDF's search reads a compound broken at a line's end ("velocity-\ndependent")
-                    # as one word; the stored text keeps its hyphen (line_breaks.py).
-                    hits = page.search_for(_COMPOUND.sub("", snippet), flags=SEARCH_FLAGS)
-                if hits:
-                    return hits
+            if snippet and (hits := _search(page, snippet)):
+                return hits
         # A sentence a page break cut in two begins on the page before (research/evidence/page_breaks.py):
         # its part on this page starts a few words in.
         for start in range(LATE_START_STEP, min(len(words) - 3, LATE_START_MAX), LATE_START_STEP):
-            hits = page.search_for(" ".join(words[start : start + max_words // 2]), flags=SEARCH_FLAGS)
-            if hits:
+            if hits := _search(page, " ".join(words[start : start + max_words // 2])):
                 return hits
         ocr_words = ocr.stored_words(page.parent.name, page.number + 1) if page.parent.name else []
     return _align_words(ocr_words, words) if ocr_words else []
+
+
+def _search(page: pymupdf.Page, snippet: str) -> list[pymupdf.Rect]:
+    """MuPDF's hits for `snippet` as stored, else as the page may print it: a compound broken at a
+    line's end is one word to MuPDF's search ("velocity-\\ndependent"; the stored text keeps its
+    hyphen, line_breaks.py), and a pdfTeX page holds "f¨ur" where the stored text reads "für"."""
+    for form in dict.fromkeys((snippet, _COMPOUND.sub("", snippet), tex_form(snippet))):  # each once
+        if hits := page.search_for(form, flags=SEARCH_FLAGS):
+            return hits
+    return []
 
 
 def _norm_word(word: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import pymupdf
 
+from .accents import join_accents
 from .letter_spacing import page_dict
 from .line_breaks import join_lines, runs_on
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
@@ -136,13 +137,13 @@ def _line_row(line: dict[str, Any]) -> _Row | None:
             mono += n
         if f_math:
             math += n
-    text = " ".join("".join(t for _, t in spans).split())  # collapse whitespace runs
+    text = join_accents(" ".join("".join(t for _, t in spans).split()))  # whitespace runs collapsed
     if not text or not chars:
         return None
     size = sizes.most_common(1)[0][0]
     # Without superscripts (footnote marks, affiliation letters): used for author names.
     main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
-    main = " ".join(main.split())
+    main = join_accents(" ".join(main.split()))
     return _Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main])
 
 
