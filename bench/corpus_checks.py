@@ -19,6 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from app.core import ocr  # noqa: E402
+from app.core.accents import join_accents  # noqa: E402
 from app.core import pdf_extract as px  # noqa: E402
 from app.core.chunking import approx_tokens, chunk_pages  # noqa: E402
 
@@ -49,7 +51,8 @@ def check_chunks(corpus: Path) -> list[str]:
         chunks = list(chunk_pages("paper", pages))
         if not chunks:
             problems.append(f"{path.name}: no chunks")
-        plain = {p.page: _normalise(doc[p.page - 1].get_text(flags=px.TEXT_FLAGS)) for p in pages}
+        # The page's own text, with TeX's accents joined as the markdown joins them (accents.py).
+        plain = {p.page: _normalise(join_accents(doc[p.page - 1].get_text(flags=px.TEXT_FLAGS))) for p in pages}
         for c in chunks:
             if by_page[c.page].markdown[c.char_start:c.char_end] != c.text or approx_tokens(c.text) > 500:
                 problems.append(f"{path.name}: chunk {c.chunk_index} is not an exact slice within 500 tokens")
@@ -83,6 +86,14 @@ def check_meta(corpus: Path) -> list[str]:
     if px.has_text_layer(px.open_pdf(corpus / "PLSvGLS.pdf")):  # dvips Type3 bitmap fonts: text decodes to dingbats
         problems.append("PLSvGLS.pdf: its unreadable text layer was taken as text")
     print(f"metadata: {len(KNOWN)} known papers checked, text-layer check on PLSvGLS.pdf")
+    # A subset font with no map to Unicode: 21 of its 23 pages read as control characters.
+    tam = corpus.parent / "mixed" / "chuttur2009-technology-acceptance-model.pdf"
+    if tam.exists():
+        with px.open_pdf(tam) as doc:
+            garbled, pages = sum(ocr.page_needs_ocr(doc[p]) for p in range(doc.page_count)), doc.page_count
+        print(f"text layer of glyph numbers: {garbled} of {pages} pages of {tam.name} go to OCR")
+        if garbled < 20:
+            problems.append(f"{tam.name}: only {garbled} pages of glyph numbers found for OCR (21 expected)")
     return problems
 
 

@@ -9,6 +9,7 @@ found by search, and highlighting must land on the words where they are printed.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pymupdf
@@ -318,3 +319,36 @@ def test_a_bold_title_set_at_body_size_is_read_as_the_title(tmp_path):
     meta = px.extract_meta(scan, "note.pdf")
     assert meta.title == "Moult Timing of Willow Ptarmigan"
     assert meta.authors == ["Ingrid Solberg", "Tomas Lindqvist"]
+
+
+def _glyph_numbers_page() -> pymupdf.Document:
+    """A page whose text layer is glyph numbers: an embedded subset font with no map to Unicode,
+    its glyphs numbered from 1 in order of use, so MuPDF can only give the numbers, which are
+    control characters (a working paper of the mixed corpus reads "\\x0b\\x0c\\x04" for "the")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("tiro").buffer)
+    page.insert_text((40, 100), "Perceived usefulness and ease of use predict the intention to use a system. " * 2,
+                     fontname="F0", fontsize=9)
+    for xref in range(1, doc.xref_length()):
+        if doc.xref_get_key(xref, "ToUnicode")[0] != "null":
+            doc.xref_set_key(xref, "ToUnicode", "null")
+    contents = page.get_contents()[0]
+
+    def renumbered(m: re.Match) -> bytes:
+        hexes = m.group(1).decode()
+        glyphs = [int(hexes[i:i + 4], 16) for i in range(0, len(hexes), 4)]
+        return b"<" + "".join(f"{g % 26 + 2:04x}" if g != 1 else "0001" for g in glyphs).encode() + b">"
+
+    doc.update_stream(contents, re.sub(rb"<([0-9a-f]+)>", renumbered, doc.xref_stream(contents)))
+    return pymupdf.open("pdf", doc.tobytes())
+
+
+def test_a_text_layer_of_glyph_numbers_is_read_by_ocr_not_taken_for_text():
+    doc = _glyph_numbers_page()
+    text = doc[0].get_text()
+    assert sum(c.isalnum() for c in text) < 5 and len(text.strip()) > 100  # control characters, not words
+    assert ocr.readable_fraction(text) < 0.2
+    assert ocr.page_needs_ocr(doc[0]) and not px.has_text_layer(doc)
+    readable = "Perceived usefulness and ease of use predict the intention to use a system."
+    assert ocr.readable_fraction(readable) == 1.0  # printable ASCII still counts
