@@ -314,16 +314,9 @@ def test_a_header_wider_than_its_column_stays_whole(tmp_path):
     page = doc.new_page(width=595, height=842)
     page.insert_text((72, 80), "Table 2: Metabolites whose levels changed the most under heat stress, against the control plants.",
                      fontsize=10)  # a caption across the page: the table is not one column's
-    rows = [["Metabolite", "Fold change (heat/control)", "P value"], ["Tryptophan", "11.46", "0.0001"],
-            ["Pipecolate", "3.27", "0.002"], ["Glycine", "0.41", "0.03"]]
-    for k, row in enumerate(rows):
-        for x, cell in zip((72, 200, 340), row):
-            page.insert_text((x, 104 + 14 * k), cell, fontsize=10)
-    path = tmp_path / "heat.pdf"
-    doc.save(path)
-    doc.close()
-    with pymupdf.open(path) as doc:
-        (table,) = tables.scan_pages(doc).tables
+    _aligned_rows(page, [["Metabolite", "Fold change (heat/control)", "P value"], ["Tryptophan", "11.46", "0.0001"],
+                         ["Pipecolate", "3.27", "0.002"], ["Glycine", "0.41", "0.03"]], (72, 200, 340), 104)
+    (table,) = _saved_tables(doc, tmp_path / "heat.pdf")
     assert table.headers == ["Metabolite", "Fold change (heat/control)", "P value"]
     assert tables.row_text(table, table.rows[0]).endswith("Tryptophan · Fold change (heat/control): 11.46 · P value: 0.0001")
 
@@ -366,3 +359,39 @@ def test_the_best_row_follows_the_best_passage_in_the_first_turn(fact_library, m
     first, rest = split_first(focused, 300, lambda e: count(e.focus_text) + focus.HEADER_TOKENS)
     assert [e.focus_text for e in first[1:]] == ([rows[in_first]] if in_first else [])
     assert all(r in [e.focus_text for e in focused] for r in rows.values())  # every row stays evidence
+
+
+def test_a_link_under_the_table_is_its_note_not_a_row_and_a_link_inside_stays(tmp_path):
+    """PLOS prints each table's own DOI under it; set beside a legend, the aligned-text reader read
+    the two as a row ("NS, not significant · F Ratio: https://doi.org/…"). A key-resources table
+    gives software by its URL: that row stays."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 2: Fixed effects ANOVA of the yield traits of the wheat genotypes under heat stress.",
+                     fontsize=10)
+    _aligned_rows(page, [["Source", "F Ratio", "P value"], ["Genotype", "6.3", "0.001"], ["Treatment", "27.9", "0.0001"],
+                         ["Replication", "0.5", "0.61"],
+                         ["NS, not significant", "https://doi.org/10.1371/journal.pone.0197919.t002", ""]], (72, 220, 400), 104)
+    page.insert_text((72, 300), "Table 3: Software used in this study and where it is found.", fontsize=10)
+    _aligned_rows(page, [["Software", "Source", "Identifier"], ["ImageJ", "https://imagej.nih.gov/ij/", "RRID:SCR_003070"],
+                         ["R 4.2", "R Core Team", "RRID:SCR_001905"], ["Prism 9", "GraphPad", "RRID:SCR_002798"]],
+                  (72, 220, 400), 324)
+    anova, tools = _saved_tables(doc, tmp_path / "plos.pdf")
+    assert [r[0] for r in anova.rows] == ["Genotype", "Treatment", "Replication"]
+    assert not any("doi.org" in c for r in anova.rows for c in r)
+    assert ["ImageJ", "https://imagej.nih.gov/ij/", "RRID:SCR_003070"] in tools.rows
+
+
+def _aligned_rows(page: pymupdf.Page, rows: list[list[str]], xs: tuple[float, ...], top: float) -> None:
+    """A table set as aligned text: each row's cells on one baseline at the columns' `xs`."""
+    for k, row in enumerate(rows):
+        for x, cell in zip(xs, row):
+            page.insert_text((x, top + 14 * k), cell, fontsize=10)
+
+
+def _saved_tables(doc: pymupdf.Document, path: Path) -> list:
+    """The tables read from `doc` once it is saved to `path` and opened again."""
+    doc.save(path)
+    doc.close()
+    with pymupdf.open(path) as saved:
+        return tables.scan_pages(saved).tables

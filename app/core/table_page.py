@@ -22,6 +22,7 @@ _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|
 # A catalogue number or identifier: letters and digits mixed in one token of five or more
 # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
 _IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
+_LINK = re.compile(r"https?://|\bdoi\.org/|\bdoi:\s*10\.", re.I)  # a URL or a DOI: a note, never a value
 MIN_COLS = 2
 MIN_ROWS = 2
 BESIDE = 5.0  # × a row's height: a word this near a ruled table's side, on its row, is part of the row
@@ -166,8 +167,13 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
         cells, rects = cells[1:], rects[1:]
     cells, rects = _merge_continuations(cells, rects)
     cells, rects, groups = regroup(cells, rects)  # labels printed once for a group of rows
-    # A row with one cell left is a wrapped note, not a row of values.
+    # A row with one cell left is a wrapped note, not a row of values; so is a last row holding a
+    # link (PLOS prints each table's own DOI under it, "https://doi.org/10.1371/journal.pone.0197919.t002",
+    # which the aligned-text reader set beside a legend as a row of two cells). A link inside the
+    # table stays: a key-resources table gives software by its URL.
     kept = [(r, q, g) for r, q, g in zip(cells, rects, groups) if sum(1 for c in r if c) >= 2]
+    while kept and any(_LINK.search(c) for c in kept[-1][0]):
+        kept.pop()
     cells, rects, groups = [r for r, _, _ in kept], [q for _, q, _ in kept], [g for _, _, g in kept]
     # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
     # cut off where the rows below leave blank) belong to the column before.
