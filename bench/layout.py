@@ -55,7 +55,8 @@ TRUTH = {"mixed": SHARED / "mixed" / "metadata.jsonl", "r-papers": ROOT / "bench
 _TOKEN = re.compile(r"[^\W\d_]+")
 # A TeX accent left apart from a Latin letter (an accent over a Greek letter or a variable with no
 # one-character form stays apart: accents.py).
-_APART = re.compile(r"[\u00b4\u00a8\u02c6\u02dc\u02d8\u02c7\u02d9\u02da\u02dd\u02db\u00af][A-Za-zıȷ]|[A-Za-z][\u00b8`][A-Za-z]")
+_ABOVE = re.escape(accents.TYPOGRAPHIC_ACCENTS.replace("\u00b8", ""))  # the cedilla is written after its letter
+_APART = re.compile(rf"[{_ABOVE}][A-Za-zıȷ]|[A-Za-z][\u00b8`][A-Za-z]")
 
 
 def _mupdf_words(page: Any, flags: int) -> dict[str, Any]:

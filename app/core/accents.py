@@ -34,7 +34,11 @@ _CEDILLA = "\u00b8"
 _RING = "\u02da"
 _DOTLESS = {"ı": "i", "ȷ": "j"}
 
-_TYPOGRAPHIC_RX = re.compile("[" + re.escape("".join(_TYPOGRAPHIC)) + "`]")
+_MARK_TO_ACCENT = {mark: accent for accent, mark in {**_TYPOGRAPHIC, "`": "\u0300"}.items()}  # for tex_form
+_DOTTED = {letter: dotless for dotless, letter in _DOTLESS.items()}
+TYPOGRAPHIC_ACCENTS = "".join(_TYPOGRAPHIC)  # the spacing accents TeX's text layers write (bench/layout.py counts them)
+
+_TYPOGRAPHIC_RX = re.compile("[" + re.escape(TYPOGRAPHIC_ACCENTS) + "`]")
 _ALL_RX = re.compile("[" + re.escape("".join(_ALL)) + "]")
 
 
@@ -81,14 +85,13 @@ def join_accents(text: str, *, ascii_marks: bool = False) -> str:
 def tex_form(text: str) -> str:
     """`text` with each accented letter written as TeX's text layer writes it ("für" → "f¨ur"):
     what to search a pdfTeX page for when the stored text has the joined form."""
-    combining = {mark: accent for accent, mark in {**_TYPOGRAPHIC, "`": "\u0300"}.items()}
     out: list[str] = []
     for c in text:
         parts = unicodedata.normalize("NFD", c)
-        if len(parts) == 2 and parts[1] in combining:
-            base, accent = parts[0], combining[parts[1]]
-            if base in "ij" and accent != _CEDILLA:
-                base = {"i": "ı", "j": "ȷ"}[base]  # TeX puts the accent over the dotless letter
+        if len(parts) == 2 and parts[1] in _MARK_TO_ACCENT:
+            base, accent = parts[0], _MARK_TO_ACCENT[parts[1]]
+            if accent != _CEDILLA:
+                base = _DOTTED.get(base, base)  # TeX puts the accent over the dotless letter
             out.append(base + accent if accent == _CEDILLA else accent + base)
         else:
             out.append(c)

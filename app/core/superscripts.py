@@ -137,8 +137,8 @@ def _read(word: tuple, raised: list[tuple[Rect, str]]) -> str:
 def words_without_marks(page: Any, layout: dict) -> list[tuple]:
     """The page's words (`get_text("words")` tuples, ligatures as letters): a superscript footnote
     mark left out of the word it ends (a mark standing alone left out), an exponent written with
-    superscript characters, a stacked "±" read as one, a TeX accent joined to its letter. `layout`: the page's `get_text("dict")`,
-    which the caption reader reads too."""
+    superscript characters, a stacked "±" read as one, a TeX accent joined to its letter.
+    `layout`: the page's `get_text("dict")`, which the caption reader reads too."""
     words = [(*w[:4], join_accents(w[4]), *w[5:]) for w in page.get_text("words", flags=WORD_FLAGS)]
     raised = _raised_spans(layout)
     if not raised:
