@@ -382,6 +382,20 @@ def test_a_link_under_the_table_is_its_note_not_a_row_and_a_link_inside_stays(tm
     assert ["ImageJ", "https://imagej.nih.gov/ij/", "RRID:SCR_003070"] in tools.rows
 
 
+def test_a_significance_legend_under_the_table_is_its_note_not_a_row(tmp_path):
+    """A legend set on the table's last line ("significant at · P < 0.001") was read as a row; a row
+    whose cells say "significant" beside a figure of its own stays."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 2: Fixed effects ANOVA of the yield traits of the wheat genotypes under heat stress.",
+                     fontsize=10)
+    _aligned_rows(page, [["Source", "F Ratio", "Effect"], ["Genotype", "6.3", "significant"], ["Treatment", "27.9", "significant"],
+                         ["Replication", "0.5", "not significant"], ["significant at", "P < 0.001", ""]], (72, 220, 400), 104)
+    (anova,) = _saved_tables(doc, tmp_path / "legend.pdf")
+    assert [r[0] for r in anova.rows] == ["Genotype", "Treatment", "Replication"]
+    assert ["Replication", "0.5", "not significant"] in anova.rows
+
+
 def _aligned_rows(page: pymupdf.Page, rows: list[list[str]], xs: tuple[float, ...], top: float) -> None:
     """A table set as aligned text: each row's cells on one baseline at the columns' `xs`."""
     for k, row in enumerate(rows):

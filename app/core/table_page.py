@@ -23,6 +23,10 @@ _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|
 # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
 _IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
 _LINK = re.compile(r"https?://|\bdoi\.org/|\bdoi:\s*10\.", re.I)  # a URL or a DOI: a note, never a value
+# A significance legend under a table ("*** significant at · P < 0.001", "NS · not significant"): a
+# threshold, and words saying what it marks. A row of values never holds only these.
+_THRESHOLD = re.compile(r"^[*†‡§\s]*p\s*[<≤]\s*0?[.·]\d+$", re.I)
+_SIGNIFICANCE = re.compile(r"^[*†‡§\s]*(?:(?:not\s+|non-?)?significant(?:ly)?\b.*|n\.?s\.?)$", re.I)
 MIN_COLS = 2
 MIN_ROWS = 2
 BESIDE = 5.0  # × a row's height: a word this near a ruled table's side, on its row, is part of the row
@@ -169,10 +173,10 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     cells, rects, groups = regroup(cells, rects)  # labels printed once for a group of rows
     # A row with one cell left is a wrapped note, not a row of values; so is a last row holding a
     # link (PLOS prints each table's own DOI under it, "https://doi.org/10.1371/journal.pone.0197919.t002",
-    # which the aligned-text reader set beside a legend as a row of two cells). A link inside the
-    # table stays: a key-resources table gives software by its URL.
+    # which the aligned-text reader set beside a legend as a row of two cells), or a significance
+    # legend. A link inside the table stays: a key-resources table gives software by its URL.
     kept = [(r, q, g) for r, q, g in zip(cells, rects, groups) if sum(1 for c in r if c) >= 2]
-    while kept and any(_LINK.search(c) for c in kept[-1][0]):
+    while kept and (any(_LINK.search(c) for c in kept[-1][0]) or _legend(kept[-1][0])):
         kept.pop()
     cells, rects, groups = [r for r, _, _ in kept], [q for _, q, _ in kept], [g for _, _, g in kept]
     # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
@@ -192,6 +196,12 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
         return None
     return PageTable(page_no, number, caption, headers, cells, rects, bbox, low_rank=is_reagent_table(cells),
                      caption_rect=caption_rect, groups=groups if any(groups) else [])
+
+
+def _legend(row: list[str]) -> bool:
+    """The row states a significance threshold and what it marks, and nothing else."""
+    filled = [c.strip() for c in row if c.strip()]
+    return any(_THRESHOLD.match(c) for c in filled) and all(_THRESHOLD.match(c) or _SIGNIFICANCE.match(c) for c in filled)
 
 
 def _cell_text(words: list[tuple], rect: Any) -> str:
