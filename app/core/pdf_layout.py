@@ -113,7 +113,9 @@ def _page_blocks(page: pymupdf.Page) -> list[_Block]:
 def _font_style(font: str) -> tuple[bool, bool, bool]:
     """(bold, monospaced, math) judged from the font name; cached, names repeat a lot."""
     return (
-        bool(re.search(r"bold|black|heavy|demi|semibold|cmbx|cmb\d", font, re.I)),
+        # Advent 3B2 (BMC, Springer, Wolters Kluwer) names a bold face by a suffix and leaves the
+        # font's bold flag unset: "HBEMOE+AdvTTaf7f9f4f.B", "AdvOT3b30f6db.B" (".BI" bold italic).
+        bool(re.search(r"bold|black|heavy|demi|semibold|cmbx|cmb\d", font, re.I) or re.search(r"\.BI?$", font)),
         bool(_MONO_FONT.search(font)),
         bool(_MATH_FONT.search(font)),
     )
@@ -181,6 +183,7 @@ _RUN_IN_SECTION = re.compile(
     r"(?:ABSTRACT|INTRODUCTION|BACKGROUND|(?:MATERIALS?|PATIENTS|SUBJECTS) AND METHODS|METHODS?|METHODOLOGY|"
     r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)")
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
+_SECTION_NUMBER = re.compile(r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S")  # with a dot: not "2019 data"
 
 
 # A publisher's notice printed on every page in a larger type ("Copyright © 2022 Wolters Kluwer
@@ -232,7 +235,7 @@ def _classify(block: _Block, body: float) -> None:
     # is not a block of its own, and bold figure labels are rarely numbered.
     bold = block.share("bold")
     numbered = _NUMBERED.match(text) is not None or _SECTION_WORDS.match(text) is not None
-    if short and words <= 14 and (
+    if short and words <= 14 and not any(_cells(r) for r in block.rows) and (
         (size >= body * 1.05 and bold >= 0.5) or (size >= body * 0.95 and bold >= 0.6 and numbered)
     ):
         block.kind = "heading"
@@ -302,7 +305,8 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
         if b.kind == "heading":
             text = b.text
             # A heading wrapped over two blocks (long titles): one heading line.
-            if (prev is not None and prev.kind == "heading" and prev.level == b.level
+            # A numbered one ("1.1 Cluster computing" under "1. INTRODUCTION") starts a section of its own.
+            if (prev is not None and prev.kind == "heading" and prev.level == b.level and not _SECTION_NUMBER.match(text)
                     and abs(prev.size - b.size) < 0.5 and b.bbox[1] - prev.bbox[3] < b.size):
                 parts[-1] = f"{parts[-1]} {text}"
             else:
@@ -335,6 +339,34 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
     return "\n\n".join(p for p in parts if p.strip())
 
 
+def _cells(row: _Row) -> bool:
+    """The row is set in gap-separated cells (a table's bold header), not a number and its title."""
+    pieces = [p.strip() for p in row.pieces if p.strip()]
+    return len(pieces) > 2 or (len(pieces) == 2 and not re.fullmatch(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.", pieces[0]))
+
+
+def _heading_apart(block: _Block, body: float) -> list[_Block]:
+    """The block, or its first row apart where that row is a heading set in the paragraph's own
+    block: bold, short of the column's width, above rows that are not bold. PyMuPDF gives BMC's
+    "Methods" and "Results" one block with the text under them, so they were read as its first
+    words ("Results The results reported below…") and the paper had no sections."""
+    if len(block.rows) < 2:
+        return [block]
+    first, second = block.rows[0], block.rows[1]
+    widest = max(r.bbox[2] - r.bbox[0] for r in block.rows)
+    if not (first.chars and not _cells(first) and first.bold >= 0.8 * first.chars
+            and second.bold < 0.5 * max(1, second.chars)
+            and first.bbox[2] - first.bbox[0] <= 0.7 * widest and len(first.text.split()) <= _HEADING_WORDS):
+        return [block]
+    head = _Block([first], first.bbox)
+    _classify(head, body)
+    if head.kind != "heading":
+        return [block]
+    rest = block.rows[1:]
+    box = (min(r.bbox[0] for r in rest), min(r.bbox[1] for r in rest), max(r.bbox[2] for r in rest), max(r.bbox[3] for r in rest))
+    return [head, _Block(rest, box)]
+
+
 def _classified_blocks(page: pymupdf.Page, body_size: float,
                        name_line: Callable[[str], object] | None = None) -> list[_Block]:
     """Blocks of a page, furniture dropped, classified. `name_line(text)` is truthy for a line of
@@ -343,6 +375,7 @@ def _classified_blocks(page: pymupdf.Page, body_size: float,
     # where metadata comes from, and a title is set where later pages run their head.
     running = running_heads(page.parent, _page_blocks) if page.number else frozenset()
     blocks = [b for b in _page_blocks(page) if not is_furniture(b, page.rect, body_size, running)]
+    blocks = [piece for b in blocks for piece in _heading_apart(b, body_size)]
     for b in blocks:
         _classify(b, body_size)
     if page.number == 0:
