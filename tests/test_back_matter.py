@@ -20,6 +20,7 @@ def kept(text: str) -> list[str]:
     "CRediT authorship contribution statement", "Funding", "Funding information", "Competing interests",
     "Conflict of interest statement", "Conflicts of Interest", "Declaration of competing interest", "Disclosures",
     "7. Acknowledgements", "Publisher's note", "Additional information", "Supporting information",
+    "### Additional file", "Additional files",  # BMC's list of supplementary files, before its back matter
 ])
 def test_back_matter_headings_are_told(heading):
     assert is_back_matter_section(heading)
@@ -27,7 +28,7 @@ def test_back_matter_headings_are_told(heading):
 
 @pytest.mark.parametrize("heading", [
     "Results", "Discussion", "Data availability", "Funding of public hospitals in Malawi", "Methods",
-    "Competing risks regression", "Acknowledging uncertainty in the estimates", "",
+    "Competing risks regression", "Acknowledging uncertainty in the estimates", "", "Additional file formats accepted",
 ])
 def test_sections_about_the_work_are_not_back_matter(heading):
     assert not is_back_matter_section(heading)

@@ -27,7 +27,7 @@ _NAMES = (r"acknowledge?ments?|acknowledge?ment of funding|author(?:s'?|'s)? con
           r"(?: statement| disclosures?)?|declarations? of (?:competing )?interests?|disclosures?|disclosure statement"
           r"|ethics declarations?|consent for publication|publisher'?s note|author information"
           r"|additional information(?: and declarations)?|grant disclosures?"
-          r"|author details|supplementary (?:information|materials?)|supporting information")
+          r"|author details|supplementary (?:information|materials?)|supporting information|additional files?")
 _SECTION = re.compile(rf"^\W*(?:\d+(?:\.\d+)*\.?\s+)?(?:{_NAMES})\W*$", re.I)
 # A run-in heading: the name, then a colon, a full stop or a dash, a line break, or after a space
 # a capitalised sentence ("Acknowledgements We thank the field staff …"), a list's bullet
