@@ -184,6 +184,7 @@ _RUN_IN_SECTION = re.compile(
     r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)")
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 _SECTION_NUMBER = re.compile(r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S")  # with a dot: not "2019 data"
+_NUMBER_CELL = re.compile(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.")  # a section number set apart from its title
 
 
 # A publisher's notice printed on every page in a larger type ("Copyright © 2022 Wolters Kluwer
@@ -342,7 +343,7 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
 def _cells(row: _Row) -> bool:
     """The row is set in gap-separated cells (a table's bold header), not a number and its title."""
     pieces = [p.strip() for p in row.pieces if p.strip()]
-    return len(pieces) > 2 or (len(pieces) == 2 and not re.fullmatch(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.", pieces[0]))
+    return len(pieces) > 2 or (len(pieces) == 2 and not _NUMBER_CELL.fullmatch(pieces[0]))
 
 
 def _heading_apart(block: _Block, body: float) -> list[_Block]:
