@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from app.core import accents, letter_spacing, pdf_extract, pdf_layout  # noqa: E402
+from app.core import accents, letter_spacing, pdf_extract, pdf_rows  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.metadata import layout as meta_layout  # noqa: E402
 from metadata import norm  # noqa: E402
@@ -66,9 +66,9 @@ def _mupdf_words(page: Any, flags: int) -> dict[str, Any]:
 def reading(before: bool) -> None:
     """Read pages as before letter_spacing.py and accents.py (MuPDF's text), or as now."""
     read: Callable[[Any, int], dict[str, Any]] = _mupdf_words if before else letter_spacing.page_dict
-    pdf_layout.page_dict = read  # type: ignore[assignment]
+    pdf_rows.page_dict = read  # type: ignore[assignment]
     meta_layout.page_dict = read  # type: ignore[assignment]
-    pdf_layout.join_accents = (lambda text: text) if before else accents.join_accents  # type: ignore[assignment]
+    pdf_rows.join_accents = (lambda text: text) if before else accents.join_accents  # type: ignore[assignment]
 
 
 @dataclass

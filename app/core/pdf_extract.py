@@ -1,7 +1,7 @@
 """PDF reading with PyMuPDF: open with clear errors, damaged pages, page labels, page text.
 
-The layout analysis that turns a page into markdown lives in `pdf_layout` (its names stay
-importable from here); metadata readers live in `metadata/`. Scanned pages get their text
+The layout analysis that turns a page into markdown lives in `pdf_layout` (its rows and fonts
+in `pdf_rows`; its names stay importable from here); metadata readers live in `metadata/`. Scanned pages get their text
 from `ocr`, which writes it into the in-memory document as an invisible text layer before
 a page is read here, so nothing below needs to know whether a page was scanned.
 """
@@ -27,7 +27,8 @@ from .line_breaks import document_words
 from .mupdf_guard import MUPDF
 from .ocr import readable_fraction as _readable_fraction
 from . import pdf_layout
-from .pdf_layout import TEXT_FLAGS, _body_size, _render  # noqa: F401 - re-exported
+from .pdf_layout import _body_size, _render  # noqa: F401 - re-exported
+from .pdf_rows import TEXT_FLAGS, Block
 from .records import PageText, PaperMeta
 from .superscripts import as_printed
 
@@ -273,7 +274,7 @@ def page_markdown(page: pymupdf.Page, body_size: float, words: Counter | None = 
     return pdf_layout.page_markdown(page, body_size, _name_parts, words)
 
 
-def _classified_blocks(page: pymupdf.Page, body_size: float) -> list[pdf_layout._Block]:
+def _classified_blocks(page: pymupdf.Page, body_size: float) -> list[Block]:
     return pdf_layout._classified_blocks(page, body_size, _name_parts)
 
 

@@ -17,143 +17,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable
+from typing import Callable
 
 import pymupdf
 
-from .accents import join_accents
-from .letter_spacing import page_dict
 from .line_breaks import join_lines, runs_on
 from .page_furniture import COPYRIGHT_NOTICE, is_furniture, per_document, running_heads
-from .superscripts import plus_minus_joined, powers_of_ten_marked
-
-# Plain-text flags without TEXT_PRESERVE_LIGATURES: "ﬁ" becomes "fi", so embeddings and
-# full-text search see ordinary words. Highlighting must search with the same choice.
-TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
-
-_MONO_FONT = re.compile(
-    r"mono|courier|typewriter|cmtt|cmsltt|cmitt|lmtt|sftt|txtt|nimbusmon|inconsolata|consol|menlo",
-    re.I,
-)
-_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|cmbsy|msbm|msam|eufm|rsfs|stmary|wasy)|math|symbol", re.I)
-# Control characters, and private-use code points (big delimiters of TeX math fonts come
-# out as U+F8xx): noise for embeddings and search, never needed to find text on a page.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffe\uffff]")
-
-
-@dataclass
-class _Row:
-    """One visual line: PyMuPDF lines on the same baseline merged (table cells, TOC)."""
-
-    text: str
-    size: float  # dominant font size (by characters)
-    bbox: tuple[float, float, float, float]
-    chars: int
-    bold: int
-    mono: int
-    math: int
-    pieces: list[str]  # the merged PyMuPDF lines, superscripts removed
-
-
-@dataclass
-class _Block:
-    rows: list[_Row]
-    bbox: tuple[float, float, float, float]
-    kind: str = "prose"  # prose | heading | code | lines
-    level: int = 0
-
-    @property
-    def text(self) -> str:
-        return " ".join(r.text for r in self.rows)
-
-    @property
-    def size(self) -> float:
-        sizes: Counter[float] = Counter()
-        for r in self.rows:
-            sizes[r.size] += r.chars
-        return sizes.most_common(1)[0][0] if sizes else 0.0
-
-    def share(self, attr: str) -> float:
-        total = sum(r.chars for r in self.rows)
-        return sum(getattr(r, attr) for r in self.rows) / total if total else 0.0
-
-
-def _clean(text: str) -> str:
-    if text.isprintable():  # fast path: no control, private-use or odd space characters
-        return text
-    return _CONTROL.sub("", text).replace("\u00a0", " ")
-
-
-def _page_blocks(page: pymupdf.Page) -> list[_Block]:
-    """Text blocks of a page as rows with font statistics, in PyMuPDF's order."""
-    data = page_dict(page, TEXT_FLAGS)  # letter-spaced words joined (letter_spacing.py)
-    blocks = []
-    for b in data["blocks"]:
-        if b.get("type", 0) != 0:
-            continue
-        rows: list[_Row] = []
-        for line in b["lines"]:
-            row = _line_row(line)
-            if row is None:
-                continue
-            prev = rows[-1] if rows else None
-            # Same baseline and to the right: a gap-separated piece of the same visual line.
-            if prev and abs(prev.bbox[3] - row.bbox[3]) < 0.4 * max(row.size, 1) and row.bbox[0] >= prev.bbox[2] - 1:
-                rows[-1] = _merge_rows(prev, row)
-            else:
-                rows.append(row)
-        if rows:
-            blocks.append(_Block(rows, tuple(b["bbox"])))
-    return blocks
-
-
-@lru_cache(maxsize=4096)
-def _font_style(font: str) -> tuple[bool, bool, bool]:
-    """(bold, monospaced, math) judged from the font name; cached, names repeat a lot."""
-    return (
-        # Advent 3B2 (BMC, Springer, Wolters Kluwer) names a bold face by a suffix and leaves the
-        # font's bold flag unset: "HBEMOE+AdvTTaf7f9f4f.B", "AdvOT3b30f6db.B" (".BI" bold italic).
-        bool(re.search(r"bold|black|heavy|demi|semibold|cmbx|cmb\d", font, re.I) or re.search(r"\.BI?$", font)),
-        bool(_MONO_FONT.search(font)),
-        bool(_MATH_FONT.search(font)),
-    )
-
-
-def _line_row(line: dict[str, Any]) -> _Row | None:
-    spans = powers_of_ten_marked(plus_minus_joined([(s, _clean(s["text"])) for s in line["spans"]]))
-    sizes: Counter[float] = Counter()
-    bold = mono = math = chars = 0
-    for s, t in spans:
-        n = len(t) - t.count(" ")
-        if not n:
-            continue
-        chars += n
-        sizes[round(s["size"], 1)] += n
-        f_bold, f_mono, f_math = _font_style(s.get("font", ""))
-        flags = s["flags"]
-        if f_bold or flags & pymupdf.TEXT_FONT_BOLD:
-            bold += n
-        if f_mono or flags & pymupdf.TEXT_FONT_MONOSPACED:
-            mono += n
-        if f_math:
-            math += n
-    text = join_accents(" ".join("".join(t for _, t in spans).split()))  # whitespace runs collapsed
-    if not text or not chars:
-        return None
-    size = sizes.most_common(1)[0][0]
-    # Without superscripts (footnote marks, affiliation letters): used for author names.
-    main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
-    main = join_accents(" ".join(main.split()))
-    return _Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main])
-
-
-def _merge_rows(a: _Row, b: _Row) -> _Row:
-    bbox = (min(a.bbox[0], b.bbox[0]), min(a.bbox[1], b.bbox[1]), max(a.bbox[2], b.bbox[2]), max(a.bbox[3], b.bbox[3]))
-    size = a.size if a.chars >= b.chars else b.size
-    return _Row(f"{a.text} {b.text}", size, bbox, a.chars + b.chars, a.bold + b.bold, a.mono + b.mono,
-                a.math + b.math, a.pieces + b.pieces)
+from .pdf_rows import Block, Row, page_blocks
 
 
 @per_document
@@ -166,7 +36,7 @@ def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
     picks = sorted({round(i * (n - 1) / max(1, sample_pages - 1)) for i in range(min(n, sample_pages))})
     sizes: Counter[float] = Counter()
     for pno in picks:
-        for block in _page_blocks(doc.load_page(pno)):
+        for block in page_blocks(doc.load_page(pno)):
             for r in block.rows:
                 sizes[r.size] += r.chars
     return sizes.most_common(1)[0][0] if sizes else 10.0
@@ -217,7 +87,7 @@ def _sentence_part(text: str, words: int) -> bool:
     return words >= _SUBHEADING_MAX_WORDS or (words >= _HEADING_WORDS and text[:1].islower())
 
 
-def _classify(block: _Block, body: float) -> None:
+def _classify(block: Block, body: float) -> None:
     text = block.text
     words = len(text.split())
     size = block.size
@@ -260,7 +130,7 @@ def _classify(block: _Block, body: float) -> None:
             block.kind = "lines"
 
 
-def _code_lines(rows: list[_Row]) -> str:
+def _code_lines(rows: list[Row]) -> str:
     """Code rows with their indentation rebuilt from x positions (monospace ≈ 0.55 em wide)."""
     left = min(r.bbox[0] for r in rows)
     return "\n".join(" " * round((r.bbox[0] - left) / (0.55 * r.size)) + r.text for r in rows)
@@ -269,7 +139,7 @@ def _code_lines(rows: list[_Row]) -> str:
 _BULLETS = tuple("•◦▪▫●○■□‣⁃")
 
 
-def _join_prose(rows: list[_Row], words: Counter | None = None) -> str:
+def _join_prose(rows: list[Row], words: Counter | None = None) -> str:
     """Join a paragraph's rows into one line, removing line-break hyphens ("compu-tation") but not
     a compound's ("velocity-dependent"), as the document's `words` spell them (line_breaks.py).
 
@@ -287,7 +157,7 @@ def _join_prose(rows: list[_Row], words: Counter | None = None) -> str:
     return out.replace("\u00ad", "")
 
 
-def _drop_cap(cap: _Block, b: _Block, text: str) -> bool:
+def _drop_cap(cap: Block, b: Block, text: str) -> bool:
     """A paragraph's first letter set large ("C" | "onducting an …"); a math font's "Z" or "X" is an integral or a sum."""
     return (cap.kind == "prose" and len(cap.text) == 1 and cap.text.isupper() and cap.share("math") < 0.5
             and cap.size >= 1.8 * b.size and text[:1].islower())
@@ -298,10 +168,10 @@ def _escape(text: str) -> str:
     return re.sub(r"(?m)^#", r"\\#", text)
 
 
-def _render(blocks: list[_Block], words: Counter | None = None) -> str:
+def _render(blocks: list[Block], words: Counter | None = None) -> str:
     parts: list[str] = []
-    prev: _Block | None = None
-    code_rows: list[_Row] = []
+    prev: Block | None = None
+    code_rows: list[Row] = []
     for b in blocks:
         if b.kind == "heading":
             text = b.text
@@ -340,13 +210,13 @@ def _render(blocks: list[_Block], words: Counter | None = None) -> str:
     return "\n\n".join(p for p in parts if p.strip())
 
 
-def _cells(row: _Row) -> bool:
+def _cells(row: Row) -> bool:
     """The row is set in gap-separated cells (a table's bold header), not a number and its title."""
     pieces = [p.strip() for p in row.pieces if p.strip()]
     return len(pieces) > 2 or (len(pieces) == 2 and not _NUMBER_CELL.fullmatch(pieces[0]))
 
 
-def _heading_apart(block: _Block, body: float) -> list[_Block]:
+def _heading_apart(block: Block, body: float) -> list[Block]:
     """The block, or its first row apart where that row is a heading set in the paragraph's own
     block: bold, short of the column's width, above rows that are not bold. PyMuPDF gives BMC's
     "Methods" and "Results" one block with the text under them, so they were read as its first
@@ -359,23 +229,23 @@ def _heading_apart(block: _Block, body: float) -> list[_Block]:
             and second.bold < 0.5 * max(1, second.chars)
             and first.bbox[2] - first.bbox[0] <= 0.7 * widest and len(first.text.split()) <= _HEADING_WORDS):
         return [block]
-    head = _Block([first], first.bbox)
+    head = Block([first], first.bbox)
     _classify(head, body)
     if head.kind != "heading":
         return [block]
     rest = block.rows[1:]
     box = (min(r.bbox[0] for r in rest), min(r.bbox[1] for r in rest), max(r.bbox[2] for r in rest), max(r.bbox[3] for r in rest))
-    return [head, _Block(rest, box)]
+    return [head, Block(rest, box)]
 
 
 def _classified_blocks(page: pymupdf.Page, body_size: float,
-                       name_line: Callable[[str], object] | None = None) -> list[_Block]:
+                       name_line: Callable[[str], object] | None = None) -> list[Block]:
     """Blocks of a page, furniture dropped, classified. `name_line(text)` is truthy for a line of
     author names (metadata's reader, passed in so that layout does not depend on metadata)."""
     # The first page keeps its margin lines whatever repeats: its title and journal line are
     # where metadata comes from, and a title is set where later pages run their head.
-    running = running_heads(page.parent, _page_blocks) if page.number else frozenset()
-    blocks = [b for b in _page_blocks(page) if not is_furniture(b, page.rect, body_size, running)]
+    running = running_heads(page.parent, page_blocks) if page.number else frozenset()
+    blocks = [b for b in page_blocks(page) if not is_furniture(b, page.rect, body_size, running)]
     blocks = [piece for b in blocks for piece in _heading_apart(b, body_size)]
     for b in blocks:
         _classify(b, body_size)
