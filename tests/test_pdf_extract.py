@@ -376,6 +376,26 @@ def test_a_running_head_under_a_wide_top_margin_is_dropped_and_numbered_headings
         assert f"Example {n + 1}" in md and f"averaged quantities of region {n} were" in md
 
 
+def test_a_running_head_in_two_lines_is_dropped(tmp_path):
+    """BMC sets its head in two lines that PyMuPDF gives as one block: the authors and journal with
+    "Page 2 of 5" on the first, the article's address under it. It was read as a paragraph at the
+    end of every page; the body's own mention of the journal stays."""
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page()
+        if n:
+            page.insert_text((57, 40), "Agyeman-Duah et al. BMC Health Services Research 2014, 14:1\n"
+                             "http://www.biomedcentral.com/1472-6963/14/1", fontsize=7)
+            page.insert_text((480, 40), f"Page {n + 1} of 5", fontsize=7)
+        page.insert_text((72, 300), f"Outpatients of ward {n} were interviewed as they left.", fontsize=10)
+        page.insert_text((72, 320), "BMC Health Services Research published the protocol.", fontsize=10)
+    doc.save(tmp_path / "bmc.pdf")
+    pages = [p.markdown for p in px.iter_pages(px.open_pdf(tmp_path / "bmc.pdf"))]
+    for n, md in enumerate(pages):
+        assert "Agyeman-Duah" not in md and "biomedcentral" not in md and "of 5" not in md, md
+        assert f"Outpatients of ward {n} were interviewed" in md and "published the protocol" in md
+
+
 # --------------------------------------------------------------------------- metadata
 
 

@@ -24,6 +24,9 @@ MARGIN = 0.12  # the top and bottom bands of a page, as a share of its height
 # may be one in a wider band. (With numbers set aside, "Example 1", "Example 2", … at the tops of a
 # vignette's pages repeat too: headings, and they stay.)
 HEAD_MARGIN = 0.16
+# BMC sets its head in two lines, one block: "Agyeman-Duah et al. BMC Health Services Research 2014,
+# 14:1   Page 2 of 10" over the article's address; it repeats as a whole, so the block is the head.
+HEAD_ROWS = 3
 RUNNING_SAMPLE_PAGES = 12  # pages read to find running heads (evenly spread)
 RUNNING_MIN_PAGES = 3  # a running head is on at least this many sampled pages…
 RUNNING_MIN_SHARE = 0.3  # …and at least this share of them
@@ -59,17 +62,18 @@ def per_document(compute: Callable[..., T]) -> Callable[..., T]:
     return cached
 
 
-def in_margin(block: Any, page_rect: pymupdf.Rect, share: float = MARGIN) -> bool:
-    """A single line in the top or bottom band (`share` of the height) of the page; code lines are
-    never furniture."""
-    if len(block.rows) != 1 or block.share("mono") >= 0.5:
+def in_margin(block: Any, page_rect: pymupdf.Rect, share: float = MARGIN, rows: int = 1) -> bool:
+    """At most `rows` lines in the top or bottom band (`share` of the height) of the page; code
+    lines are never furniture."""
+    if len(block.rows) > rows or block.share("mono") >= 0.5:
         return False
     band = page_rect.height * share
     return block.bbox[3] <= page_rect.y0 + band or block.bbox[1] >= page_rect.y1 - band
 
 
 def _may_be_head(block: Any, page_rect: pymupdf.Rect) -> bool:
-    return in_margin(block, page_rect) or (in_margin(block, page_rect, HEAD_MARGIN) and not re.search(r"\d", block.text))
+    return (in_margin(block, page_rect, rows=HEAD_ROWS)
+            or (in_margin(block, page_rect, HEAD_MARGIN) and not re.search(r"\d", block.text)))
 
 
 def running_key(text: str) -> str:
