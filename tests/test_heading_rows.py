@@ -1,5 +1,5 @@
 """Section headings set in the paragraph's own text block, and bold faces known only by their name
-(app/core/pdf_layout.py: `_heading_apart`, `_font_style`, `_cells`)."""
+(app/core/pdf_layout.py: `_heading_apart`, `_face_apart`, `_cells`; app/core/pdf_rows.py: `font_style`)."""
 
 from __future__ import annotations
 
@@ -50,12 +50,37 @@ def test_a_heading_in_its_paragraphs_block_is_a_section_with_a_bold_face_known_b
     assert "Results The results" not in md and "The results reported below" in md
 
 
-def test_the_same_heading_in_a_regular_face_stays_text(tmp_path):
-    """Without the bold suffix the name says nothing: a first line in another regular face is text."""
-    md = _markdown(tmp_path / "plain.pdf", lambda page: _paragraph_under(page, "Results", 100, font="tiro"),
-                   rename={"Times-Roman": "HBEMOE+AdvTTaf7f9f4f"})
+def test_a_first_line_in_the_paragraphs_own_regular_face_stays_text(tmp_path):
+    """Neither bold nor set in a face of its own, a short first line is the paragraph's first words."""
+    md = _markdown(tmp_path / "plain.pdf", lambda page: _paragraph_under(page, "Results", 100, font="helv", size=9.8))
     assert not [line for line in md.splitlines() if line.startswith("#")]
     assert "Results The results reported below" in md
+
+
+def test_a_subheading_set_in_a_face_of_its_own_is_a_section(tmp_path):
+    """BMC sets its subheadings in a 9.2 pt sans over a 9.8 pt serif, fonts whose names say nothing
+    of weight ("AdvTT99c4c969"): "Setting The Medical Department of …" was read as one sentence and
+    the paragraphs under it had no section. A line whose face the rows under it do not use, short of
+    the column's width, opening as a heading does, stands apart."""
+    def draw(page):
+        _paragraph_under(page, "Structured patient interviews", 100, font="tiro", size=9.2)
+        _paragraph_under(page, "Table 2", 220, font="tiro", size=9.2)  # a caption's label stays with its caption
+
+    md = _markdown(tmp_path / "sub.pdf", draw, rename={"Times-Roman": "HBEMOE+AdvTT99c4c969"})
+    assert [line.lstrip("# ") for line in md.splitlines() if line.startswith("#")] == ["Structured patient interviews"]
+    assert "Table 2 The results reported below" in md
+
+
+def test_a_label_in_its_own_face_over_a_tables_rows_stays_in_the_table(tmp_path):
+    """Over rows of figures (a table's "Male" over its rows) a line in another face is the table's own."""
+    def draw(page):
+        page.insert_text((57, 100), "Male", fontsize=9.8, fontname="tiro")
+        for k, (name, n) in enumerate((("Alzheimer", "35 8 15 6"), ("Other dementias", "24 1 17 35"))):
+            page.insert_text((57, 112 + 12 * k), f"{name} {n}", fontsize=9.8, fontname="helv")
+
+    md = _markdown(tmp_path / "table.pdf", draw)
+    assert not [line for line in md.splitlines() if line.startswith("#")], md
+    assert "Male" in md
 
 
 def test_a_bold_row_of_cells_is_a_tables_header_not_a_heading(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from app.core import pdf_extract as px
 from app.core.errors import ImportFailure
+from app.core.page_furniture import COPYRIGHT_NOTICE
 from app.core.paper_id import make_paper_id, slugify
 from app.core.records import PaperMeta
 
@@ -271,6 +272,13 @@ def test_a_publisher_notice_in_large_type_is_not_a_heading(tmp_path):
     md, headings = _second_page(tmp_path / "n.pdf", lines, title_size=7.5)
     assert headings == ["## Statistical Analysis", "## Copyright and fair use"]
     assert "Copyright © 2022 Wolters Kluwer Health" in md  # still text, just not a section
+
+
+def test_a_copyright_sign_drawn_as_a_letter_in_a_circle_is_a_notice():
+    """Portland Press draws © as C and a combining circle ("C⃝2014 Biochemical Society"): the line,
+    set in a face of its own over the licence, was read as a heading."""
+    assert COPYRIGHT_NOTICE.search("C\u20ddThe Authors Journal compilation C\u20dd2014 Biochemical Society")
+    assert not COPYRIGHT_NOTICE.search("Compilation of the authors' C code")
 
 
 def test_a_short_paragraph_set_larger_than_a_small_type_body_is_not_a_heading(tmp_path):

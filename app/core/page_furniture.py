@@ -36,7 +36,7 @@ _NUMBERED_LINE = re.compile(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+")
 # Elsevier. All rights reserved."): the publisher's boilerplate, never a heading (pdf_layout) and
 # never evidence (research/front_matter).
 COPYRIGHT_NOTICE = re.compile(
-    r"©|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})|\(c\)\s*(?:19|20)\d\d|\blicensee\b", re.I)
+    r"©|C\u20dd|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})|\(c\)\s*(?:19|20)\d\d|\blicensee\b", re.I)
 
 T = TypeVar("T")
 CACHED_DOCUMENTS = 64  # a cache forgets everything past this many documents (an import opens one at a time)

@@ -54,6 +54,8 @@ _RUN_IN_SECTION = re.compile(
     r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)")
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 _SECTION_NUMBER = re.compile(r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S")  # with a dot: not "2019 data"
+# A label that opens a caption on a line of its own ("Table 2", "Figure 3"): never a heading.
+_CAPTION_LABEL = re.compile(r"^(?:table|fig(?:ure)?\.?|scheme|box|chart|plate)\s*[A-Z]?\d", re.I)
 _NUMBER_CELL = re.compile(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.")  # a section number set apart from its title
 
 
@@ -108,6 +110,7 @@ def _classify(block: Block, body: float) -> None:
     numbered = _NUMBERED.match(text) is not None or _SECTION_WORDS.match(text) is not None
     if short and words <= 14 and not any(_cells(r) for r in block.rows) and (
         (size >= body * 1.05 and bold >= 0.5) or (size >= body * 0.95 and bold >= 0.6 and numbered)
+        or (block.apart and _opens_as_heading(text))
     ):
         block.kind = "heading"
         block.level = 3
@@ -216,26 +219,44 @@ def _cells(row: Row) -> bool:
     return len(pieces) > 2 or (len(pieces) == 2 and not _NUMBER_CELL.fullmatch(pieces[0]))
 
 
+def _opens_as_heading(text: str) -> bool:
+    """A line set apart by its face alone reads as a heading: it opens with a capital or a section
+    number and ends without a sentence's or a list's punctuation, and is no caption's label."""
+    return (text[:1].isupper() or text[:1].isdigit()) and not text.endswith((".", ",", ";", ":")) and not _CAPTION_LABEL.match(text)
+
+
+def _face_apart(first: Row, rest: list[Row]) -> bool:
+    """The row is set in a face none of the rows under it uses, at about their size or larger: BMC's
+    subheadings ("Setting", "Study approach, sampling and data analysis") are a 9.2 pt sans over a
+    9.8 pt serif, and their font names say nothing of weight."""
+    return bool(first.face) and not first.bold and all(r.face != first.face for r in rest) and first.size >= 0.9 * rest[0].size
+
+
 def _heading_apart(block: Block, body: float) -> list[Block]:
     """The block, or its first row apart where that row is a heading set in the paragraph's own
-    block: bold, short of the column's width, above rows that are not bold. PyMuPDF gives BMC's
-    "Methods" and "Results" one block with the text under them, so they were read as its first
-    words ("Results The results reported below…") and the paper had no sections."""
+    block: short of the column's width, above rows that are not bold, and bold itself or set in a
+    face of its own (`_face_apart`). PyMuPDF gives BMC's "Methods" and "Results" one block with the
+    text under them, so they were read as its first words ("Results The results reported below…")
+    and the paper had no sections."""
     if len(block.rows) < 2:
         return [block]
-    first, second = block.rows[0], block.rows[1]
+    first, rest = block.rows[0], block.rows[1:]
     widest = max(r.bbox[2] - r.bbox[0] for r in block.rows)
-    if not (first.chars and not _cells(first) and first.bold >= 0.8 * first.chars
-            and second.bold < 0.5 * max(1, second.chars)
+    bold = first.bold >= 0.8 * first.chars
+    if not (first.chars and not _cells(first) and (bold or _face_apart(first, rest))
+            and rest[0].bold < 0.5 * max(1, rest[0].chars)
             and first.bbox[2] - first.bbox[0] <= 0.7 * widest and len(first.text.split()) <= _HEADING_WORDS):
         return [block]
-    head = Block([first], first.bbox)
+    under = Block(rest, (min(r.bbox[0] for r in rest), min(r.bbox[1] for r in rest),
+                         max(r.bbox[2] for r in rest), max(r.bbox[3] for r in rest)))
+    if not bold:  # a face of its own heads a paragraph; over a table's rows it is a column's label ("Male"),
+        _classify(under, body)  # over one line a front page's note ("Draft version July 14, 2017" over "Typeset using…")
+        if under.kind != "prose" or len(rest) < 2:
+            return [block]
+    head = Block([first], first.bbox, apart=not bold)
     _classify(head, body)
-    if head.kind != "heading":
-        return [block]
-    rest = block.rows[1:]
-    box = (min(r.bbox[0] for r in rest), min(r.bbox[1] for r in rest), max(r.bbox[2] for r in rest), max(r.bbox[3] for r in rest))
-    return [head, Block(rest, box)]
+    # The paragraph may open with a subheading of its own ("Methods" over "Setting" over the text).
+    return [head, *_heading_apart(Block(rest, under.bbox), body)] if head.kind == "heading" else [block]
 
 
 def _classified_blocks(page: pymupdf.Page, body_size: float,

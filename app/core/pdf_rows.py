@@ -46,6 +46,7 @@ class Row:
     mono: int
     math: int
     pieces: list[str]  # the merged PyMuPDF lines, superscripts removed
+    face: str = ""  # the font most of its characters are set in, without the subset prefix ("ABCDEF+")
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Block:
     bbox: tuple[float, float, float, float]
     kind: str = "prose"  # prose | heading | code | lines
     level: int = 0
+    apart: bool = False  # a first row set apart from the paragraph under it by its face (pdf_layout._heading_apart)
 
     @property
     def text(self) -> str:
@@ -115,6 +117,7 @@ def font_style(font: str) -> tuple[bool, bool, bool]:
 def line_row(line: dict[str, Any]) -> Row | None:
     spans = powers_of_ten_marked(plus_minus_joined([(s, _clean(s["text"])) for s in line["spans"]]))
     sizes: Counter[float] = Counter()
+    faces: Counter[str] = Counter()
     bold = mono = math = chars = 0
     for s, t in spans:
         n = len(t) - t.count(" ")
@@ -122,6 +125,7 @@ def line_row(line: dict[str, Any]) -> Row | None:
             continue
         chars += n
         sizes[round(s["size"], 1)] += n
+        faces[s.get("font", "").split("+", 1)[-1]] += n
         f_bold, f_mono, f_math = font_style(s.get("font", ""))
         flags = s["flags"]
         if f_bold or flags & pymupdf.TEXT_FONT_BOLD:
@@ -137,11 +141,11 @@ def line_row(line: dict[str, Any]) -> Row | None:
     # Without superscripts (footnote marks, affiliation letters): used for author names.
     main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
     main = join_accents(" ".join(main.split()))
-    return Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main])
+    return Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main], faces.most_common(1)[0][0])
 
 
 def merge_rows(a: Row, b: Row) -> Row:
     bbox = (min(a.bbox[0], b.bbox[0]), min(a.bbox[1], b.bbox[1]), max(a.bbox[2], b.bbox[2]), max(a.bbox[3], b.bbox[3]))
-    size = a.size if a.chars >= b.chars else b.size
-    return Row(f"{a.text} {b.text}", size, bbox, a.chars + b.chars, a.bold + b.bold, a.mono + b.mono,
-                a.math + b.math, a.pieces + b.pieces)
+    more = a if a.chars >= b.chars else b
+    return Row(f"{a.text} {b.text}", more.size, bbox, a.chars + b.chars, a.bold + b.bold, a.mono + b.mono,
+               a.math + b.math, a.pieces + b.pieces, more.face)
