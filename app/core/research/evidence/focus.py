@@ -41,6 +41,7 @@ from ...tables import is_table_unit, row_name
 from ...acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
+from .table_echoes import echoes, table_rows_by_page
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
 from ..text.row_columns import named_rows
@@ -230,10 +231,13 @@ def focus_evidence(
     count = count_tokens or (lambda s: max(1, len(s) // 4))
     candidates: list[_Candidate] = []
     per_passage: list[list[_Candidate]] = []
+    rows = table_rows_by_page(evidence)
     for i, e in enumerate(evidence):
         units = split_sentences(e)
-        for c in units:
-            c.evidence = i
+        if (e.paper_id, e.page) in rows and not is_table_unit(e.text):  # a table's text beside its rows
+            units = [u for u in units if u.kind == "code" or not echoes(u.text, rows[(e.paper_id, e.page)])]
+        for k, c in enumerate(units):
+            c.evidence, c.order = i, k
         per_passage.append(units)
         candidates.extend(units)
     if not candidates:
