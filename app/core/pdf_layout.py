@@ -1,4 +1,4 @@
-"""Page layout to markdown: rows and blocks with font statistics, classified and rendered.
+"""Page layout to markdown: a page's rows and blocks (pdf_rows.py) classified and rendered.
 
 The page markdown is deliberately close to PyMuPDF's own plain text (same characters,
 same reading order); we only add "#" heading markers and code fences, join a paragraph's
