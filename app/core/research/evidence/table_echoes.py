@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from ...records import Evidence
-from ...tables import SEP, is_caption_line, is_table_unit
+from ...table_rows import row_cells
+from ...tables import is_caption_line, is_table_unit
 
 _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 MIN_FIGURES = 3  # a row with fewer figures could be any sentence's ("12.5 ± 0.1")…
@@ -23,11 +24,9 @@ MIN_WHOLE_FIGURES = 4
 
 
 def row_figures(line: str) -> list[str]:
-    """The figures of a table row's cells in order (its name, then each value), without the unit's
-    head ("Table 10 (page 23)") and the columns' names, which the page prints once above the rows."""
-    fields = line.split(SEP)[1:] if is_table_unit(line) else line.split(SEP)
-    cells = [f.split(": ", 1)[1] if ": " in f else f for f in fields]
-    return _FIGURE.findall(" ".join(cells))
+    """The figures of a table row's cells as printed, in order (its name, then each value): not the
+    columns' names, which the page prints once above the rows (table_rows.row_cells)."""
+    return _FIGURE.findall(" ".join(row_cells(line)))
 
 
 def _holds_run(figures: list[str], run: list[str]) -> bool:
