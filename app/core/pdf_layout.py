@@ -256,7 +256,7 @@ def _heading_apart(block: Block, body: float) -> list[Block]:
     head = Block([first], first.bbox, apart=not bold)
     _classify(head, body)
     # The paragraph may open with a subheading of its own ("Methods" over "Setting" over the text).
-    return [head, *_heading_apart(Block(rest, under.bbox), body)] if head.kind == "heading" else [block]
+    return [head, *_heading_apart(under, body)] if head.kind == "heading" else [block]
 
 
 def _classified_blocks(page: pymupdf.Page, body_size: float,
