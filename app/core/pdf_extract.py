@@ -1,10 +1,9 @@
 """PDF reading with PyMuPDF: open with clear errors, damaged pages, page labels, page text.
 
-The layout analysis that turns a page into markdown lives in `pdf_layout` (its rows and fonts
-in `pdf_rows`; its names stay importable from here); metadata readers live in `metadata/`.
-Scanned pages get their text from `ocr`, which writes it into the in-memory document as an
-invisible text layer before a page is read here, so nothing below needs to know whether a page
-was scanned.
+Layout analysis lives in `pdf_layout` (rows and fonts in `pdf_rows`; its names stay importable
+from here), metadata readers in `metadata/`. Scanned pages get their text from `ocr`, which writes
+it into the in-memory document as an invisible text layer before a page is read here, so nothing
+below needs to know whether a page was scanned.
 """
 
 from __future__ import annotations
