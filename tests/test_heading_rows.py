@@ -71,6 +71,27 @@ def test_a_subheading_set_in_a_face_of_its_own_is_a_section(tmp_path):
     assert "Table 2 The results reported below" in md
 
 
+def test_a_long_subheading_in_a_face_of_its_own_is_a_section_and_a_wrapped_title_is_not(tmp_path):
+    """A subheading in a face of its own may take most of the column ("Study approach, sampling and
+    data analysis" takes 0.76 of BMC's), as no paragraph's first line stops short of the edge. A line
+    in another face whose next line opens in that face is text that wraps (a book's italic title in
+    a reference entry), not a heading."""
+    heading = "Study approach, sampling, recruitment and data analysis methods"  # 0.80 of the rows under it
+
+    def draw(page):
+        _paragraph_under(page, heading, 100, font="tiro", size=9.2)
+        page.insert_text((57, 220), "Computer Architecture: A Hardware and", fontsize=9.8, fontname="tiro")
+        page.insert_text((57, 232), "Software", fontsize=9.8, fontname="tiro")
+        page.insert_text((57 + pymupdf.get_text_length("Software ", "tiro", 9.8), 232),
+                         BODY[:60], fontsize=9.8, fontname="helv")
+        for k in range(3):
+            page.insert_text((57, 244 + 12 * k), BODY[k * 30:(k + 1) * 30 + 40], fontsize=9.8, fontname="helv")
+
+    md = _markdown(tmp_path / "long.pdf", draw, rename={"Times-Roman": "HBEMOE+AdvTT99c4c969"})
+    assert [line.lstrip("# ") for line in md.splitlines() if line.startswith("#")] == [heading], md
+    assert "Computer Architecture: A Hardware and Software The results" in md
+
+
 def test_a_label_in_its_own_face_over_a_tables_rows_stays_in_the_table(tmp_path):
     """Over rows of figures (a table's "Male" over its rows) a line in another face is the table's own."""
     def draw(page):

@@ -56,6 +56,12 @@ _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
 _SECTION_NUMBER = re.compile(r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S")  # with a dot: not "2019 data"
 # A label that opens a caption on a line of its own ("Table 2", "Figure 3"): never a heading.
 _CAPTION_LABEL = re.compile(r"^(?:table|fig(?:ure)?\.?|scheme|box|chart|plate)\s*[A-Z]?\d", re.I)
+# How much of the column's width a heading set in the paragraph's own block may take. A bold first
+# row wider than 0.7 is more often a bold lead-in sentence; a row in a face of its own needs only to
+# stop short of the column's edge, as a paragraph's first line never does ("Study approach,
+# sampling and data analysis" takes 0.76 of BMC's column).
+_BOLD_WIDTH = 0.7
+_APART_WIDTH = 0.9
 _NUMBER_CELL = re.compile(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.")  # a section number set apart from its title
 
 
@@ -228,8 +234,11 @@ def _opens_as_heading(text: str) -> bool:
 def _face_apart(first: Row, rest: list[Row]) -> bool:
     """The row is set in a face none of the rows under it uses, at about their size or larger: BMC's
     subheadings ("Setting", "Study approach, sampling and data analysis") are a 9.2 pt sans over a
-    9.8 pt serif, and their font names say nothing of weight."""
-    return bool(first.face) and not first.bold and all(r.face != first.face for r in rest) and first.size >= 0.9 * rest[0].size
+    9.8 pt serif, and their font names say nothing of weight. The row under it opens in its own face:
+    an italic title that wraps ("Computer Architecture: A Hardware/Software" over "Approach. Morgan
+    Kaufmann…") goes on in the face it was set in."""
+    return (bool(first.face) and not first.bold and all(r.face != first.face for r in rest)
+            and rest[0].opens != first.face and first.size >= 0.9 * rest[0].size)
 
 
 def _heading_apart(block: Block, body: float) -> list[Block]:
@@ -243,9 +252,11 @@ def _heading_apart(block: Block, body: float) -> list[Block]:
     first, rest = block.rows[0], block.rows[1:]
     widest = max(r.bbox[2] - r.bbox[0] for r in block.rows)
     bold = first.bold >= 0.8 * first.chars
-    if not (first.chars and not _cells(first) and (bold or _face_apart(first, rest))
+    apart = not bold and _face_apart(first, rest)
+    if not (first.chars and not _cells(first) and (bold or apart)
             and rest[0].bold < 0.5 * max(1, rest[0].chars)
-            and first.bbox[2] - first.bbox[0] <= 0.7 * widest and len(first.text.split()) <= _HEADING_WORDS):
+            and first.bbox[2] - first.bbox[0] <= (_APART_WIDTH if apart else _BOLD_WIDTH) * widest
+            and len(first.text.split()) <= _HEADING_WORDS):
         return [block]
     under = Block(rest, (min(r.bbox[0] for r in rest), min(r.bbox[1] for r in rest),
                          max(r.bbox[2] for r in rest), max(r.bbox[3] for r in rest)))

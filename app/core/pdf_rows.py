@@ -47,6 +47,7 @@ class Row:
     math: int
     pieces: list[str]  # the merged PyMuPDF lines, superscripts removed
     face: str = ""  # the font most of its characters are set in, without the subset prefix ("ABCDEF+")
+    opens: str = ""  # the font its first characters are set in
 
 
 @dataclass
@@ -118,6 +119,7 @@ def line_row(line: dict[str, Any]) -> Row | None:
     spans = powers_of_ten_marked(plus_minus_joined([(s, _clean(s["text"])) for s in line["spans"]]))
     sizes: Counter[float] = Counter()
     faces: Counter[str] = Counter()
+    opens = ""
     bold = mono = math = chars = 0
     for s, t in spans:
         n = len(t) - t.count(" ")
@@ -126,6 +128,7 @@ def line_row(line: dict[str, Any]) -> Row | None:
         chars += n
         sizes[round(s["size"], 1)] += n
         faces[s.get("font", "").split("+", 1)[-1]] += n
+        opens = opens or s.get("font", "").split("+", 1)[-1]
         f_bold, f_mono, f_math = font_style(s.get("font", ""))
         flags = s["flags"]
         if f_bold or flags & pymupdf.TEXT_FONT_BOLD:
@@ -141,11 +144,11 @@ def line_row(line: dict[str, Any]) -> Row | None:
     # Without superscripts (footnote marks, affiliation letters): used for author names.
     main = "".join(" " if s["size"] < 0.8 * size and len(t.strip()) <= 3 else t for s, t in spans)
     main = join_accents(" ".join(main.split()))
-    return Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main], faces.most_common(1)[0][0])
+    return Row(text, size, tuple(line["bbox"]), chars, bold, mono, math, [main], faces.most_common(1)[0][0], opens)
 
 
 def merge_rows(a: Row, b: Row) -> Row:
     bbox = (min(a.bbox[0], b.bbox[0]), min(a.bbox[1], b.bbox[1]), max(a.bbox[2], b.bbox[2]), max(a.bbox[3], b.bbox[3]))
     more = a if a.chars >= b.chars else b
     return Row(f"{a.text} {b.text}", more.size, bbox, a.chars + b.chars, a.bold + b.bold, a.mono + b.mono,
-               a.math + b.math, a.pieces + b.pieces, more.face)
+               a.math + b.math, a.pieces + b.pieces, more.face, a.opens)
