@@ -102,3 +102,36 @@ def test_a_reference_list_without_a_heading_is_not_evidence(tmp_path, make_desk)
     assert any("14 September" in e.text for e in result.evidence)
     assert not any(is_reference_list(e.text) for e in result.evidence)
     assert not any("J Avian Biol" in e.text or "Ibis 2014" in e.text for e in result.evidence)
+
+
+# Entries in a style whose marks the text rule reads weakly (no volume and pages, titles in words
+# that repeat the question's): only the heading tells them, numbered as ACM and many non-English
+# papers number it.
+PLAIN_ENTRIES = (
+    "Lindqvist, M. and Berg, T. Autumn migration of kestrels from alpine valleys and the timing of their departure. "
+    "Doctoral thesis, University of Uppsala. Berg, T. When kestrels leave the valleys: departure dates in autumn "
+    "across three alpine regions of Sweden and Norway. Report of the Nordic ringing scheme."
+)
+
+
+def test_a_reference_list_under_a_numbered_or_non_english_heading_is_not_evidence(tmp_path, make_desk):
+    from app.core.research.evidence.reference_lists import is_bibliography
+    from tests.pdf_factory import make_paper
+
+    for heading in ("6. REFERENCES", "VII. References", "7. Bibliografía", "Références bibliographiques",
+                    "Literaturverzeichnis", "References and Notes"):
+        assert is_bibliography(heading) and is_reference_list(PLAIN_ENTRIES, heading), heading
+    for heading in ("6. Results", "Reference genes", "2.6 Linking bibliographies to papers", "zoo Quick Reference"):
+        assert not is_bibliography(heading), heading
+    assert not is_reference_list(PLAIN_ENTRIES)  # by its text alone it reads as prose
+
+    (tmp_path / "in").mkdir()
+    make_paper(tmp_path / "in" / "kestrel.pdf", "Kestrel Departure from Alpine Valleys", ["Maria Lindqvist"],
+               ["# 1. Introduction\n\nWe ring kestrels in alpine valleys.", KESTREL_BODY, "# 6. REFERENCES\n\n" + PLAIN_ENTRIES])
+    desk = make_desk(tmp_path / "lib")
+    assert desk.add([tmp_path / "in"]).ok
+    chunks = desk.library.chunks_table("content_chunks").to_arrow().to_pylist()
+    assert any(c["section"].strip("# ") == "6. REFERENCES" and "Nordic ringing" in c["text"] for c in chunks)
+    result = desk.funnel().run("When do kestrels leave the alpine valleys in autumn?", evidence_only=True)
+    assert any("14 September" in e.text for e in result.evidence)
+    assert not any("Nordic ringing" in e.text or "Doctoral thesis" in e.text for e in result.evidence)
