@@ -159,6 +159,34 @@ QUESTIONS = [
     ("u11", "sandwich-CL.pdf", 22, "In the simulation study of the sandwich package's clustered covariances paper, which R call was used to compute the Driscoll and Kraay panel covariance?", "PL", "vcovPL"),
     # Table 4 (symbols for the random-effects model matrix structure): row "Ji | n × ℓi | Indicator matrix of grouping factor indices", column "Size" = n × ℓi
     ("u12", "lmer.pdf", 8, "In the lme4 paper on fitting linear mixed models, what are the dimensions of the indicator matrix of grouping factor indices for a random-effects term?", "Indicator matrix of grouping factor indices", "n × ℓi"),
+    # Written in session 19 by a helper session, as session 15's were (a researcher's words), from
+    # tables no earlier question or held-out answer uses (checked by (file, page) only), to see
+    # whether the reader and the answer carry over to tables nobody tuned for. v09 is weak ("2" of
+    # "'good' (2 views)" stands everywhere on its page); v10-v12 are printed R output.
+    # Cuadro 2 (AMÉRICA LATINA: INCIDENCIA DE LA POBREZA E INDIGENCIA, 1980-2002): row "1990", column "Pobres b/ | Rural" (porcentaje de personas) = 65,4
+    ("v01", "mora-alfaro2006-territorial-rural-development.pdf", 11, "According to the CEPAL figures cited in Mora Alfaro's paper on territorial rural development in Latin America, what percentage of the rural population lived below the poverty line in 1990?", "1990", "65,4"),
+    # Table 4 (End-to-end QA (Exact Match) Accuracy): row "REALMNews (Guu et al., 2020)", column "WQ" = 40.7
+    ("v02", "karpukhin2020-dense-passage-retrieval.pdf", 8, "In the Dense Passage Retrieval paper's end-to-end open-domain QA comparison, what exact-match accuracy on WebQuestions is reported for the REALM model pretrained on CC-News?", "REALMNews", "40.7"),
+    # Table 3 (Results on the Street View House Numbers data set): row "Conv Net + stochastic pooling (Zeiler and Fergus, 2013)", column "Error %" = 2.80
+    ("v03", "srivastava2014-dropout.pdf", 10, "In the dropout paper's comparison on the Street View House Numbers digits, what test error is listed for the convolutional net that uses stochastic pooling (Zeiler and Fergus) instead of dropout?", "Conv Net + stochastic pooling", "2.80"),
+    # Table 5 (Results on the ILSVRC-2010 test set): row "SIFT + Fisher Vectors (Sanchez and Perronnin, 2011)", column "Top-5" = 25.7
+    ("v04", "srivastava2014-dropout.pdf", 12, "In the dropout paper's ImageNet comparison, what top-5 error on the ILSVRC-2010 test set did the Fisher-vector baseline built on SIFT features (Sanchez and Perronnin) have?", "SIFT + Fisher Vectors", "25.7"),
+    # Table 1 (Fixed effects ANOVA results for relative damage to SPAD chlorophyll content, FV/FM, cell membrane stability): row "Genotype", column "FV/FM F Ratio" = 6.3
+    ("v05", "thomason2018-wheat-heat-stress-metabolomics.pdf", 7, "In the metabolomics study of wheat under post-anthesis heat stress, how large was the F ratio for the genotype effect on relative heat damage to chlorophyll fluorescence (Fv/Fm)?", "Genotype", "6.3"),
+    # Table 1 (Quantitative characteristics of the dataset chosen for annotation with ULSA schema): row "– heating" (per action category), column "Amount" = 973
+    ("v06", "wang2022-ulsa-synthesis-actions.pdf", 19, "In the ULSA annotated corpus of inorganic materials synthesis procedures, how many annotated action tokens fall into the heating category?", "heating", "973"),
+    # Table 1 (Performance of the M-step trust function TM for M in {1,2,3}): row "3", column "prec" = 4/5
+    ("v07", "gyongyi2004-trustrank.pdf", 5, "In the TrustRank paper's small example web graph, what precision does the M-step trust function achieve when trust is propagated up to three links away from the good seed pages?", "3", "4/5"),
+    # Table 9 (Reported and estimated token counts of training data used to train language models): row "GPT2 (Radford et al., 2019)", column "Training data" = Web Text Corpus (~2.8B)
+    ("v08", "lo2020-s2orc.pdf", 14, "For comparison with the size of S2ORC, roughly how many tokens does the S2ORC paper give for the WebText corpus that GPT-2 was trained on?", "GPT2", "~2.8B"),
+    # Table 2 (Overview of themes on quality emerging from in-depth interviews by various stakeholders): row "2. Patient respondents (n = 4)", column "Strengths/existing quality model" = 'good' (2 views)
+    ("v09", "agyeman-duah2014-malawi-quality-improvement.pdf", 5, "In the situational analysis of healthcare quality improvement at the medical department of Kamuzu Central Hospital in Malawi, how many of the in-patients interviewed in depth rated the care they received as 'good' (rather than 'very good' or 'poor')?", "Patient respondents", "2"),
+    # Printed confusion table (table(Predict(gtree), GlaucomaM$Class), no caption): row "normal" (predicted), column "glaucoma" (true class) = 24
+    ("v10", "party.pdf", 14, "In the party package paper, when the conditional inference tree for the glaucoma laser-scanning data predicts the training eyes, how many eyes that truly have glaucoma does it classify as normal?", "normal", "24"),
+    # Printed coefficient table (coef(fmBH), terminal-node linear models, no caption): row "9", column "lstat" = -16.354006
+    ("v11", "MOB.pdf", 8, "In the model-based recursive partitioning (mob) example on Boston housing values, what coefficient does the linear model in terminal node 9 give to the percentage of lower-status population?", "9", "-16.354006"),
+    # Printed comparison table (rbind(logLik, Df) over the fitted count models, no caption; its values recur in Table 2): row "logLik", column "Hurdle-NB" = -12090
+    ("v12", "countreg.pdf", 18, "In the paper on regression models for count data in R, what log-likelihood does the hurdle negative binomial model reach on the NMES data on demand for medical care?", "logLik", "-12090"),
 ]
 
 

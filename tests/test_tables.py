@@ -439,3 +439,46 @@ def test_a_tables_run_together_text_is_left_to_its_rows(fact_library, row_page, 
     assert ("12.6 ± 0.1 12.5 ± 0.1" not in text) is left_out
     assert "multiplicative Gaussian noise" in text
     assert any(e.focus_text == ROW for e in focused)
+
+
+QA_CAPTION = ("Table 4 (page 8) · Table 4: End-to-end QA (Exact Match) Accuracy. The first block of results are "
+              "copied from their cited papers. REALMWiki and REALMNews are the same model but pretrained on Wikipedia "
+              "and CC-News, respectively. Single and Multi denote that our retriever is trained using individual or "
+              "combined training datasets. · columns: Training, Model, NQ, TriviaQA, WQ, TREC, SQuAD")
+QA_ROWS = [f"Single · Model: {name} · NQ: {nq} · TriviaQA: {tqa} · WQ: {wq} · TREC: {trec} · SQuAD: {sq}"
+           for name, nq, tqa, wq, trec, sq in (("BM25+BERT", "26.5", "47.1", "17.7", "21.3", "33.2"),
+                                              ("ORQA", "33.3", "45.0", "36.4", "30.1", "20.2"),
+                                              ("HardEM", "28.1", "50.9", "-", "-", "-"),
+                                              ("PathRetriever", "32.6", "-", "-", "-", "56.5"),
+                                              ("REALMWiki", "39.2", "-", "40.2", "46.8", "-"),
+                                              ("REALMNews", "40.4", "-", "40.7", "42.9", "-"),
+                                              ("BM25", "32.6", "52.4", "29.9", "24.9", "38.1"))]
+
+
+def test_a_table_unit_keeps_the_row_asked_about_beside_a_long_caption(fact_library):
+    """A table unit (caption line, then rows) was kept as a run around its best line, the caption,
+    which took most of the window: asked for REALMNews on WebQuestions, the model read the rows
+    printed under the caption. The best-scoring row is kept first, the caption beside it where it
+    fits, then the table's first rows (table_window.py)."""
+    from app.core.research.evidence import focus
+    from app.core.research.evidence.table_window import table_window
+
+    text = "\n".join([QA_CAPTION, *QA_ROWS])
+    table = Evidence(2, "dpr", 8, "8", "Table 4", text, 0.7, char_start=0, char_end=len(text))
+    prose = _passage(1, "dpr", "6.1 End-to-end QA", "We plug different retrievers into an end-to-end QA system "
+                     "and compare exact-match accuracy on five datasets with earlier retrievers.", 0.8)
+    question = "What exact-match accuracy on WebQuestions does the REALMNews model reach in the end-to-end QA comparison?"
+    embedder = fact_library.embedder()
+    focused = focus.focus_evidence(question, embedder.embed_one(question), [prose, table], embedder,
+                                   token_budget=800, first_tokens=300)
+    kept = next(e.focus_text for e in focused if e.section == "Table 4")
+    assert "REALMNews · NQ: 40.4" in kept and "WQ: 40.7" in kept
+    assert "Table 4: End-to-end QA" in kept  # the caption fits beside it here
+    # Where the caption and the row do not both fit, the row stays; the kept lines are in page order.
+    lines = focus.split_sentences(table)
+    count = lambda s: max(1, len(s) // 4)
+    room = count(QA_ROWS[5]) + count(QA_ROWS[0]) + 2
+    for u in lines:
+        u.score = 1.0 if u.order == 6 else 0.9 if u.order == 0 else 0.1
+    assert table_window(lines, room, count) == ([1, 6], room)
+    assert table_window(lines, 5, count) == ([], 0)

@@ -42,6 +42,7 @@ from ...acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
 from .table_echoes import echoes, table_rows_by_page
+from .table_window import table_window
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
 from ..text.row_columns import named_rows
@@ -294,7 +295,10 @@ def focus_evidence(
         top = max(per_passage[i], key=lambda u: u.score)
         if room < MIN_WINDOW_TOKENS or _off_topic(top):
             continue
-        window, cost = _window(per_passage[i], top, room, count)
+        if is_table_unit(evidence[i].text):  # a caption and rows: the rows asked about, not the run by the caption
+            window, cost = table_window(per_passage[i], room, count)
+        else:
+            window, cost = _window(per_passage[i], top, room, count)
         if window:
             kept[i] = window
             spent += cost + HEADER_TOKENS
@@ -321,7 +325,7 @@ def focus_evidence(
             e, units = evidence[i], per_passage[i]
             out.append(replace(e, sentences=[
                 Sentence(u.text, e.char_start + u.start, e.char_start + u.end, round(u.score, 4))
-                for u in units[kept[i][0] : kept[i][-1] + 1]
+                for u in (units[k] for k in kept[i])
             ]))
     return out
 
