@@ -8,7 +8,8 @@ Two parts, no chat model needed:
   page, to count what the caption rule leaves out and what it would cost.
 * `--library`: the table questions below (development questions; their answer sits in a table
   row): the share whose row is in the stage-2 evidence (`research --evidence-only`) and in the
-  focused evidence the model reads. A passage holds the row when the row's name and its value
+  focused evidence, and in the first turn's passages (`first_claim_tokens`, the only evidence the
+  model reads before it writes its direct answer). A passage holds the row when the row's name and its value
   stand within `NEAR` characters of each other, so the running text's own copy of a row
   ("L-tryptophan 11.46 <0.0001") counts as well as a row unit: build one library with tables
   and one with `--no-tables` to compare.
@@ -349,8 +350,10 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         print(f"imported {build}: {report.count('added')} papers in {time.perf_counter() - started:.0f} s")
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
     from app.core.research.answer.synthesis import focus_into
+    from app.core.research.answer.answer_prompt import format_passage
+    from app.core.research.evidence.first_turn_size import split_first
 
-    in_evidence = in_focus = asked = by_model = in_answer = 0
+    in_evidence = in_focus = in_first = asked = by_model = in_answer = 0
     highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
     verdicts: list[tuple[str, bool]] = []  # the check's verdict on each, and whether the row rule gave it
     for qid, pdf, page, question, name, value in QUESTIONS:
@@ -363,8 +366,13 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         qvec = funnel.embedder.embed_one(question)
         focus_into(funnel, result, qvec)
         focused = [e for e in result.evidence if e.paper_id == by_file[pdf] and holds_row(e.focus_text, name, value)]
+        # the first turn's passages, counted as bench/focus.py counts them (~4 characters a token)
+        first = split_first(result.evidence, desk.settings.research.first_claim_tokens,
+                            lambda e: len(format_passage(e)) / 4 + 2)[0]
+        first_turn = [e for e in first if e.paper_id == by_file[pdf] and holds_row(e.focus_text, name, value)]
         in_evidence += bool(stage2)
         in_focus += bool(focused)
+        in_first += bool(first_turn)
         kind = "unit" if any(tables.is_table_unit(e.text) for e in focused or stage2) else "text" if stage2 else "-"
         said = ""
         if answer:
@@ -376,10 +384,12 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
             by_model += value in mine
             in_answer += value in whole
             said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
-        print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} ({kind}){said} {question[:70]}")
+        print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} "
+              f"first turn {'yes' if first_turn else 'no '} ({kind}){said} {question[:70]}")
     if asked:
         print(f"row in the evidence: {in_evidence}/{asked} ({in_evidence / asked:.0%}); "
-              f"in the focused evidence: {in_focus}/{asked} ({in_focus / asked:.0%})")
+              f"in the focused evidence: {in_focus}/{asked} ({in_focus / asked:.0%}); "
+              f"in the first turn: {in_first}/{asked} ({in_first / asked:.0%})")
         if answer:
             print(f"the value in the model's own sentences: {by_model}/{asked} ({by_model / asked:.0%}); "
                   f"in the whole answer (quotes too): {in_answer}/{asked} ({in_answer / asked:.0%})")

@@ -88,6 +88,20 @@ def test_a_row_is_named_in_the_questions_own_words_and_the_fullest_named_wins():
     assert named_rows_first(lines, asked) == [0, 3, 1, 2]
 
 
+def test_a_row_is_named_without_its_citation_by_its_joined_words_and_a_count_spelled_out():
+    """Rows as printed: a method with its citation ("REALMNews (Guu et al., 2020)"), a name joined
+    from words the question writes apart ("the REALM model pretrained on CC-News"; "GPT-2" for
+    "GPT2"), and a count the question spells out ("up to three links" for the row "3")."""
+    models = ["ORQA (Lee et al., 2019)", "REALMWiki (Guu et al., 2020)", "REALMNews (Guu et al., 2020)", "BM25"]
+    assert named_rows("What accuracy on WebQuestions is reported for the REALM model pretrained on CC-News?", models) == [2]
+    assert named_rows("What accuracy did ORQA reach?", models) == [0]  # its citation no longer halves the share
+    corpora = ["ELMO (Peters et al., 2018)", "BERT (Devlin et al., 2019)", "GPT2 (Radford et al., 2019)"]
+    assert named_rows("How many tokens was GPT-2 trained on?", corpora) == [2]
+    steps = ["1", "2", "3"]
+    assert named_rows("What precision does trust reach when it is propagated up to three links away?", steps) == [2]
+    assert named_rows("Which one of the trust functions is most precise?", steps) == []  # "one": no count
+
+
 CAPTION_LINE = ("Table 2 (page 6) · TABLE 2. Summary of teaming scores by service line · "
                 "columns: Service, Circulating nurses Median")
 

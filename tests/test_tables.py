@@ -482,3 +482,5 @@ def test_a_table_unit_keeps_the_row_asked_about_beside_a_long_caption(fact_libra
         u.score = 1.0 if u.order == 6 else 0.9 if u.order == 0 else 0.1
     assert table_window(lines, room, count) == ([1, 6], room)
     assert table_window(lines, 5, count) == ([], 0)
+    # A row the question names comes before the best-scoring one (REALMWiki, scored 0.1 here).
+    assert table_window(lines, room, count, named=[5]) == ([1, 5], room)

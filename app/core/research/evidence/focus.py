@@ -296,7 +296,7 @@ def focus_evidence(
         if room < MIN_WINDOW_TOKENS or _off_topic(top):
             continue
         if is_table_unit(evidence[i].text):  # a caption and rows: the rows asked about, not the run by the caption
-            window, cost = table_window(per_passage[i], room, count)
+            window, cost = table_window(per_passage[i], room, count, _named_lines(query, per_passage[i]))
         else:
             window, cost = _window(per_passage[i], top, room, count)
         if window:
@@ -345,6 +345,12 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
     best = max(u.score for u in per_passage[order[0]])
     row = max(named or rows, key=lambda u: u.score)
     return row if (named or row.score >= ROW_SHARE * best) and not _off_topic(row) else None
+
+
+def _named_lines(query: str, units: list[_Candidate]) -> list[int]:
+    """The positions of a table unit's rows that the question names."""
+    rows = [u for u in units if u.kind == "block"]
+    return [rows[k].order for k in named_rows(query, [row_name(u.text) for u in rows])]
 
 
 def _off_topic(u: _Candidate) -> bool:

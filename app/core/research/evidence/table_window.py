@@ -9,6 +9,10 @@ DPR's rows. So the best-scoring row comes first, then the caption line where it 
 then the other rows from the table's top, where a sorted table puts the answer to "which rose the
 most?" (the wheat paper's L-tryptophan, first of its Table 3).
 
+A row the question names (row_columns.named_rows: by its words, without its author-year citation,
+by the parts of a joined name, "three" for "3") comes before the best-scoring one: the TrustRank
+paper's row "3" ("propagated up to three links away") scored below rows 1 and 2.
+
 bench/tables.py (the row in the focused evidence): on twelve table questions written in session 19
 from tables nobody had tuned for (v01-v12), 6 -> 7 of 12 (8 with reference_lists.py's numbered and
 non-English headings); the 38 earlier development table questions and the answer bench's five
@@ -27,14 +31,17 @@ class Line(Protocol):
     text: str
 
 
-def table_window(lines: Sequence[Line], room: int, count: Callable[[str], int]) -> tuple[list[int], int]:
+def table_window(lines: Sequence[Line], room: int, count: Callable[[str], int],
+                 named: Sequence[int] = ()) -> tuple[list[int], int]:
     """The kept lines' positions in page order and their cost in tokens; ([], 0) where the best row
-    (or a caption alone) does not fit `room`."""
+    (or a caption alone) does not fit `room`. `named`: the positions of the rows the question names
+    (row_columns.named_rows), which come before the best-scoring one."""
     caption = [u for u in lines if u.kind == "text" and u.order == 0]
-    rows = sorted((u for u in lines if u not in caption), key=lambda u: -u.score)
+    rows = sorted((u for u in lines if u not in caption), key=lambda u: (u.order not in named, -u.score))
     picked: list[int] = []
     cost = 0
-    for u in [*rows[:1], *caption, *sorted(rows[1:], key=lambda u: u.order)]:
+    lead = [u for u in rows if u.order in named] or rows[:1]
+    for u in [*lead, *caption, *sorted(rows[len(lead):], key=lambda u: u.order)]:
         extra = count(u.text) + 1
         if cost + extra <= room:
             picked.append(u.order)

@@ -24,6 +24,16 @@ NAMED_SHARE = 0.5  # of a row name's words, said in a question: it names the row
 ACRONYM_WORDS = (2, 5)  # a run of this many words may spell an acronym of a row or column
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
 _ORDINALS = {w: str(k) for k, w in enumerate("first second third fourth fifth sixth".split(), start=1)}
+# "up to three links away" names the row "3": a question spells a small count out, a table prints it
+# ("one" is left out: "which one", "one of the" name no row).
+_COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
+# A row name's author-year citation ("REALMNews (Guu et al., 2020)") says whose result the row is,
+# not what it is: a question names the method and seldom its citation.
+_ROW_CITATION = re.compile(r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)")
+# A name's word joined from parts ("REALMNews", "SciBERT", "GPT2"), which a question writes apart
+# ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
+_HYPHENED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b")
+_WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 # "our": a paper names its own row "Our method", which a claim about the paper never says.
 _STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no", "our"}
@@ -44,6 +54,9 @@ def _plain_stem(word: str) -> str:
     if len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
         w = w[:-1]
     return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+_STEMMED_COUNTS = {_plain_stem(w): str(k) for k, w in enumerate(_COUNTS, start=2)}  # as terms() gives them ("thre")
 
 
 def spelled_acronyms(text: str) -> set[str]:
@@ -107,12 +120,20 @@ def name_share(said: set[str], query: str, name: str) -> tuple[float, int]:
     whole = 1.0 if names_row(query, name) else 0.0
     best = (whole, len(_name_terms(name)) if whole else 0)
     for part in name.split(ABBR_SEP):
-        words = _name_terms(part)
         cut = {w.lower() for w in re.findall(r"([A-Za-z]{3,})\.", part)}
-        named = {w for w in words if w in said or (w in cut and any(s.startswith(w) for s in said))}
-        if words:
-            best = max(best, (len(named) / len(words), len(named)))
+        for words in _name_readings(part):
+            named = {w for w in words if w in said or (w in cut and any(s.startswith(w) for s in said))}
+            if words:
+                best = max(best, (len(named) / len(words), len(named)))
     return best
+
+
+def _name_readings(name: str) -> list[set[str]]:
+    """A row name's words as printed; without its author-year citation; and with its joined words
+    in their parts ("REALMNews": "REALM", "News")."""
+    bare = _ROW_CITATION.sub("", name).strip() or name
+    parts = " ".join(" ".join(_WORD_PARTS.findall(w)) or w for w in bare.split())
+    return [_name_terms(name), _name_terms(bare), _name_terms(parts)]
 
 
 def _name_terms(name: str) -> set[str]:
@@ -129,6 +150,8 @@ def named_rows(query: str, names: list[str]) -> list[int]:
     # row's letter ("Strain C"): such a letter names a row only written with it ("strain C").
     said = {w for w in terms(query) | spelled_acronyms(query) if len(w) > 1}
     said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
+    said |= {_STEMMED_COUNTS[w] for w in said if w in _STEMMED_COUNTS}
+    said |= {_plain_stem(w.replace("-", "").lower()) for w in _HYPHENED.findall(query)}  # "GPT-2" names "GPT2"
     shares = [name_share(said, query, name) for name in names]
     best = max((share for share, _ in shares), default=0.0)
     named = sorted((k for k, (share, _) in enumerate(shares) if share == best), key=lambda k: -shares[k][1])
