@@ -27,7 +27,7 @@ import re
 
 from ...table_abbreviations import ABBR_SEP
 from ...tables import GROUP_SEP, SEP, is_caption_line, is_table_unit
-from ..text.row_columns import spelled_acronyms, terms as _terms
+from ..text.row_columns import joined_initials, label_cell, spelled_acronyms, terms as _terms
 from .support_rules import numbers_in
 
 _RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
@@ -43,7 +43,7 @@ def states_row(claim: str, quote: str) -> bool:
     "the baseline with augmentation" names the row "Baseline + augmentation", not "Baseline"."""
     rows = [line for line in quote.splitlines() if SEP in line and not is_caption_line(line)]
     words = _terms(claim)
-    said = words | spelled_acronyms(claim)
+    said = words | spelled_acronyms(claim) | joined_initials(claim)  # "WebQuestions" says "WQ"
     named = {line: _named_terms(line, words) for line in rows}
     most = max(named.values(), default=0)
     return any(_row_states(claim, line, said) for line in rows if named[line] == most)
@@ -68,9 +68,12 @@ def _row_states(claim: str, line: str, said: set[str]) -> bool:
     if not fields:
         return False
     names = fields[0].split(GROUP_SEP)
-    if not all(_names(said, name) for name in names):
-        return False
     cells = [f.rsplit(": ", 1) for f in fields[1:] if ": " in f]
+    # A row whose first cell is a setting shared by rows ("Single · Model: REALMNews · …") is named
+    # by a short cell of words as well (row_columns.row_label).
+    labels = [v for v in (label_cell(v) for _, v in cells) if v and _terms(v) <= said]
+    if not all(_names(said, name) for name in names) and not labels:
+        return False
     if not cells and len(fields) == 2:  # one value whose column head was not read: no other column to mistake
         cells = [["", fields[1]]]
     figures = numbers_in(claim)

@@ -37,7 +37,7 @@ import numpy as np
 from ...chunking import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
-from ...tables import is_table_unit, row_name
+from ...tables import is_table_unit
 from ...acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import RUN_ON_UNITS, follows, runs_on, through_displays
@@ -45,7 +45,7 @@ from .table_echoes import echoes, table_rows_by_page
 from .table_window import table_window
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
-from ..text.row_columns import named_rows
+from ..text.row_columns import named_rows, row_label
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
 
@@ -334,23 +334,25 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
                     order: list[int]) -> _Candidate | None:
     """The table row the answer's first turn reads beside the best passage: the best-scoring row
     of those the question names ("…for the YR/FE double mutant", a row named "YR/FE"), else of
-    any table, where it scores at least ROW_SHARE of the best sentence. None where the best
-    passage is a table already."""
-    if not order or is_table_unit(evidence[order[0]].text):
+    any table, where it scores at least ROW_SHARE of the best sentence. Where the best passage is
+    a table already, only the row the question names most fully, where it lacks it (a long table is
+    stored in parts: DPR's Table 4 led with the part of DPR's rows, REALMNews's was in another)."""
+    if not order:
         return None
+    lead = [u for u in per_passage[order[0]] if u.kind == "block"] if is_table_unit(evidence[order[0]].text) else []
     rows = [u for i in order[1:] if is_table_unit(evidence[i].text) for u in per_passage[i] if u.kind == "block"]
-    if not rows:
+    named = [([*lead, *rows])[i] for i in named_rows(query, [row_label(u.text) for u in [*lead, *rows]])]
+    if not rows or (lead and (not named or named[0] in lead)):  # (named[0]: by the most words)
         return None
-    named = [rows[i] for i in named_rows(query, [row_name(u.text) for u in rows])]
-    best = max(u.score for u in per_passage[order[0]])
-    row = max(named or rows, key=lambda u: u.score)
-    return row if (named or row.score >= ROW_SHARE * best) and not _off_topic(row) else None
+    row = named[0] if lead else max(named or rows, key=lambda u: u.score)
+    shared = row.score >= ROW_SHARE * max(u.score for u in per_passage[order[0]])
+    return row if (named or shared) and not _off_topic(row) else None
 
 
 def _named_lines(query: str, units: list[_Candidate]) -> list[int]:
     """The positions of a table unit's rows that the question names."""
     rows = [u for u in units if u.kind == "block"]
-    return [rows[k].order for k in named_rows(query, [row_name(u.text) for u in rows])]
+    return [rows[k].order for k in named_rows(query, [row_label(u.text) for u in rows])]
 
 
 def _off_topic(u: _Candidate) -> bool:

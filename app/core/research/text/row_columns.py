@@ -32,6 +32,8 @@ _COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
 _ROW_CITATION = re.compile(r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)")
 # A name's word joined from parts ("REALMNews", "SciBERT", "GPT2"), which a question writes apart
 # ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
+LABEL_WORDS = 4  # a cell of this many words at most may name its row beside the first one
+_LABEL_CELL = re.compile(r"^[A-Za-z][^:]*$")  # a word first: a name, not a figure ("40.4", "<0.001", "-")
 _HYPHENED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b")
 _WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
@@ -93,7 +95,7 @@ def named_columns_first(line: str, query: str) -> str:
     if not row_name(line) or is_caption_line(line):
         return line
     fields = line.split(SEP)
-    asked = header_words(query)
+    asked = header_words(query) | joined_initials(query)
     scores = {k: len(header_words(f.split(": ", 1)[0]) & asked) for k, f in enumerate(fields) if ": " in f}
     best = max(scores.values(), default=0)
     if len(scores) < MIN_FIELDS or best == 0:
@@ -102,6 +104,12 @@ def named_columns_first(line: str, query: str) -> str:
     lead = [k for k in sorted(scores) if scores[k] == best]
     order = list(range(start)) + lead + [k for k in range(start, len(fields)) if k not in lead]
     return SEP.join(fields[k] for k in order)
+
+
+def joined_initials(text: str) -> set[str]:
+    """The initials of each word joined from capitalised parts: "WebQuestions" says the column "WQ"."""
+    parts = (_WORD_PARTS.findall(w) for w in re.findall(r"\b[A-Za-z]\w*[A-Z]\w*", text))
+    return {"".join(p[0] for p in ps).lower() for ps in parts if len(ps) >= 2}
 
 
 def names_row(query: str, name: str) -> bool:
@@ -159,11 +167,27 @@ def named_rows(query: str, names: list[str]) -> list[int]:
     return named if best >= NAMED_SHARE and not alike else []
 
 
+def row_label(line: str) -> str:
+    """What names a row: its name (its first cell), and where other cells hold a short name rather
+    than a figure, also those with it, as a second reading (ABBR_SEP): DPR's Table 4 opens each row
+    with its training set ("Single · Model: REALMNews (Guu et al., 2020) · NQ: 40.4 …"), so every
+    row's name was "Single"."""
+    name = row_name(line)
+    words = [w for w in (label_cell(f.split(": ", 1)[1]) for f in line.split(SEP)[1:] if ": " in f) if w]
+    return f"{name}{ABBR_SEP}{name} {' '.join(words)}" if name and words else name
+
+
+def label_cell(value: str) -> str:
+    """A cell's value where it is a short name (LABEL_WORDS, its citation left out), not a figure; else ""."""
+    value = _ROW_CITATION.sub("", value).strip()
+    return value if _LABEL_CELL.match(value) and len(value.split()) <= LABEL_WORDS else ""
+
+
 def named_rows_first(lines: list[str], query: str) -> list[int]:
     """The order to read a table's lines in: the lines that are not rows (its caption line) where
     they are, then the rows the question names, then the other rows in their order."""
     rows = [k for k, line in enumerate(lines) if row_name(line) and not is_caption_line(line)]
-    named = [rows[i] for i in named_rows(query, [row_name(lines[k]) for k in rows])]
+    named = [rows[i] for i in named_rows(query, [row_label(lines[k]) for k in rows])]
     if not named:
         return list(range(len(lines)))
     it = iter(named + [k for k in rows if k not in named])
