@@ -125,3 +125,19 @@ def test_a_tables_caption_line_is_neither_a_row_nor_a_key_passage():
                  char_start=0, char_end=len(row), sentences=[Sentence(row, 0, len(row), 0.5)])
     quoted = [c.text for c in quotable([], [e, r])]
     assert CAPTION_LINE not in quoted and row in quoted
+
+
+def test_rows_that_open_with_a_shared_setting_are_named_by_their_short_cells():
+    """Every row of DPR's Table 4 opens with "Single" or "Multi": the method's cell names the row."""
+    from app.core.research.text.row_columns import row_label
+
+    lines = [f"{setting} · Model: {model} · NQ: {nq} · WQ: {wq}" for setting, model, nq, wq in (
+        ("Single", "DPR", "41.5", "34.6"), ("Single", "REALMWiki (Guu et al., 2020)", "39.2", "40.2"),
+        ("Single", "REALMNews (Guu et al., 2020)", "40.4", "40.7"), ("Multi", "DPR", "41.5", "42.4"))]
+    asked = "What accuracy on WebQuestions is reported for the REALM model pretrained on CC-News?"
+    assert named_rows(asked, [row_label(line) for line in lines]) == [2]
+    assert named_rows_first(lines, asked) == [2, 0, 1, 3]
+    assert row_label("Cardiac surgery · Circulating nurses Median: 0.714") == "Cardiac surgery"  # figures name nothing
+    # and a column named by a joined word's initials comes before the others
+    read = named_columns_first(lines[2], asked)
+    assert read.index("WQ: 40.7") < read.index("NQ: 40.4")

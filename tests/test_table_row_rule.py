@@ -74,3 +74,14 @@ def test_the_support_check_passes_a_right_row_claim_and_asks_the_model_about_the
     assert right.verdict == Support.SUPPORTED.value and "table row" in right.reason
     assert "table row" not in other_column.reason  # left to the model, whatever it says
     assert changed.verdict == Support.UNSUPPORTED.value and "23" in changed.reason  # the rules, as before
+
+
+def test_a_row_opened_by_a_shared_setting_is_named_by_its_short_cells_and_a_column_by_initials():
+    """DPR's Table 4 opens every row with its training set ("Single"), and the method stands in a
+    cell of its own; its columns are initials ("WQ" for WebQuestions)."""
+    row = ("Table 4 (page 8) · Single · Model: REALMNews (Guu et al., 2020) · NQ = Natural Questions: 40.4 · "
+           "TriviaQA: - · WQ: 40.7 · TREC: 42.9 · SQuAD: -")
+    assert states_row("The REALMNews model pretrained on CC-News reaches 40.7 exact match on WebQuestions.", row)
+    assert not states_row("The REALMNews model reaches 40.4 exact match on WebQuestions.", row)  # NQ's figure
+    assert not states_row("The REALMWiki model reaches 40.7 exact match on WebQuestions.", row)  # another row
+    assert states_row("REALMNews reaches 40.4 on Natural Questions.", row)

@@ -30,11 +30,11 @@ _COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
 # A row name's author-year citation ("REALMNews (Guu et al., 2020)") says whose result the row is,
 # not what it is: a question names the method and seldom its citation.
 _ROW_CITATION = re.compile(r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)")
+LABEL_WORDS = 4  # a cell of this many words at most may name its row beside the first one (row_label)
+_LABEL_CELL = re.compile(r"^[A-Za-z][^:]*$")  # a word first: a name, not a figure ("40.4", "<0.001", "-")
+_HYPHENED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b")  # "GPT-2", "CC-News": also read joined
 # A name's word joined from parts ("REALMNews", "SciBERT", "GPT2"), which a question writes apart
 # ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
-LABEL_WORDS = 4  # a cell of this many words at most may name its row beside the first one
-_LABEL_CELL = re.compile(r"^[A-Za-z][^:]*$")  # a word first: a name, not a figure ("40.4", "<0.001", "-")
-_HYPHENED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b")
 _WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 # "our": a paper names its own row "Our method", which a claim about the paper never says.
