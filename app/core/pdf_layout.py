@@ -235,7 +235,7 @@ def _face_apart(first: Row, rest: list[Row]) -> bool:
     """The row is set in a face none of the rows under it uses, at about their size or larger: BMC's
     subheadings ("Setting", "Study approach, sampling and data analysis") are a 9.2 pt sans over a
     9.8 pt serif, and their font names say nothing of weight. The row under it must not open in the
-    row's face: an italic title that wraps ("Computer Architecture: A Hardware/Software" over
+    heading's face: an italic title that wraps ("Computer Architecture: A Hardware/Software" over
     "Approach. Morgan Kaufmann…") goes on in the face it was set in."""
     return (bool(first.face) and not first.bold and all(r.face != first.face for r in rest)
             and rest[0].opens != first.face and first.size >= 0.9 * rest[0].size)
