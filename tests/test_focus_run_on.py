@@ -92,7 +92,8 @@ def test_a_window_grows_into_the_unit_its_sentence_runs_on_into(tmp_path, monkey
     stop takes the unit it runs on into first (here the pieces are kept apart, as a piece longer
     than a display equation is): the equation scores low on the question's words."""
     from app.core.research.evidence import sentence_runs
-    from app.core.research.evidence.focus import _window, runs_on, split_sentences
+    from app.core.research.evidence.focus import _window, split_sentences
+    from app.core.research.evidence.sentence_runs import runs_on
 
     monkeypatch.setattr(sentence_runs, "DISPLAY_CHARS", 0)
     units = split_sentences(_page(tmp_path, "higgs", HIGGS_PAGE, 1, 0.8))

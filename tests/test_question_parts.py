@@ -8,7 +8,8 @@ import pytest
 
 from app.core.events import Task
 from app.core.records import Claim, ResearchResult
-from app.core.research.answer.question_parts import missing_parts_note, open_parts, question_parts
+from app.core.research.answer.question_parts import missing_parts_note, open_parts
+from app.core.research.text.question_split import question_ask, question_parts
 from tests.test_answer_engine import ScriptedChat, answer_with, assert_cited_in_place
 
 
@@ -30,6 +31,22 @@ from tests.test_answer_engine import ScriptedChat, answer_with, assert_cited_in_
 ])
 def test_a_question_is_split_where_a_new_question_clause_begins(question, parts):
     assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize("question, ask", [
+    ("In the situational analysis of care quality at the medical department of Kamuzu Central Hospital in Malawi, "
+     "how many outpatients answered the exit interviews?", "how many outpatients answered the exit interviews?"),
+    ("According to the paper on territorial rural development in Latin America, how did the number of poor people change?",
+     "how did the number of poor people change?"),
+    ("When the Slim Blade tuner was mounted on the dressed 3.9 GHz cavity, how was the tuner safety gap set?",
+     "how was the tuner safety gap set?"),
+    # no frame: the question as a whole asks; a comma inside the ask does not open one
+    ("What share of outpatients came without being referred, and what did the researchers read into that?", ""),
+    ("Which estimator do I get by default?", ""),
+    ("In which year was the survey run?", ""),
+])
+def test_the_ask_is_the_question_without_the_frame_it_opens_with(question, ask):
+    assert question_ask(question) == ask
 
 
 def test_a_part_is_open_until_a_claim_speaks_to_it():

@@ -40,8 +40,8 @@ from ...tables import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
-from ..evidence.focus import FIGURE_CAPTION, leans_back
-from ..evidence.sentence_runs import ends_sentence, follows
+from ..evidence.focus import FIGURE_CAPTION
+from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_asks import Asks, asks, is_year, states_figure
 from ..evidence.reference_lists import is_entry
 from ..check.support_rules import numbers_in, two_digits_or_more

@@ -9,45 +9,16 @@ rather than taking a partial answer for a whole one. (A turn of the model's own 
 part, a key passage chosen for it and a claim for each part held by the grammar were measured
 and not kept: docs/research.md.)
 
-The split is deliberately narrow: only where a new question clause begins, after "and" with a
-question word ("…, and when does the sandwich collapse…") or, after ", and", with an auxiliary
-("…, and do I still need src/Makevars…"), or after a question mark. A list inside one clause
-("what do (1 | g1/g2), (1 | g1) + (1 | g2) and (x || g) mean?") stays one part: one claim can
-answer it, and a split there would cut a name in two.
+The split itself is in text/question_split.py.
 """
 
 from __future__ import annotations
 
-import re
-
 from ...records import Claim
 from ..text.citations import key_terms, stem
+from ..text.question_split import own_terms, question_parts
 
-_WH = r"(?:what|how|why|when|where|which|who|whom|whose|whether)"
-_AUX = r"(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have|had)"
-_NEW_CLAUSE = re.compile(rf",?\s+(?:and|or)\s+(?={_WH}\b)|,\s+and\s+(?={_AUX}\b)|\?\s+(?=[A-Z])", re.I)
-MIN_PART_WORDS = 3  # "Where and when did Rcpp originate?" is one part: "Where" asks nothing alone
 ANSWERED_SHARE = 0.5  # a part is answered when the claims hold this much of its own key terms
-
-
-def question_parts(question: str) -> list[str]:
-    """The question's parts in order; one part for a question that asks one thing."""
-    parts: list[str] = []
-    for piece in _NEW_CLAUSE.split(question.strip()):
-        piece = piece.strip(" ,;?")
-        if not piece:
-            continue
-        if parts and (len(piece.split()) < MIN_PART_WORDS or len(parts[-1].split()) < MIN_PART_WORDS):
-            parts[-1] = f"{parts[-1]} and {piece}"
-        else:
-            parts.append(piece)
-    return parts or [question.strip()]
-
-
-def _own_terms(part: str, others: list[str]) -> set[str]:
-    """The part's key terms that the other parts do not share (stemmed): what only this part asks about."""
-    shared = {stem(t) for o in others for t in key_terms(o)}
-    return {stem(t) for t in key_terms(part)} - shared
 
 
 def open_parts(question: str, claims: list[Claim]) -> list[str]:
@@ -57,7 +28,7 @@ def open_parts(question: str, claims: list[Claim]) -> list[str]:
     said = {stem(t) for c in claims for t in key_terms(c.text)}
     out = []
     for i, part in enumerate(parts[1:], 1):
-        own = _own_terms(part, parts[:i] + parts[i + 1:])
+        own = own_terms(part, parts[:i] + parts[i + 1:])
         if own and len(own & said) < ANSWERED_SHARE * len(own):
             out.append(part)
     return out

@@ -22,6 +22,14 @@ RUN_ON_UNITS = 3  # "The result is" | "mH = 125.09 ± 0.24 GeV" | "= 125.09 ± 0
 DISPLAY_CHARS = 120  # a piece this short that a sentence runs on into is part of it (a display equation)
 
 _OPENS_SENTENCE = re.compile(r"[A-Z][a-z]+\b")
+# A sentence opening with one of these needs the sentence before it to be understood.
+_LEANS_BACK = re.compile(
+    r"^(?:this|these|that|those|it|its|they|their|such|here|there|thus|hence|therefore|however|"
+    r"in contrast|in addition|moreover|furthermore|similarly|consequently|accordingly|likewise|"
+    r"also|then|finally|second|third|both|the latter|the former|as a result|for example|for instance)\b",
+    re.I,
+)
+_SHORT_WORDS = 7  # a sentence this short rarely stands alone ("See Table 2.")
 
 Unit = TypeVar("Unit", bound=Any)  # a dataclass with start, end, text, kind and order (focus._Candidate)
 
@@ -70,4 +78,18 @@ def through_displays(units: list[Unit], text: str) -> list[Unit]:
             continue
         joined = 0
         out.append(replace(u, order=len(out)))
+    return out
+
+
+def leans_back(text: str) -> bool:
+    """The sentence needs the one before it to be understood ("This estimator…"), or is too short to stand alone."""
+    return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
+
+
+def run_on_into(units: list[Unit], k: int) -> list[int]:
+    """The units after `k` that its sentence runs on into (RUN_ON_UNITS at most)."""
+    out: list[int] = []
+    while len(out) < RUN_ON_UNITS and k + 1 < len(units) and runs_on(units[k]) and follows(units[k].end, units[k + 1].start):
+        k += 1
+        out.append(k)
     return out
