@@ -1,4 +1,5 @@
-"""A question's parts, split where a new question clause begins.
+"""A question's parts, split where a new question clause begins, and its ask without the frame it
+opens with (where to look: "In the Malawi hospital study, …").
 
 Researchers ask two things at once: "what retention probabilities were used, and how far did
 the error fall with dropout, ReLUs and max-norm?". The split is deliberately narrow: only where a
