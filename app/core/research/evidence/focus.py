@@ -180,16 +180,18 @@ def _terms(text: str, spelled: dict[str, set[str]]) -> set[str]:
     return terms
 
 
-def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "") -> None:
+def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", ask: str = "") -> None:
     """Share of the question's terms in each sentence, rarer terms weighing more (IDF over the
-    candidates), and those of the papers' `titles` less (TITLE_TERM_WEIGHT)."""
+    candidates), and those of the papers' `titles` less (TITLE_TERM_WEIGHT). With `ask` (the
+    question without its frame, ASK_SCORING), the better of the two shares."""
     if not candidates:
         return
     defined = definitions(" ".join(c.text for c in candidates))
     spelled = {acronym: {stem(t) for t in key_terms(words)} for acronym, words in defined.items()}
-    q_terms = _terms(query, spelled)
-    if not q_terms:
+    asked = [terms for terms in (_terms(query, spelled), _terms(ask, spelled) if ask else set()) if terms]
+    if not asked:
         return
+    q_terms = set().union(*asked)
     bags = [_terms(c.text, spelled) for c in candidates]
     hits = [{t for t in q_terms if _matches(t, bag)} for bag in bags]
     n = len(bags)
@@ -198,13 +200,15 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "") 
     for t in q_terms:
         if _matches(t, title_bag):
             idf[t] *= TITLE_TERM_WEIGHT
-    total = sum(idf.values()) or 1.0
+    totals = [sum(idf[t] for t in terms) or 1.0 for terms in asked]
     in_heading: dict[str, set[str]] = {}
     for c, h in zip(candidates, hits):
         if c.heading not in in_heading:
             bag = _terms(c.heading, spelled)
             in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
-        c.lexical = (sum(idf[t] for t in h) + HEADING_TERM_WEIGHT * sum(idf[t] for t in in_heading[c.heading] - h)) / total
+        heading_only = in_heading[c.heading] - h
+        c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total
+                        for terms, total in zip(asked, totals))
 
 
 def focus_evidence(
@@ -245,13 +249,8 @@ def focus_evidence(
         candidates.extend(units)
     if not candidates:
         return []
-    _lexical_scores(query, candidates, titles)
-    ask = question_ask(query) if ASK_SCORING else ""
-    if ask:  # the sentence that answers shares the ask's words, not the frame's (question_split.py)
-        whole = [c.lexical for c in candidates]
-        _lexical_scores(ask, candidates, titles)
-        for c, w in zip(candidates, whole):
-            c.lexical = max(c.lexical, w)
+    ask = question_ask(query) if ASK_SCORING else ""  # the answer shares the ask's words, not the frame's
+    _lexical_scores(query, candidates, titles, ask)
     # The passage as a prior: a sentence inherits some of its passage's relevance (rank in
     # stage 2's order and cosine to the question), because a short answer sentence ("The
     # median date was 14 September.") often resembles the question less than its passage does.
@@ -265,9 +264,9 @@ def focus_evidence(
     to_embed = rough[:EMBED_CANDIDATES]
     if embedder is not None and to_embed:
         vecs = embedder.embed([c.text[:1200] for c in to_embed])
-        avec = embedder.embed_one(ask) if ask else None
+        qvecs = [qvec, embedder.embed_one(ask)] if ask else [qvec]
         for c, v in zip(to_embed, vecs):
-            c.semantic = float(np.dot(v, qvec)) if avec is None else max(float(np.dot(v, qvec)), float(np.dot(v, avec)))
+            c.semantic = max(float(np.dot(v, q)) for q in qvecs)
     for c in candidates:
         # Cosine carries the meaning; terms catch names and numbers MiniLM blurs.
         c.score = 0.45 * c.semantic + 0.30 * c.lexical + 0.25 * prior[c.evidence]
