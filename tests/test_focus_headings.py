@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from app.core.records import Evidence
-from app.core.research.evidence.focus import split_sentences
-from app.core.research.evidence.term_scores import lexical_scores
+from app.core.research.evidence.focus import _lexical_scores, split_sentences
 
 QUESTION = "What did the study find about the drought's impact on maize yields?"
 PASSAGE = ("## Rainfall records\n\n"
@@ -18,7 +17,7 @@ def test_the_sentence_under_the_heading_that_names_the_topic_outscores_one_under
     e = Evidence(1, "p", 3, "3", "Study area", PASSAGE, 0.5)
     candidates = split_sentences(e)
     assert [c.heading for c in candidates] == ["Rainfall records", "Impact of the 2012 Drought", "Impact of the 2012 Drought"]
-    lexical_scores(QUESTION, candidates)
+    _lexical_scores(QUESTION, candidates)
     rainfall, overall, irrigated = (c.lexical for c in candidates)
     # None of the three says "drought" or "impact"; the two under the heading that does count them.
     assert overall > rainfall and irrigated > rainfall
@@ -29,5 +28,5 @@ def test_a_passage_that_opens_under_its_chunks_section_takes_that_heading():
     e = Evidence(1, "p", 3, "3", "## Impact of the 2012 Drought", "Overall, mean output fell by a fifth.", 0.5)
     (only,) = split_sentences(e)
     assert only.heading == "Impact of the 2012 Drought"
-    lexical_scores(QUESTION, [only])
+    _lexical_scores(QUESTION, [only])
     assert only.lexical > 0.0

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.research.evidence.focus import _Candidate
-from app.core.research.evidence.term_scores import lexical_scores
+from app.core.research.evidence.focus import _Candidate, _lexical_scores
 
 QUESTION = "Which negatives does dense passage retrieval train with?"
 TITLE = "Dense Passage Retrieval for Open-Domain Question Answering"
@@ -18,7 +17,7 @@ SENTENCES = [
 
 def _scored(titles: str) -> list[float]:
     candidates = [_Candidate(0, k, 0, len(t), t, "sentence") for k, t in enumerate(SENTENCES)]
-    lexical_scores(QUESTION, candidates, titles)
+    _lexical_scores(QUESTION, candidates, titles)
     return [c.lexical for c in candidates]
 
 
@@ -31,7 +30,7 @@ def test_the_sentence_on_what_is_asked_outscores_the_one_that_names_the_paper():
 
 def test_a_question_made_only_of_title_words_is_scored_as_before():
     candidates = [_Candidate(0, k, 0, len(t), t, "sentence") for k, t in enumerate(SENTENCES)]
-    lexical_scores("dense passage retrieval", candidates, TITLE)
+    _lexical_scores("dense passage retrieval", candidates, TITLE)
     scored = [c.lexical for c in candidates]
-    lexical_scores("dense passage retrieval", candidates, "")
+    _lexical_scores("dense passage retrieval", candidates, "")
     assert scored == pytest.approx([c.lexical for c in candidates])

@@ -27,6 +27,7 @@ their own (chunking.text_units) and are kept whole or not at all.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -37,15 +38,16 @@ from ...chunking import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
 from ...tables import is_table_unit
+from ...acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import leans_back, run_on_into, through_displays
 from .table_echoes import echoes, table_rows_by_page
 from .table_window import table_window
 from ..text.question_asks import asks, states_figure
+from ..text.citations import key_terms, stem
 from ..text.row_columns import named_rows, row_label
 from ..text.question_split import question_ask
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
-from .term_scores import coverage, lexical_scores
 from .reference_lists import entry_marks
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
@@ -64,6 +66,22 @@ HEADER_TOKENS = 16  # a passage's header in the prompt: "[3] (paper, page 5; sec
 FIGURE_CAPTION_WEIGHT = 0.6
 FIGURE_CAPTION = re.compile(
     r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
+# A question's words that are in the titles of the papers it draws on ("Which negatives does
+# dense passage retrieval train with?", "…the index of a zoo series?") say which paper, and the
+# stages before found it by them; within the paper they are on every other sentence and tell
+# nothing about which one answers. At full weight, "In this section, we evaluate our Dense
+# Passage Retriever" outscored the sentences on in-batch and BM25 negatives. At 0.3 (bench/focus.py,
+# 89 r-papers and 25 mixed-fields questions): gold facts in the focused evidence 77.5 -> 79.8 % and
+# 72 -> 76 %, in the first turn 48.3 -> 50.6 % and 36 % unchanged; any weight from 0 to 0.5 did as well.
+TITLE_TERM_WEIGHT = 0.3
+# A question often names a topic that the paper names once, in a heading, and then reports under
+# it without repeating: "Impact of Coronavirus Disease 2019 Pandemic" over "Overall, median teaming
+# scores were significantly lower … before March 1, 2020". So a question's term in a sentence's
+# section heading counts for the sentence, at this weight. bench/focus.py: gold facts in the first
+# turn 47 -> 48 of 89 r-papers questions (0.3 alike, 1.0 none), mixed fields unchanged; giving the
+# embedder the heading as well lost 2 of 25 mixed-fields and 2 r-papers questions' facts.
+HEADING_TERM_WEIGHT = 0.5
+_ACRONYM = re.compile(r"\b[A-Z][A-Za-z]{1,9}\b")
 _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 # A table row scores below the running text that names the same things in sentences (a row is
 # names and numbers), so the answer's first turn, which read the best passage alone, never read
@@ -91,14 +109,6 @@ ASKED_FIGURE_BONUS = 0.1
 # sentences right 8 -> 11, whole answers 14 -> 20 (the 20 new questions and the 18 others whose
 # evidence changed).
 ASK_SCORING = True
-# The best passage is the one the answer's first turn reads, and the one whose best sentence
-# scored highest often answers one part of the question, or frames it, while the passage that
-# answers holds all its parts: each sentence shares a few of the question's terms, together most of
-# them. So passages are also ordered by that share (term_scores.coverage). Development questions,
-# `bench/focus.py --split development --first 300`, gold facts in the first turn (focused): new
-# mixed 19.0 -> 38.1 % (61.9 -> 57.1), old mixed 38.5 -> 50.0 % (88.5 -> 92.3), r-papers 55.2 ->
-# 61.2 % (77.6 -> 76.1); weights 1.0-2.0 alike, 0.7 less (docs/research.md, session 22).
-COVERAGE_WEIGHT = 1.0
 
 
 @dataclass
@@ -113,7 +123,6 @@ class _Candidate:
     semantic: float = 0.0
     score: float = 0.0
     heading: str = ""  # the section it is in (the latest heading before it)
-    hits: frozenset[str] = frozenset()  # the question's terms it holds (term_scores.py)
 
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
@@ -146,6 +155,62 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
     return through_displays(out, e.text)
 
 
+def _matches(term: str, bag: set[str]) -> bool:
+    """The term, or a word sharing its first 5+ letters as a whole prefix ("depart" ~ "departure")."""
+    if term in bag:
+        return True
+    if len(term) < 5:
+        return False
+    return any(len(w) >= 5 and (w.startswith(term) or term.startswith(w)) for w in bag)
+
+
+def _terms(text: str, spelled: dict[str, set[str]]) -> set[str]:
+    """The text's term stems, with the words of each acronym it uses that the passages define.
+
+    Researchers ask in words ("the surgeon-scrub teaming scores"); after defining them, papers
+    state results in the acronyms ("median SS and SC scores were 0.08 and 0.06"), which are too
+    short to be terms. bench/focus.py, gold facts in the focused evidence: 76 -> 80 % on mixed
+    fields, 79.8 -> 80.9 % on r-papers, first turn unchanged. Spelling the acronyms out for the
+    embedder as well lost a gold page on mixed fields (96 -> 92 %), so only the terms see them.
+    """
+    terms = {stem(t) for t in key_terms(text)}
+    if spelled:
+        for token in set(_ACRONYM.findall(text)) & spelled.keys():
+            terms |= spelled[token]
+    return terms
+
+
+def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", ask: str = "") -> None:
+    """Share of the question's terms in each sentence, rarer terms weighing more (IDF over the
+    candidates), and those of the papers' `titles` less (TITLE_TERM_WEIGHT). With `ask` (the
+    question without its frame, ASK_SCORING), the better of the two shares."""
+    if not candidates:
+        return
+    defined = definitions(" ".join(c.text for c in candidates))
+    spelled = {acronym: {stem(t) for t in key_terms(words)} for acronym, words in defined.items()}
+    asked = [terms for terms in (_terms(query, spelled), _terms(ask, spelled) if ask else set()) if terms]
+    if not asked:
+        return
+    q_terms = set().union(*asked)
+    bags = [_terms(c.text, spelled) for c in candidates]
+    hits = [{t for t in q_terms if _matches(t, bag)} for bag in bags]
+    n = len(bags)
+    idf = {t: math.log(1 + n / (1 + sum(t in h for h in hits))) for t in q_terms}
+    title_bag = {stem(t) for t in key_terms(titles)}
+    for t in q_terms:
+        if _matches(t, title_bag):
+            idf[t] *= TITLE_TERM_WEIGHT
+    totals = [sum(idf[t] for t in terms) or 1.0 for terms in asked]
+    in_heading: dict[str, set[str]] = {}
+    for c, h in zip(candidates, hits):
+        if c.heading not in in_heading:
+            bag = _terms(c.heading, spelled)
+            in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
+        heading_only = in_heading[c.heading] - h
+        c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total
+                        for terms, total in zip(asked, totals))
+
+
 def focus_evidence(
     query: str,
     qvec: np.ndarray,
@@ -166,7 +231,7 @@ def focus_evidence(
     Passages none of whose sentences were kept are left out. Numbers are kept (they are
     what the user sees and what the model cites). `count_tokens` measures the prompt
     cost of a sentence (the chat model's tokenizer); the default is ~4 characters a token.
-    `titles`: the titles of the passages' papers (their words weigh less, term_scores.TITLE_TERM_WEIGHT).
+    `titles`: the titles of the passages' papers (their words weigh less, TITLE_TERM_WEIGHT).
     The best table row follows the best passage, within the first turn (`_first_turn_row`);
     `passage_header`: the line a passage opens with in the prompt, so that the two fit it.
     """
@@ -185,7 +250,7 @@ def focus_evidence(
     if not candidates:
         return []
     ask = question_ask(query) if ASK_SCORING else ""  # the answer shares the ask's words, not the frame's
-    weights = lexical_scores(query, candidates, titles, ask)
+    _lexical_scores(query, candidates, titles, ask)
     # The passage as a prior: a sentence inherits some of its passage's relevance (rank in
     # stage 2's order and cosine to the question), because a short answer sentence ("The
     # median date was 14 September.") often resembles the question less than its passage does.
@@ -212,11 +277,9 @@ def focus_evidence(
             if states_figure(c.text):
                 c.score += ASKED_FIGURE_BONUS
 
-    # Passages in order of their best sentence and their stage-2 rank, half each, and of the share
-    # of the question's terms their sentences hold together (COVERAGE_WEIGHT).
+    # Passages in order of their best sentence and their stage-2 rank, half each.
     best = {i: max((u.score for u in units), default=0.0) for i, units in enumerate(per_passage)}
-    rank = {i: 0.5 * best[i] + 0.5 * prior[i] + COVERAGE_WEIGHT * coverage(per_passage[i], weights) for i in best}
-    order = [i for i in sorted(range(len(evidence)), key=lambda i: -rank[i]) if per_passage[i]]
+    order = [i for i in sorted(range(len(evidence)), key=lambda i: -(0.5 * best[i] + 0.5 * prior[i])) if per_passage[i]]
     kept: dict[int, list[int]] = {}
     spent = 0
     # The best WINDOWS passages: a window each, the first as large as the answer's first turn.
