@@ -37,6 +37,22 @@ def test_the_figures_a_passage_prints_in_the_forms_a_claim_may_write_them():
     assert small("2") and small("0.05") and not small("10") and not small("300")
 
 
+def test_a_passage_header_is_a_label_not_figures_a_claim_may_write():
+    """The starter model wrote a DOI-made paper id and a page from the headers as its answer."""
+    from types import SimpleNamespace
+
+    from app.core.records import Evidence
+    from app.core.research.answer.answer_prompt import format_passage, printed_figures
+
+    passage = Evidence(3, "10.1186-1472-6963-14-1", 5, "5", "3.2 Results", "Out of the 100 sampled outpatients, 98 responded.", 0.5)
+    turn = f"Question: How many of the 250 invited answered?\n\n{format_passage(passage)}"
+    assert "6963" in turn and "page 5" in turn
+    figures = printed_figures(SimpleNamespace(holds_figures=True), turn)["figures"]
+    assert {"100", "98", "250"} <= figures, "the passage's own figures and the question's stay"
+    assert not {"10.1186", "1472", "6963", "14", "5", "3.2"} & figures
+    assert printed_figures(SimpleNamespace(holds_figures=False), turn) == {}
+
+
 def test_a_figure_is_held_while_written_and_when_it_ends():
     opening = b'{"claims": [{"text": "'
     assert _written(FigureGuard(figures_of(EVIDENCE), opening), ["LC50 of ", "2", ".", "1", "7", " µg/ml."]) == [True] * 6

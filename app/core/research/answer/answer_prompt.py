@@ -4,6 +4,7 @@ keeps prefixes reads once per model load (`ChatModel.prefill`)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...models.base import ChatMessage, ChatModel
@@ -80,8 +81,14 @@ def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
     return lambda e: chat.count_tokens(format_passage(e)) + 2
 
 
+# A passage's header line as passage_header writes it: where the passage stands, not what it says.
+_HEADER_LINE = re.compile(r"^\[\d+\] \(.*\)$", re.M)
+
+
 def printed_figures(chat: ChatModel, printed: str) -> dict[str, frozenset[str]]:
     """`chat.chat(**…)`'s `figures`: those `printed` prints (the turns that hold this answer's
     passages and question; never the worked answers, whose figures are invented), where the
-    backend holds a reply to them (figure_guard.py)."""
-    return {"figures": figures_of(printed)} if chat.holds_figures else {}
+    backend holds a reply to them (figure_guard.py). The passages' header lines do not count: a
+    paper id made from a DOI and a page number are labels, and the starter model wrote them as
+    its answer ("The exit interviews were conducted with 10.1186-1472-6963-14-1, page 1")."""
+    return {"figures": figures_of(_HEADER_LINE.sub("", printed))} if chat.holds_figures else {}
