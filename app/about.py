@@ -4,7 +4,7 @@ Shared by `research-desk --version`, the About dialog and Help → Copy diagnost
 versions come from the installed packages' metadata, so asking costs no heavy import
 (only Qt's runtime version and MuPDF's need their modules, and only when asked). The
 diagnostics report holds no secret: settings and environment pass through the core's
-masking (app/core/diagnostics.py).
+masking (app/core/desk/diagnostics.py).
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.core import ocr  # noqa: E402
-from app.core.accents import join_accents  # noqa: E402
-from app.core import pdf_extract as px  # noqa: E402
-from app.core.chunking import approx_tokens, chunk_pages  # noqa: E402
+from app.core.pdf import ocr  # noqa: E402
+from app.core.pdf.accents import join_accents  # noqa: E402
+from app.core.pdf import extract as px  # noqa: E402
+from app.core.ingest.pipeline.chunking import approx_tokens, chunk_pages  # noqa: E402
 
 KNOWN = [  # file, title (None: not checked), first author, other fields
     # As printed on the first page and in JSS 67(1); the file's own metadata says "using".

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from retrieval import gold_pages, spread_questions  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.research.deep.deep import DeepResearch  # noqa: E402
+from app.core.research.deep.runner import DeepResearch  # noqa: E402
 
 
 def page_recall(evidence, gold) -> float:

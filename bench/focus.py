@@ -32,7 +32,7 @@ from retrieval import gold_pages, load_questions, split_questions, variant  # no
 from app.core.desk import Desk  # noqa: E402
 from app.core.research.evidence.axis_ticks import is_axis_ticks  # noqa: E402
 from app.core.research.evidence.reference_lists import entry_spans, is_reference_list  # noqa: E402
-from app.core.research.answer.answer_prompt import format_passage  # noqa: E402
+from app.core.research.answer.prompt import format_passage  # noqa: E402
 from app.core.research.answer.synthesis import focus_into  # noqa: E402
 
 

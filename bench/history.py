@@ -131,14 +131,14 @@ def measure(root: Path, rng: random.Random) -> None:
     print(f"reopen one answer (core, 5 random): {(time.perf_counter() - t) * 1000 / 5:.0f} ms each")
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.answer_view import AnswerView
+    from app.ui.research.answer_view import AnswerView
 
     app = QApplication.instance() or QApplication(["bench", "-platform", "offscreen"])
     view = AnswerView()
     shown = timed(lambda: [view.show_result(r.result) for r in records], repeat=1) / len(records)
     print(f"show a reopened answer in the answer view (offscreen): {shown:.0f} ms each")
     view.deleteLater()
-    from app.ui.history_pane import HistoryPane
+    from app.ui.history.pane import HistoryPane
 
     pane = HistoryPane()
     pane.resize(1000, 700)

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.library import CONTENT_CHUNKS  # noqa: E402
+from app.core.library.store.store import CONTENT_CHUNKS  # noqa: E402
 from app.core.models import provision  # noqa: E402
 from app.core.settings import ModelConfig, Settings  # noqa: E402
 

@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from app.core import accents, letter_spacing, pdf_extract, pdf_rows  # noqa: E402
+from app.core.pdf import accents, letter_spacing, extract as pdf_extract, rows as pdf_rows  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
-from app.core.metadata import layout as meta_layout  # noqa: E402
+from app.core.pdf.metadata import layout as meta_layout  # noqa: E402
 from metadata import norm  # noqa: E402
 from tests.letter_spaced_pdfs import HELD_OUT, make_tracked_paper  # noqa: E402
 

@@ -59,7 +59,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.core import ocr, pdf_extract  # noqa: E402
+from app.core.pdf import ocr, extract as pdf_extract  # noqa: E402
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.records import PaperMeta  # noqa: E402
 

@@ -5,7 +5,7 @@ and the real scans imported and searched.
    ../shared/corpus/mixed, picked at random with a fixed seed, pages with < 400 characters
    skipped) are rendered to grey images at --dpi (optionally with scanner noise and a small
    rotation, --noisy), each image becomes the only content of a one-page PDF (a scan), and
-   the importer's OCR (`app.core.ocr.recognise_page`) reads it back. The recognised text is
+   the importer's OCR (`app.core.pdf.ocr.recognise_page`) reads it back. The recognised text is
    compared with the page's own text layer.
 
    Normalisation before comparing, applied to both texts: Unicode NFKC (ligatures "ﬁ" → "fi",
@@ -51,8 +51,8 @@ import pymupdf
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.core import ocr  # noqa: E402
-from app.core.pdf_extract import TEXT_FLAGS, has_text_layer  # noqa: E402
+from app.core.pdf import ocr  # noqa: E402
+from app.core.pdf.extract import TEXT_FLAGS, has_text_layer  # noqa: E402
 
 CORPORA = [REPO.parent / "shared" / "corpus" / "r-papers", REPO.parent / "shared" / "corpus" / "mixed"]
 

@@ -31,8 +31,8 @@ def first_turn(funnel, question: str):
     """The answer's first-turn messages and schema for `question`, as synthesis builds them."""
     from app.core.research.answer.claims import claims_schema
     from app.core.research.evidence.first_turn_size import fit_within, split_first
-    from app.core.research.answer.answer_prompt import claims_prompt, prompt_cost
-    from app.core.research.answer.answer_prompt import first_turn as turn_template
+    from app.core.research.answer.prompt import claims_prompt, prompt_cost
+    from app.core.research.answer.prompt import first_turn as turn_template
     from app.core.research.answer.synthesis import focus_into
 
     result = funnel.run(question, evidence_only=True)

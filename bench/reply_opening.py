@@ -61,7 +61,7 @@ def main() -> int:
     from app.core.models.llamacpp import LlamaCppChat
     from app.core.records import Evidence
     from app.core.research.answer.claims import claims_schema
-    from app.core.research.answer.answer_prompt import claims_prompt
+    from app.core.research.answer.prompt import claims_prompt
 
     cfg = Desk().chat_config()
     chat = LlamaCppChat(cfg)

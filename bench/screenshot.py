@@ -54,8 +54,8 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.core.settings import Settings
-    from app.ui import theme
-    from app.ui.main_window import MainWindow
+    from app.ui.common import theme
+    from app.ui.shell.main_window import MainWindow
 
     settings = Settings(library=str(library), theme=args.theme)
     if args.chat:

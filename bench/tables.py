@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import pymupdf  # noqa: E402
 
-from app.core import tables  # noqa: E402
+from app.core.pdf.tables import chunks as tables  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 from app.core.models import provision  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
@@ -258,8 +258,8 @@ def import_cost(corpus: Path, model: str) -> None:
     reading their tables, and embedding the chunks and the table units (running chunks from a
     sample of SAMPLE, scaled), each timed alone in one process, so that other work on a shared
     machine moves both sides alike."""
-    from app.core.chunking import chunk_pages, token_counter
-    from app.core.pdf_extract import iter_pages, open_pdf
+    from app.core.ingest.pipeline.chunking import chunk_pages, token_counter
+    from app.core.pdf.extract import iter_pages, open_pdf
     from app.core.models.factory import make_embedding
 
     path = Path(model) if Path(model).exists() else provision.require(model)
@@ -323,7 +323,7 @@ def table_verdicts(result: ResearchResult) -> list[tuple[str, str, bool]]:
 def table_highlights(desk: Desk, result: ResearchResult) -> list[str]:
     """For each citation of a model-written claim to a table unit: what the viewer highlights
     for it ("row": the rows by their cells; "align"/"search": text such as the caption)."""
-    from app.ui.pdf_highlight import locate_passage
+    from app.ui.reader.highlight import locate_passage
 
     by_number = {e.number: e for e in result.evidence}
     out = []
@@ -350,7 +350,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         print(f"imported {build}: {report.count('added')} papers in {time.perf_counter() - started:.0f} s")
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
     from app.core.research.answer.synthesis import focus_into
-    from app.core.research.answer.answer_prompt import format_passage
+    from app.core.research.answer.prompt import format_passage
     from app.core.research.evidence.first_turn_size import split_first
 
     in_evidence = in_focus = in_first = asked = by_model = in_answer = 0

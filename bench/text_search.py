@@ -2,10 +2,10 @@
 
 No model needed. On a library (never one you care about: it is only read):
 
-* library search (app/core/text_search.py): for each query, the chunks the BM25 leg returns
+* library search (app/core/library/text_search.py): for each query, the chunks the BM25 leg returns
   (words matched with AND, then read for the phrase) against a scan of every chunk's text for the
   phrase, the places listed, and the milliseconds of each (median of `--repeat` runs);
-* the viewer's find (app/ui/pdf_search.py): for the PDFs given with --pdf, the words read per page
+* the viewer's find (app/ui/reader/search.py): for the PDFs given with --pdf, the words read per page
   (once a paper) and the milliseconds a query then takes, against PyMuPDF's own `search_for`.
 
     .venv/bin/python bench/text_search.py --library /tmp/copy-of-a-library [--pdf PAPER.pdf …]
@@ -36,10 +36,10 @@ def _ms(fn, repeat: int) -> tuple[float, object]:
 
 
 def library_search(root: str, repeat: int) -> None:
-    from app.core.library import Library
-    from app.core.library_schema import CONTENT_CHUNKS
-    from app.core.table_reader import snapshot
-    from app.core.text_search import _candidates, query_words, search_text
+    from app.core.library.store.store import Library
+    from app.core.library.store.schema import CONTENT_CHUNKS
+    from app.core.library.store.table_reader import snapshot
+    from app.core.library.store.text_search import _candidates, query_words, search_text
 
     lib = Library(root, create=False)
     dataset = snapshot(lib.chunks_table(CONTENT_CHUNKS)).dataset
@@ -61,7 +61,7 @@ def library_search(root: str, repeat: int) -> None:
 def viewer_find(pdfs: list[Path], repeat: int) -> None:
     import pymupdf
 
-    from app.ui.pdf_search import PdfWords, find_hits
+    from app.ui.reader.search import PdfWords, find_hits
 
     for pdf in pdfs:
         words = PdfWords()

@@ -72,8 +72,8 @@ class Session:
         from PySide6.QtWidgets import QApplication
 
         from app.core.settings import Settings
-        from app.ui import theme
-        from app.ui.main_window import MainWindow
+        from app.ui.common import theme
+        from app.ui.shell.main_window import MainWindow
 
         settings = Settings(library=str(library), theme=args.theme)
         for cfg, path in ((settings.chat, args.chat), (settings.embedding, args.embedding)):

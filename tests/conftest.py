@@ -169,7 +169,7 @@ def seed_library(tmp_path_factory, tiny_models) -> Path:
 def keep_window(qtbot, qapp):
     """Adopts real main windows (offscreen, light theme): sized, their library loaded; shut down
     after the test, with their worker threads joined."""
-    from app.ui import theme
+    from app.ui.common import theme
 
     windows = []
     theme.apply_theme(qapp, "light")

@@ -169,7 +169,7 @@ def make_large(path: Path, n_pages: int = 1000) -> Path:
 
 def table_row_units(doc: pymupdf.Document, pages: int = 1) -> list[str]:
     """The row units the importer's table reader makes of the first `pages` pages of `doc`."""
-    from app.core import tables
+    from app.core.pdf.tables import chunks as tables
     from app.core.records import PageText
 
     read = tables.PaperTables(doc)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from app.core import pdf_extract
-from app.core.accents import join_accents, tex_form
+from app.core.pdf import extract as pdf_extract
+from app.core.pdf.accents import join_accents, tex_form
 
 
 @pytest.mark.parametrize("printed, read", [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.acronyms import definitions
+from app.core.text.acronyms import definitions
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1503,7 +1503,7 @@ def test_a_supported_answer_beside_the_point_is_written_again(fact_library):
 
 
 def test_an_answer_rated_near_the_best_sentence_is_left_alone():
-    from app.core.research.answer.answer_check import ANSWER_MARGIN, beside_the_point
+    from app.core.research.answer.check import ANSWER_MARGIN, beside_the_point
     from app.core.research.answer.rewrite import OFF_POINT, fault
 
     claims = [Claim("The glacier front retreated quickly.", [1], answers=0.5)]

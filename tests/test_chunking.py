@@ -1,4 +1,4 @@
-"""Chunking (app.core.chunking): sections, sizes, overlap, pages, blocks; on a PDF built here."""
+"""Chunking (app.core.ingest.chunking): sections, sizes, overlap, pages, blocks; on a PDF built here."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from app.core import pdf_extract as px
-from app.core.chunking import approx_tokens, chunk_pages, text_units
+from app.core.pdf import extract as px
+from app.core.ingest.pipeline.chunking import approx_tokens, chunk_pages, text_units
 from app.core.records import Chunk, PageText
 
 from tests import pdf_factory as pf  # tests/ is on sys.path (pytest rootdir conftest)
@@ -195,7 +195,7 @@ def test_chunk_invariants_on_a_built_paper(tmp_path):
 
 
 def test_chunks_sized_by_the_embedders_own_tokenizer_fit_it(tiny_models):
-    from app.core.chunking import token_counter
+    from app.core.ingest.pipeline.chunking import token_counter
     from app.core.models.llamacpp_embedding import LlamaCppEmbedding
     from app.core.settings import ModelConfig
 

@@ -19,7 +19,7 @@ from app.core.errors import Cancelled
 from app.core.events import Task
 from app.core.models.base import ChatModel
 from app.core.records import ResearchResult
-from app.core.research.deep.deep import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
+from app.core.research.deep.runner import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
 from app.core.settings import DeepParams
 from tests.conftest import REPO
 
@@ -92,7 +92,7 @@ def test_budget_reserve_and_time_parsing():
 
 
 def test_speed_meter_learns_the_cost_of_writing_from_mixed_calls():
-    from app.core.research.deep.deep import SpeedMeter
+    from app.core.research.deep.runner import SpeedMeter
 
     meter = SpeedMeter()
     assert meter.gen_cost == SpeedMeter.DEFAULT_GEN_COST  # nothing measured yet
@@ -110,7 +110,7 @@ def test_speed_meter_learns_the_cost_of_writing_from_mixed_calls():
 
 
 def test_speed_meter_expects_the_reply_lengths_it_has_seen():
-    from app.core.research.deep.deep import SpeedMeter
+    from app.core.research.deep.runner import SpeedMeter
 
     meter = SpeedMeter()
     assert meter.expected_output("decision", 220) == 220  # unknown: the limit
@@ -453,7 +453,7 @@ def test_lmstudio_sdk_accepts_our_tool_definition():
 
 
 def test_rounds_are_reported_as_typed_events_and_fold_into_the_run_log(fact_library):
-    from app.core.research.deep.deep_progress import DeepRunLog, RoundRecord
+    from app.core.research.deep.progress import DeepRunLog, RoundRecord
 
     task, seen = recording_task()
     same = [{"gaps": ["volcanic ash composition"], "nextSearchTopic": "volcanic ash composition", "summary": "Dates covered."}] * 10
@@ -492,7 +492,7 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
     the passage around each pair's quote. A backend without either pays both. (Counting them priced a 2-minute run's answer at 36 s
     against the 13–21 s it took, and left no time for a research round: bench/deep.py.)"""
     from app.core.models.llamacpp import LlamaCppChat
-    from app.core.research.deep.deep_budget import (
+    from app.core.research.deep.budget import (
         CALL_OVERHEAD_S,
         JUDGE_PROMPT_TOKENS,
         JUDGE_TOKENS_PER_PAIR,
@@ -502,7 +502,7 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
         VERDICT_TOKENS,
     )
     from app.core.research.check.support import JUDGE_CHOICES, judge_beginning, pair_messages
-    from app.core.research.answer.answer_prompt import answer_beginning, first_turn
+    from app.core.research.answer.prompt import answer_beginning, first_turn
     from app.core.settings import ModelConfig
 
     real = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048))

@@ -21,9 +21,9 @@ from app import cli
 from app.about import app_version, version_text
 from app.core import paths
 from app.core.desk import LibraryLayout, last_errors, log_file, mask_secrets, mask_text, setup_logging
-from app.ui.main_window import MainWindow
-from app.ui.menus import menu_shortcuts
-from app.ui.recent_libraries import MAX_RECENT, RecentLibraries
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.menus import menu_shortcuts
+from app.ui.shell.recent_libraries import MAX_RECENT, RecentLibraries
 
 from tests.pdf_factory import make_paper
 from tests.test_ui_helpers import ui_settings, wait_for_handle
@@ -125,7 +125,7 @@ def test_open_with_imports_the_pdfs_and_shows_the_first(window_on, qtbot, tmp_pa
     assert Path(window.library.location) == tmp_path / "library"
 
     # Opening a file already in the library shows it again, without a second copy.
-    from app.ui.open_files import import_and_show
+    from app.ui.shell.open_files import import_and_show
 
     window.reader.hide()
     kind, report = wait_for_handle(qtbot, import_and_show(window, [str(second)]))
@@ -359,7 +359,7 @@ def test_bundle_recipe_collects_every_runtime_dependency():
 
 def _second_start(qtbot, files: list[str], library: str = "") -> str:
     """`hand_over` in another process, as a second `research-desk paper.pdf` runs it; its answer."""
-    code = ("import sys; from app.ui.single_instance import hand_over; "
+    code = ("import sys; from app.ui.shell.single_instance import hand_over; "
             "print(hand_over(sys.argv[2:], sys.argv[1] or None))")
     proc = subprocess.Popen([sys.executable, "-c", code, library, *files], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core import pdf_extract
+from app.core.pdf import extract as pdf_extract
 
 OWN = "10.1016/j.celrep.2024.114021"
 XMP = """<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.research.evidence.evidence_size import PASSAGE_TOKENS, candidates_to_fetch, tokens, within_tokens
+from app.core.research.evidence.size import PASSAGE_TOKENS, candidates_to_fetch, tokens, within_tokens
 from tests.pdf_factory import make_paper
 
 # Ten pages on one topic, so that many passages of one paper pass the cutoff.

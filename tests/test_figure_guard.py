@@ -42,7 +42,7 @@ def test_a_passage_header_is_a_label_not_figures_a_claim_may_write():
     from types import SimpleNamespace
 
     from app.core.records import Evidence
-    from app.core.research.answer.answer_prompt import format_passage, printed_figures
+    from app.core.research.answer.prompt import format_passage, printed_figures
 
     passage = Evidence(3, "10.1186-1472-6963-14-1", 5, "5", "3.2 Results", "Out of the 100 sampled outpatients, 98 responded.", 0.5)
     turn = f"Question: How many of the 250 invited answered?\n\n{format_passage(passage)}"

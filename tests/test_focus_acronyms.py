@@ -6,7 +6,7 @@ import pytest
 
 from app.core.records import Evidence
 from app.core.research.evidence import focus
-from app.core.acronyms import definitions
+from app.core.text.acronyms import definitions
 
 ABSTRACT = ("Methods: Surgeon-scrub (SS) and surgeon-circulator (SC) teaming scores were calculated "
             "for every operation between 2017 and 2021.")

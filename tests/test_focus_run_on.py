@@ -9,7 +9,7 @@ The pages are real PDFs read by the import's layout code; the embedder is the re
 
 from __future__ import annotations
 
-from app.core import pdf_extract as px
+from app.core.pdf import extract as px
 from app.core.records import Claim, Evidence
 from app.core.research.evidence.focus import focus_evidence
 from app.core.research.answer.key_sentences import key_sentences

@@ -1,5 +1,5 @@
 """Section headings set in the paragraph's own text block, and bold faces known only by their name
-(app/core/pdf_layout.py: `_heading_apart`, `_face_apart`, `_cells`; app/core/pdf_rows.py: `font_style`)."""
+(app/core/pdf/layout.py: `_heading_apart`, `_face_apart`, `_cells`; app/core/pdf/rows.py: `font_style`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core import pdf_extract as px
+from app.core.pdf import extract as px
 
 BODY = ("The results reported below reflect the views of the stakeholders interviewed in the "
         "department over the six months of the study.")

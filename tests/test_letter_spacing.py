@@ -7,9 +7,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import letter_spacing, pdf_extract
-from app.core.letter_spacing import Glyph, spaces_to_drop
-from app.core.pdf_rows import TEXT_FLAGS
+from app.core.pdf import letter_spacing, extract as pdf_extract
+from app.core.pdf.letter_spacing import Glyph, spaces_to_drop
+from app.core.pdf.rows import TEXT_FLAGS
 from tests.letter_spaced_pdfs import Spec, make_tracked_paper
 from tests.pdf_factory import make_paper
 

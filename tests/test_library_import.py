@@ -17,9 +17,9 @@ import pytest
 
 from app.core.events import Progress, Task
 from app.core.errors import Cancelled, LibraryError
-from app.core.library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
-from app.core.pdf_extract import TEXT_FLAGS
-from app.core.validate import validate_library
+from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from app.core.pdf.extract import TEXT_FLAGS
+from app.core.ingest.pipeline.validate import validate_library
 from tests import pdf_factory
 from tests.conftest import REPO
 
@@ -89,7 +89,7 @@ def pdf_factory_titles():
 def test_bad_inputs_each_fail_clearly_and_leave_others_untouched(make_desk, fact_pdfs, tmp_path, monkeypatch, request):
     # Without an OCR engine (here: `import rapidocr` fails) a scan is reported as needing OCR;
     # with one it is read (tests/test_ocr.py).
-    from app.core import ocr
+    from app.core.pdf import ocr
 
     monkeypatch.setitem(sys.modules, "rapidocr", None)
     ocr._probe.cache_clear()

@@ -1,4 +1,4 @@
-"""Metadata read from the page (app.core.metadata) and user corrections that survive re-import.
+"""Metadata read from the page (app.core.pdf.metadata) and user corrections that survive re-import.
 
 Every PDF is built here with PyMuPDF to mimic a publisher's first page: superscript
 affiliation markers and footnote symbols in the author block, a two-column journal page with
@@ -15,11 +15,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import corrections, pdf_extract
-from app.core.metadata import abstract, extract_meta
-from app.core.metadata.authors import names_in
-from app.core.metadata.layout import Line
-from app.core.metadata.text import fix_accents
+from app.core.library.store import corrections
+from app.core.pdf import extract as pdf_extract
+from app.core.pdf.metadata import abstract, extract_meta
+from app.core.pdf.metadata.authors import names_in
+from app.core.pdf.metadata.layout import Line
+from app.core.pdf.metadata.text import fix_accents
 from app.core.records import PaperMeta
 
 W, H = 595, 842
@@ -434,8 +435,8 @@ def test_a_title_in_symbols_is_not_taken(tmp_path):
 
 def test_label_styles_and_author_separators():
     # "Abstract—" (IEEE), "SUMMARY", structured abstracts; "&", "·", e-mails and ORCID iDs in names.
-    from app.core.metadata.abstract import find
-    from app.core.metadata.layout import Line
+    from app.core.pdf.metadata.abstract import find
+    from app.core.pdf.metadata.layout import Line
 
     def ln(text: str, y: float, bold: bool = False) -> Line:
         return Line(text, text, 10.0, bold, False, (60, y, 500, y + 10), int(y), 0)

@@ -1,6 +1,6 @@
 """A library on object storage, against a real S3-compatible server (moto) on 127.0.0.1.
 
-Tables go to the bucket through LanceDB, files through app/core/storage.py; each Desk or
+Tables go to the bucket through LanceDB, files through app/core/library/storage.py; each Desk or
 process has its own local cache folder, as two machines would.
 """
 
@@ -16,10 +16,10 @@ import urllib.request
 import pymupdf
 import pytest
 
-from app.core import storage
+from app.core.library.store import storage
 from app.core.errors import LibraryError
-from app.core.library import Library
-from app.core.library_layout import LibraryLayout
+from app.core.library.store.store import Library
+from app.core.library.store.layout import LibraryLayout
 from tests.conftest import FACT_PAPERS, REPO
 from tests.pdf_factory import make_paper
 from tests.test_library_import import cli_env  # noqa: F401 - a fixture: settings for CLI subprocesses

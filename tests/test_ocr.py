@@ -15,11 +15,11 @@ import sys
 import pymupdf
 import pytest
 
-from app.core import ocr
-from app.core import pdf_extract as px
-from app.core.library import CONTENT_CHUNKS
-from app.core.validate import validate_library
-from app.ui.pdf_highlight import locate_passage
+from app.core.pdf import ocr
+from app.core.pdf import extract as px
+from app.core.library.store.store import CONTENT_CHUNKS
+from app.core.ingest.pipeline.validate import validate_library
+from app.ui.reader.highlight import locate_passage
 from tests import pdf_factory
 
 PAGE = pymupdf.Rect(0, 0, 420, 260)  # small pages keep recognition quick

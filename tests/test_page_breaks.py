@@ -111,7 +111,7 @@ def test_the_focused_evidence_holds_the_sentence_a_page_break_cut(tmp_path, tiny
 def test_the_viewer_finds_a_quote_whose_sentence_began_on_the_page_before(tmp_path):
     import pymupdf
 
-    from app.core.pdf_extract import locate_text
+    from app.core.pdf.extract import locate_text
     from tests.pdf_factory import make_paper
 
     path = make_paper(tmp_path / "p.pdf", "Nests", ["Ann Field"], [

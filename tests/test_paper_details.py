@@ -8,7 +8,7 @@ import pytest
 
 from app.core.errors import ResearchDeskError
 from app.core.records import Paper
-from app.ui.paper_details import UNSURE_MARK, PaperDetails
+from app.ui.library.paper_details import UNSURE_MARK, PaperDetails
 
 
 def _paper(**changes) -> Paper:

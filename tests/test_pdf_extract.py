@@ -1,4 +1,4 @@
-"""PDF opening, page labels, metadata, page markdown and streaming (app.core.pdf_extract)."""
+"""PDF opening, page labels, metadata, page markdown and streaming (app.core.pdf.extract)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import pdf_extract as px
+from app.core.pdf import extract as px
 from app.core.errors import ImportFailure
-from app.core.page_furniture import COPYRIGHT_NOTICE
-from app.core.paper_id import make_paper_id, slugify
+from app.core.pdf.page_furniture import COPYRIGHT_NOTICE
+from app.core.ingest.pipeline.paper_id import make_paper_id, slugify
 from app.core.records import PaperMeta
 
 from tests import pdf_factory as pf
@@ -146,7 +146,7 @@ def test_a_word_broken_at_a_lines_end_is_spelled_as_the_document_spells_it(tmp_p
 def test_the_documents_spelling_decides_and_case_where_it_is_silent():
     from collections import Counter
 
-    from app.core.line_breaks import document_words, join_hyphenated
+    from app.core.text.line_breaks import document_words, join_hyphenated
 
     words = document_words(["a well-known result", "Page-\nRank ranks pages; PageRank again", "the trust-\nrank"])
     assert words["well-known"] == 1 and words["pagerank"] == 1 and "page-rank" not in words

@@ -69,7 +69,7 @@ def test_the_note_names_the_open_parts_in_number():
 
 def test_the_answer_view_names_an_open_part_above_the_answer(qtbot, qapp):
     from app.core.records import ResearchResult
-    from app.ui.answer_view import AnswerView
+    from app.ui.research.answer_view import AnswerView
 
     view = AnswerView()
     qtbot.addWidget(view)

@@ -12,7 +12,7 @@ from app.core.models import reply_opening
 from app.core.models.grammar_sampling import GrammarLastSampler, accepts_opening
 from app.core.models.llamacpp import LlamaCppChat
 from app.core.research.answer.claims import claims_schema, parse_claims
-from app.core.research.deep.deep_loop import LOOP_SCHEMA
+from app.core.research.deep.loop import LOOP_SCHEMA
 from app.core.research.answer.rewrite import REWRITE_SCHEMA
 from app.core.research.check.support import verdict_schema
 from app.core.settings import ModelConfig

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.records import Evidence, Sentence
-from app.core.research.answer.answer_prompt import format_passage
+from app.core.research.answer.prompt import format_passage
 from app.core.research.text.row_columns import header_words, named_columns_first, named_rows, named_rows_first, names_row
 
 ROW = ("Table 2 (page 6) · Thoracic surgery · Scrub nurses Median: 0.404 · Scrub nurses IQR: 0.291-0.453 · "

@@ -1,4 +1,4 @@
-"""The project's sentence rule (app/core/sentences.py) and the manuscript parsers that use it:
+"""The project's sentence rule (app/core/text/sentences.py) and the manuscript parsers that use it:
 a sentence may open with a lower-case name or symbol, with or without emphasis."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from app.core.check.docx_draft import parse_docx
 from app.core.check.latex import parse_latex
 from app.core.check.markdown import parse_markdown
-from app.core.sentences import is_name_start, sentence_spans, split
+from app.core.text.sentences import is_name_start, sentence_spans, split
 
 
 @pytest.mark.parametrize("word", ["lacZ mutants", "mRNA levels", "codeML is", "lme4 fits", "p53 binds", "p-values",

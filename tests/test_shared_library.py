@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core import atomic_files, leases, writers
-from app.core.ingest import file_hash
-from app.core.library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from app.core.library.store import atomic_files, leases, writers
+from app.core.ingest.pipeline.pipeline import file_hash
+from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from tests.pdf_factory import make_paper
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,7 +189,7 @@ def test_live_writers_temp_file_survives_another_process_opening_the_library(tmp
     Library(lib)
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from app.core.atomic_files import open_temp_text;"
+         "import sys, time; from pathlib import Path; from app.core.library.atomic_files import open_temp_text;"
          "fh, tmp = open_temp_text(Path(sys.argv[1]) / 'text' / 'x.md'); fh.write('half'); fh.flush();"
          "print(tmp, flush=True); time.sleep(600)", str(lib)],
         cwd=REPO, stdout=subprocess.PIPE, text=True)
@@ -253,9 +253,9 @@ def test_keeper_renews_while_alive_and_reports_a_lost_lease(tmp_path):
 
 def test_window_notices_papers_added_by_another_writer(qtbot, tmp_path, tiny_models, make_desk, fact_pdfs, monkeypatch):
     from app.core.settings import ModelConfig, Settings
-    from app.ui import library_controller
-    from app.ui.library_pane import LibraryPane
-    from app.ui.worker import WorkerHost
+    from app.ui.library import controller as library_controller
+    from app.ui.library.pane import LibraryPane
+    from app.ui.common.worker import WorkerHost
 
     monkeypatch.setattr(library_controller, "POLL_INTERVAL_MS", 150)
     lib = tmp_path / "lib"
@@ -301,8 +301,8 @@ def assert_creation_waits_for_the_lock_holder(first: Library, second: Library) -
     (or, in a real race, Lance's Overwrite) would collide with it."""
     import threading
 
-    from app.core import table_creation
-    from app.core.library_schema import chunks_schema
+    from app.core.library.store import table_creation
+    from app.core.library.store.schema import chunks_schema
 
     done: list[BaseException | None] = []
 
@@ -361,7 +361,7 @@ def test_a_creation_lock_left_by_a_crash_is_taken_over(tmp_path, left_by, caplog
 
 
 def test_a_live_creation_lock_that_never_ends_is_reported_as_busy(tmp_path):
-    from app.core import table_creation
+    from app.core.library.store import table_creation
     from app.core.errors import LibraryError
 
     root = tmp_path / "lib"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from app.core.superscripts import _resolved
+from app.core.pdf.superscripts import _resolved
 from tests.pdf_factory import table_row_units
 
 
@@ -54,7 +54,7 @@ def _stacked_plus_minus(page, x: float, y: float, before: str, after: str, size:
 
 
 def test_a_plus_set_over_a_minus_reads_as_one_plus_minus_in_the_text_and_in_a_table(tmp_path):
-    from app.core import pdf_extract
+    from app.core.pdf import extract as pdf_extract
 
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)

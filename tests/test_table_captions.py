@@ -1,4 +1,4 @@
-"""Which caption is whose (app/core/table_captions.py): real PDFs made with PyMuPDF, read by the
+"""Which caption is whose (app/core/pdf/tables/captions.py): real PDFs made with PyMuPDF, read by the
 importer's table reader, where a page's captions sit under their tables."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core import tables
-from app.core.table_captions import Pair, gap, match, pairs_by_place
+from app.core.pdf.tables import chunks as tables
+from app.core.pdf.tables.captions import Pair, gap, match, pairs_by_place
 
 GROWTH = [["Medium", "Strain A", "Strain B"], ["Glucose", "0.42", "0.57"], ["Galactose", "0.31", "0.44"],
           ["Glycerol", "0.12", "0.09"]]

@@ -1,4 +1,4 @@
-"""Row labels printed once for a group of rows (app/core/table_groups.py): a real PDF made with
+"""Row labels printed once for a group of rows (app/core/pdf/tables/groups.py): a real PDF made with
 PyMuPDF, tables set as aligned text, read by the importer's table reader; a grouped row is found on
 its page by the viewer's row locator."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from app.core import table_rows, tables
-from app.core.table_groups import regroup
+from app.core.pdf.tables import rows as table_rows, chunks as tables
+from app.core.pdf.tables.groups import regroup
 from tests.pdf_factory import table_row_units
 
 XS = [72, 220, 340, 440]  # the columns' left edges
@@ -181,7 +181,7 @@ def test_an_abbreviation_the_running_text_defined_in_brackets_reads_out_in_a_lat
 def test_a_row_set_after_a_dash_is_a_part_of_the_row_above():
     """"bi-LSTM" then "– sol-gel": the bi-LSTM's score on sol-gel sentences; under a heading of its own
     ("Per action terms") a dashed row is named by the heading alone."""
-    from app.core.table_groups import regroup
+    from app.core.pdf.tables.groups import regroup
 
     cells = [["Baseline 1", "0.54", "0.57"], ["– sol-gel", "0.57", "0.65"], ["bi-LSTM", "0.90", "0.89"],
              ["– sol-gel", "0.88", "0.87"], ["– precipitation", "0.90", "0.91"], ["Per action terms", "", ""],

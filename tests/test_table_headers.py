@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from app.core import tables
+from app.core.pdf.tables import chunks as tables
 
 ROWS = [["Cardiac surgery", "0.179", "0.127-0.238", "0.714", "0.394-0.915"],
         ["Thoracic surgery", "0.404", "0.291-0.453", "0.355", "0.058-0.476"],
@@ -54,7 +54,7 @@ def test_a_header_on_two_lines_names_each_column_by_its_group_and_its_label(tmp_
 def test_a_count_with_its_magnitude_is_a_value_not_a_header():
     """S2ORC's provenance table opens "Total papers | 81.1M": read as a header of names, its rows
     became "Papers w/ Pubmed IDs · 81.1M: 21.5M (26.5%)"."""
-    from app.core.table_page import is_number
+    from app.core.pdf.tables.page import is_number
 
     assert all(is_number(v) for v in ("81.1M", "4.7M", "120K", "12.4", "0.5k", "26.5%"))
     assert not any(is_number(v) for v in ("Total papers", "3A4", "M", "Top-20"))

@@ -1,4 +1,4 @@
-"""The search read path (app/core/table_reader.py) on real LanceDB tables.
+"""The search read path (app/core/library/table_reader.py) on real LanceDB tables.
 
 Every vector-search path must agree with a brute-force ranking over all rows; the
 kept snapshot must follow writes; details must come back for the right rows.
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from lancedb.index import HnswSq
 
-from app.core import table_reader
-from app.core.library import CONTENT_CHUNKS, Library
+from app.core.library.store import table_reader
+from app.core.library.store.store import CONTENT_CHUNKS, Library
 from app.core.records import Chunk
 from app.core.research.evidence import retrieval
 

@@ -1,4 +1,4 @@
-"""Tables as evidence (app/core/tables.py): a real PDF with a ruled table, through PyMuPDF's
+"""Tables as evidence (app/core/pdf/tables/chunks.py): a real PDF with a ruled table, through PyMuPDF's
 find_tables, the real importer, LanceDB and the funnel."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core import table_page, table_rows, tables
+from app.core.pdf.tables import page as table_page, rows as table_rows, chunks as tables
 from app.core.records import Evidence
 from app.core.research.evidence.focus import focus_evidence, split_sentences
 from app.core.research.answer.key_sentences import quotable
@@ -84,7 +84,7 @@ def test_find_tables_reads_the_rows_with_their_headers(tmp_path):
 
 
 def test_the_viewer_finds_the_row_from_its_units_text(tmp_path):
-    from app.ui.pdf_highlight import locate_passage
+    from app.ui.reader.highlight import locate_passage
 
     pdf = make_table_paper(tmp_path / "yeast.pdf")
     with pymupdf.open(pdf) as doc:
@@ -103,7 +103,7 @@ def test_a_claim_citing_the_table_unit_quotes_and_highlights_its_rows_not_the_ca
     """The caption shares the table's words with every claim about it; seen outscoring the row
     that held both of the claim's figures, so the viewer highlighted the caption."""
     from app.core.research.check.support_rules import quote_for
-    from app.ui.pdf_highlight import locate_passage
+    from app.ui.reader.highlight import locate_passage
 
     pdf = make_table_paper(tmp_path / "yeast.pdf")
     with pymupdf.open(pdf) as doc:

@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton, QWidget
 
-from app.ui.accessibility import controls, unnamed
-from app.ui.main_window import MainWindow
+from app.ui.common.accessibility import controls, unnamed
+from app.ui.shell.main_window import MainWindow
 
 from tests.pdf_factory import make_paper
 from tests.test_ui_helpers import ScriptedChat, ui_settings, use_chat, wait_for_handle
@@ -87,7 +87,7 @@ def test_every_control_of_the_window_has_an_accessible_name(window, qtbot, qapp)
 
 
 def test_dialogs_are_named_when_they_take_the_focus(window, qtbot):
-    from app.ui.labels_dialog import LabelsDialog
+    from app.ui.library.labels_dialog import LabelsDialog
 
     win = window()
     qtbot.waitUntil(lambda: len(win.library_pane.papers()) == 3, timeout=30_000)

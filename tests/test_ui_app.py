@@ -18,10 +18,10 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QDropEvent
 
 from app.core.events import EvidenceFound, Progress, Round, Stage, Token
-from app.ui import theme
-from app.ui.answer_render import citation_summary, parse_cite
-from app.ui.main_window import MainWindow
-from app.ui.research_pane import EVIDENCE_ROLE
+from app.ui.common import theme
+from app.ui.common.answer_render import citation_summary, parse_cite
+from app.ui.shell.main_window import MainWindow
+from app.ui.research.pane import EVIDENCE_ROLE
 
 from tests.test_ui_helpers import ScriptedChat, make_corpus, ui_settings, use_chat, wait_for_handle
 
@@ -327,7 +327,7 @@ def test_lmstudio_unreachable_shows_banner_with_action(make_window, qtbot, seed_
 
 
 def test_what_lives_as_long_as_the_window_is_out_of_the_collectors_reach(make_window, qtbot, seed_library):
-    """Once a library has loaded, the objects alive then are frozen (app/ui/heap.py): a full
+    """Once a library has loaded, the objects alive then are frozen (app/ui/shell/heap.py): a full
     collection no longer walks them. Closing the window hands them back."""
     window = make_window(seed=seed_library)
     qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=30_000)
@@ -341,7 +341,7 @@ def test_event_loop_never_stalls_during_import_and_research(make_window, qtbot, 
     imports PDFs and then runs research with the real models."""
     window = make_window(seed=seed_library)
     # The window's one designed pause comes first: once the library has loaded, it collects and
-    # freezes what lives as long as the window (app/ui/heap.py). Measured from the start, that
+    # freezes what lives as long as the window (app/ui/shell/heap.py). Measured from the start, that
     # collection walked every object the earlier tests left (209 and 222 ms in full local runs,
     # 102-147 ms alone); the check is on the loop while the worker runs, so it starts after it.
     qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=30_000)
@@ -482,7 +482,7 @@ def test_remove_from_context_menu_asks_first(make_window, qtbot, seed_library, m
 
 def test_settings_dialog_saves_and_applies(make_window, qtbot, seed_library):
     from app.core.settings import Settings
-    from app.ui import theme as ui_theme
+    from app.ui.common import theme as ui_theme
 
     window = make_window(seed=seed_library)
     dialog = window.open_settings("Research")

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QToolTip
 from app.core.desk import Desk
 from app.core.errors import Cancelled
 from app.core.events import SentenceChecked
-from app.ui import theme
-from app.ui.check_controller import find_citation, sentence_offset
-from app.ui.check_tab import VERDICT_COLOR
-from app.ui.main_window import MainWindow
+from app.ui.common import theme
+from app.ui.check.controller import find_citation, sentence_offset
+from app.ui.check.tab import VERDICT_COLOR
+from app.ui.shell.main_window import MainWindow
 
 from tests.conftest import FACT_PAPERS
 from tests.test_ui_helpers import ScriptedChat, ui_settings, use_chat, wait_for_handle

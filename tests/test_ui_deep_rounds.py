@@ -1,4 +1,4 @@
-"""The live round-by-round view of deep research (app/ui/deep_rounds.py).
+"""The live round-by-round view of deep research (app/ui/research/deep_rounds.py).
 
 Most tests feed a scripted event sequence, shaped like DeepResearch's, into the
 view or through the real controller and worker thread (a scripted job stands
@@ -17,15 +17,15 @@ from dataclasses import replace
 
 from app.core import events
 from app.core.records import Evidence, ResearchResult
-from app.core.research.deep.deep_progress import ClockReading, RoundRecord
+from app.core.research.deep.progress import ClockReading, RoundRecord
 from app.core.settings import Settings
-from app.ui import jobs, theme
-from app.ui.answer_render import deep_summary_html
-from app.ui.answer_view import AnswerView
-from app.ui.deep_rounds import RETRY_EXHAUSTED, DeepRoundsView, clock_text
-from app.ui.research_controller import ResearchController
-from app.ui.research_pane import ResearchPane
-from app.ui.worker import WorkerHost
+from app.ui.common import jobs, theme
+from app.ui.common.answer_render import deep_summary_html
+from app.ui.research.answer_view import AnswerView
+from app.ui.research.deep_rounds import RETRY_EXHAUSTED, DeepRoundsView, clock_text
+from app.ui.research.controller import ResearchController
+from app.ui.research.pane import ResearchPane
+from app.ui.common.worker import WorkerHost
 
 from tests.test_ui_app import make_window  # noqa: F401 - the window fixture, shared (seed_library is in conftest)
 from tests.test_ui_helpers import wait_for_handle
@@ -348,7 +348,7 @@ def desk_less(qtbot, qapp):
 def scripted_deep(gate: threading.Event | None = None):
     """A job that reports like DeepResearch, through the job's task; with a gate, it waits there for a cancel."""
     from app.core.errors import Cancelled
-    from app.core.research.deep.deep import DeepCancelled
+    from app.core.research.deep.runner import DeepCancelled
 
     def job(ctx, question, mode="standard", time_minutes=None, scope=None):
         pool = Pool()

@@ -23,16 +23,22 @@ from app.core.drafting import context_from_dict
 from app.core.drafting.draft import DraftResult, LedgerRow, Paragraph
 from app.core.events import ClaimWritten, EvidenceFound, Round, Stage
 from app.core.records import Evidence
-from app.core.research.deep.deep_progress import ClockReading, RoundRecord
+from app.core.research.deep.progress import ClockReading, RoundRecord
 from app.core.records import Citation
 from app.core.settings import DeepParams, Settings
-from app.ui import theme
-from app.ui.draft_controller import DraftController
-from app.ui.draft_pane import DraftPane
-from app.ui.draft_view import CITE_ROLE
-from app.ui.draft_render import DraftCite, paper_label, parse_draft_href, render_draft, render_draft_streaming
-from app.ui.main_window import MainWindow
-from app.ui.worker import WorkerHost
+from app.ui.common import theme
+from app.ui.draft.controller import DraftController
+from app.ui.draft.pane import DraftPane
+from app.ui.draft.view import CITE_ROLE
+from app.ui.draft.render import (
+    DraftCite,
+    paper_label,
+    parse_draft_href,
+    render_draft,
+    render_draft_streaming,
+)
+from app.ui.shell.main_window import MainWindow
+from app.ui.common.worker import WorkerHost
 
 from tests.test_ui_helpers import make_corpus, ui_settings, wait_for_handle
 
@@ -330,7 +336,7 @@ def test_cancel_mid_draft_stops_and_leaves_the_worker_usable(window, qtbot):
 
 # -- the progress column, event by event --------------------------------------------------------
 def test_progress_column_draws_the_drafters_typed_events(qtbot, qapp):
-    from app.ui.draft_progress import SEARCH_ROLE, DraftProgress
+    from app.ui.draft.progress import SEARCH_ROLE, DraftProgress
 
     theme.apply_theme(qapp, "light")
     progress = DraftProgress()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.core.desk import Desk, Scope
-from app.ui.history_pane import QUESTION as QUESTION_COL
-from app.ui.labels_dialog import LabelsDialog, edit_labels
-from app.ui.main_window import MainWindow
+from app.ui.history.pane import QUESTION as QUESTION_COL
+from app.ui.library.labels_dialog import LabelsDialog, edit_labels
+from app.ui.shell.main_window import MainWindow
 
 from tests.test_ui_helpers import ScriptedChat, make_corpus, ui_settings, use_chat, wait_for_handle
 

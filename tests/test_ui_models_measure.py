@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.rating import labelled
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 
 from tests.test_ui_helpers import ui_settings
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeyEvent
 from app.core.errors import NoRelevantPapers
 from app.core.records import Citation, Claim, Evidence, Paper, Reference, ResearchResult, Sentence
 from app.core.settings import Settings
-from app.ui.answer_render import (
+from app.ui.common.answer_render import (
     CiteLink,
     citation_summary,
     cite_href,
@@ -24,12 +24,12 @@ from app.ui.answer_render import (
     render_evidence_preview,
     render_streaming,
 )
-from app.ui.banners import error_action
-from app.ui.import_panel import ImportPanel
-from app.ui.library_model import PaperFilterProxy, PaperTableModel
-from app.ui.pdf_highlight import locate_passage, passage_words
-from app.ui.question_box import QuestionBox
-from app.ui.worker import WorkerHost
+from app.ui.common.banners import error_action
+from app.ui.library.import_panel import ImportPanel
+from app.ui.library.model import PaperFilterProxy, PaperTableModel
+from app.ui.reader.highlight import locate_passage, passage_words
+from app.ui.research.question_box import QuestionBox
+from app.ui.common.worker import WorkerHost
 
 from tests.test_ui_helpers import wait_for_handle
 
@@ -425,8 +425,8 @@ def test_a_quoted_key_sentence_is_set_apart_from_the_models_claims():
 def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_only_searched(qtbot, qapp):
     """Stage 1's shortlist is shown before any passage is read; once the evidence is in, a paper it
     only searched must not lead the list."""
-    from app.ui import theme
-    from app.ui.research_pane import PAPER_ID_ROLE, ResearchPane
+    from app.ui.common import theme
+    from app.ui.research.pane import PAPER_ID_ROLE, ResearchPane
 
     theme.apply_theme(qapp, "light")
     pane = ResearchPane()
@@ -457,7 +457,7 @@ def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_o
 
 
 def test_a_run_stopped_before_writing_brings_back_the_previous_answer_and_says_so(qtbot, qapp):
-    from app.ui.answer_view import AnswerView
+    from app.ui.research.answer_view import AnswerView
 
     view = AnswerView()
     qtbot.addWidget(view)

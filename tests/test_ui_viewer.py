@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from app.ui.pdf_search import PdfWords, find_hits
-from app.ui.pdf_viewer import PdfViewer
+from app.ui.reader.search import PdfWords, find_hits
+from app.ui.reader.viewer import PdfViewer
 
 from tests.pdf_factory import make_paper
 
@@ -177,7 +177,7 @@ def test_library_text_search_lists_pages_and_opens_the_viewer_there(keep_window,
     """Keyboard only: type in the filter, Enter, arrow to a place, Enter: the PDF at its page, the words marked."""
     import shutil
 
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.main_window import MainWindow
     from tests.test_ui_helpers import ui_settings
 
     lib = tmp_path / "library"

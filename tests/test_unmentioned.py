@@ -46,7 +46,7 @@ def test_the_caution_leads_the_markdown_and_survives_the_saved_answer():
 
 
 def test_the_answer_view_shows_the_caution_above_the_answer(qtbot, qapp):
-    from app.ui.answer_view import AnswerView
+    from app.ui.research.answer_view import AnswerView
 
     view = AnswerView()
     qtbot.addWidget(view)

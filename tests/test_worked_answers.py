@@ -11,7 +11,7 @@ import pytest
 from app.core.models.base import ChatModel
 from app.core.records import Evidence
 from app.core.research.answer.claims import parse_claims
-from app.core.research.answer.answer_prompt import answer_beginning, claims_prompt, first_turn
+from app.core.research.answer.prompt import answer_beginning, claims_prompt, first_turn
 from app.core.research.answer.worked_answers import fitting_turns, worked_examples, worked_turns
 from app.core.events import Task
 from app.core.settings import ResearchParams

@@ -18,10 +18,10 @@ def open_window(library: str | None = None, files: list[str] | None = None, sett
     from app.core.desk import setup_logging
     from app.core.settings import Settings
 
-    from .error_dialog import install_excepthook
-    from .main_window import MainWindow
-    from .open_files import FileOpenEvents, import_and_show
-    from .single_instance import InstanceServer
+    from .shell.error_dialog import install_excepthook
+    from .shell.main_window import MainWindow
+    from .shell.open_files import FileOpenEvents, import_and_show
+    from .shell.single_instance import InstanceServer
 
     setup_logging(echo_warnings=True)  # idempotent: `research-desk` (the CLI) has done it already
     window = MainWindow(settings or Settings.load(), library)
@@ -44,8 +44,8 @@ def run_app(library: str | None = None, argv: list[str] | None = None, files: li
     from app.core.desk import setup_logging
     from app.core.settings import Settings
 
-    from . import theme
-    from .single_instance import hand_over
+    from .common import theme
+    from .shell.single_instance import hand_over
 
     setup_logging(echo_warnings=True)
     QCoreApplication.setOrganizationName("research-desk")

@@ -12,7 +12,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from ..sentences import sentence_spans
+from ..text.sentences import sentence_spans
 
 log = logging.getLogger(__name__)
 

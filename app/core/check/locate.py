@@ -34,13 +34,13 @@ import numpy as np
 
 from ..models.base import EmbeddingModel
 from ..records import Evidence
-from ..acronyms import definitions
+from ..text.acronyms import definitions
 from ..research.text.citations import key_terms, stem
 from ..research.evidence.focus import split_sentences
 from ..research.evidence.reference_lists import is_reference_list
 from ..research.check.support_rules import numbers_in, numbers_stated, specific_names
-from ..sql_filter import sql_str
-from ..table_reader import snapshot
+from ..library.sql_filter import sql_str
+from ..library.table_reader import snapshot
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import events
 from ..errors import Cancelled, ResearchDeskError
-from ..library import CONTENT_CHUNKS
+from ..library.store import CONTENT_CHUNKS
 from ..models.base import ChatModel
 from ..records import Evidence, Paper, Support
 from ..research.evidence import retrieval

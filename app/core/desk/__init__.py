@@ -21,22 +21,22 @@ from __future__ import annotations
 # that the UI and the CLI import the core through this one door (the import-linter contract).
 from ..check.report import FLAGGED as FLAGGED_VERDICTS
 from ..check.report import LABELS as VERDICT_LABELS
-from ..diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
+from .diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
 from ..drafting.citations import author_names
 from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
 from ..drafting.queries import SECTIONS
 from ..drafting.records import DraftResult, LedgerRow
 from ..history import HistoryEntry, HistoryRecord
-from ..ingest import ImportOutcome, ImportReport
-from ..library_layout import LibraryLayout
-from ..mupdf_guard import MUPDF
-from ..pdf_extract import locate_text
-from ..table_rows import locate_row
-from ..text_search import TextHit
+from ..ingest.pipeline import ImportOutcome, ImportReport
+from ..library.layout import LibraryLayout
+from ..pdf.mupdf_guard import MUPDF
+from ..pdf.extract import locate_text
+from ..pdf.tables.rows import locate_row
+from ..library.text_search import TextHit
 from ..scope import Scope
 from ..scope import labels as scope_labels
-from ..research.deep.deep_progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
-from ..wording import plural
+from ..research.deep.progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
+from ..text.wording import plural
 from .models import ModelOperations
 from .parts import default_model_path, effective_config
 from .results import (

@@ -8,10 +8,10 @@ from typing import Iterable
 
 from ..errors import ResearchDeskError
 from ..events import PaperUpdated, Task
-from ..ingest import Importer, ImportReport
+from ..ingest.pipeline import Importer, ImportReport
 from ..records import Paper, PaperStatus, ResearchResult
-from ..table_reader import latest_version
-from ..text_search import TextHit
+from ..library.table_reader import latest_version
+from ..library.text_search import TextHit
 from .parts import DeskParts
 from .results import LibrarySnapshot, PaperCheck, PaperFiles, PaperTexts, SummaryReport, ValidationReport
 
@@ -54,7 +54,7 @@ class PaperOperations(DeskParts):
 
     def search_text(self, query: str, *, limit: int = 200, papers: list[str] | None = None) -> list[TextHit]:
         """Every place the papers print `query` (a word or phrase), with its page and a snippet."""
-        from ..text_search import search_text
+        from ..library.text_search import search_text
 
         return search_text(self.library, query, limit=limit, papers=papers)
 
@@ -108,7 +108,7 @@ class PaperOperations(DeskParts):
         return self.add([lib.pdf_path(pid) for pid in ids], task)
 
     def rebuild_index(self, task: Task | None = None) -> int:
-        from ..rebuild import rebuild_index
+        from ..ingest.rebuild import rebuild_index
 
         return rebuild_index(self, task=task or Task())
 
@@ -123,7 +123,7 @@ class PaperOperations(DeskParts):
 
     def reindex_notes(self, paper_id: str) -> None:
         """After the notes changed: re-embed the paper's summary side so research sees them."""
-        from ..summary_index import index_summary_side
+        from ..ingest.summary_index import index_summary_side
 
         paper = self.library.get_paper(paper_id)
         if paper is not None and paper.complete:
@@ -131,7 +131,7 @@ class PaperOperations(DeskParts):
 
     def edit_paper(self, paper_id: str, **fields) -> Paper:
         """Correct a paper's metadata; the correction survives re-import and index rebuilds."""
-        from .. import corrections
+        from ..library import corrections
 
         unknown = set(fields) - set(EDITABLE)
         if unknown:
@@ -167,7 +167,7 @@ class PaperOperations(DeskParts):
 
     def summarize(self, ids: list[str], task: Task | None = None) -> SummaryReport:
         """LLM summaries of papers (ids), one after another; a paper that fails does not stop the rest."""
-        from ..summarize import summarize_paper
+        from ..ingest.summarize import summarize_paper
 
         task = task or Task()
         report = SummaryReport()
@@ -194,7 +194,7 @@ class PaperOperations(DeskParts):
         return report
 
     def validate(self) -> ValidationReport:
-        from ..validate import validate_library
+        from ..ingest.validate import validate_library
 
         checks = [PaperCheck(c.paper_id, c.ok, list(c.problems)) for c in validate_library(self.library)]
         stale = ""

@@ -11,7 +11,7 @@ from typing import Callable
 
 from ..errors import ModelNotFound, ResearchDeskError
 from ..events import Task
-from ..library import Library
+from ..library.store import Library
 from ..models.base import ChatModel, EmbeddingModel
 from ..settings import ModelConfig, Settings, resolve_library
 

@@ -226,7 +226,7 @@ class RatingOperations(WritingOperations):
 
     def _library_texts(self) -> dict[str, str]:
         """Each indexed paper's running text, its content chunks in order."""
-        from ..library_schema import CONTENT_CHUNKS
+        from ..library.schema import CONTENT_CHUNKS
 
         table = self.library.chunks_table(CONTENT_CHUNKS).to_arrow().select(["paper_id", "chunk_index", "source_type", "text"])
         rows = sorted(zip(*(table.column(c).to_pylist() for c in ("paper_id", "chunk_index", "source_type", "text"))),

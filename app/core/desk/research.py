@@ -45,7 +45,7 @@ class ResearchOperations(HistoryOperations):
 
         `started_at` (monotonic) makes the budget count from when the user asked, model
         loading included; a cancelled run raises DeepCancelled carrying what was gathered."""
-        from ..research.deep.deep import DeepCancelled, DeepResearch
+        from ..research.deep.runner import DeepCancelled, DeepResearch
 
         minutes = self.parse_minutes(time_budget)
         deep = DeepResearch(self.funnel(task, scope=scope), self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
@@ -61,7 +61,7 @@ class ResearchOperations(HistoryOperations):
 
     def synthesize_partial(self, cancelled_exc, task: Task | None = None) -> ResearchResult:
         """After a cancelled deep run: the report from the evidence it had gathered."""
-        from ..research.deep.deep import DeepResearch
+        from ..research.deep.runner import DeepResearch
 
         old = getattr(cancelled_exc, "deep", None)
         scope = getattr(cancelled_exc, "scope", None)
@@ -127,7 +127,7 @@ class ResearchOperations(HistoryOperations):
     @staticmethod
     def parse_minutes(value: str | float | None) -> float | None:
         """A time budget in minutes from "5", 2.5 or "unlimited" (None); the default when None."""
-        from ..research.deep.deep import parse_time
+        from ..research.deep.runner import parse_time
 
         if isinstance(value, (int, float)):
             return float(value)

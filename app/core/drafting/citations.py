@@ -15,7 +15,7 @@ import unicodedata
 from ..bibtex import family_name
 from ..records import Evidence, Paper
 from ..research.text.citations import support
-from ..wording import to_sentence_end, trim_repetition
+from ..text.wording import to_sentence_end, trim_repetition
 from .records import Paragraph, citation_keys_in
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around resolved keys while processing

@@ -64,10 +64,10 @@ from .. import events
 from ..bibtex import citation_keys
 from ..errors import Cancelled, NoRelevantPapers
 from ..records import Paper
-from ..research.deep.deep import DeepResearch
+from ..research.deep.runner import DeepResearch
 from ..research.funnel import Funnel
 from ..settings import DeepParams
-from ..wording import plural, trim_repetition  # noqa: F401 - trim_repetition: re-exported for callers
+from ..text.wording import plural, trim_repetition  # noqa: F401 - trim_repetition: re-exported for callers
 from .citations import author_names, author_year, citation_keys_in, finish_paragraph  # noqa: F401
 from .context import DraftContext
 from .gathering import DECISION_SCHEMA, DraftBudget, GatherMixin, select_evidence  # noqa: F401

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError
 from ..paths import load_prompt
 from ..records import Evidence
-from ..research.deep.deep import Budget
+from ..research.deep.runner import Budget
 from .citations import _clip_chars
 from .context import KEYS, LABELS
 from .queries import FOCUS, QUERY_FIELDS, _join

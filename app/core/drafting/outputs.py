@@ -15,7 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..bibtex import bibtex, escape
-from ..library import atomic_write_text
+from ..library.store import atomic_write_text
 from .draft import DraftResult, LedgerRow, author_year
 
 LEDGER_COLUMNS = [f.name for f in fields(LedgerRow)]

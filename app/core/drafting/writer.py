@@ -20,8 +20,8 @@ from ..errors import Cancelled, ModelError, SynthesisFailed
 from ..models.base import ChatModel
 from ..paths import load_prompt
 from ..records import Evidence
-from ..research.deep.deep import CALL_OVERHEAD_S, CONSERVATIVE_RATE
-from ..wording import trim_repetition
+from ..research.deep.runner import CALL_OVERHEAD_S, CONSERVATIVE_RATE
+from ..text.wording import trim_repetition
 from .citations import _clip_chars, author_year, finish_paragraph
 from .records import Paragraph
 

@@ -27,10 +27,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ResearchDeskError
-from ..library import Library
+from ..library.store import Library
 from ..records import ResearchResult
 from ..scope import Scope
-from ..table_reader import snapshot
+from ..library.table_reader import snapshot
 from .listing import ENTRY_COLUMNS, HistoryEntries
 from .records import HistoryEntry, HistoryRecord
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..ingest import ImportReport
+from ..ingest.pipeline import ImportReport
 from ..records import PaperMeta
 
 # The metadata fields a source entry can set on a paper (PaperMeta's, less `unsure`).

@@ -20,11 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Mapping
 
-from .. import corrections
+from ..library import corrections
 from ..events import Task
-from ..ingest import Importer, ImportOutcome, file_hash
+from ..ingest.pipeline import Importer, ImportOutcome, file_hash
 from ..records import Paper, PaperMeta
-from ..summary_index import index_summary_side
+from ..ingest.summary_index import index_summary_side
 from .records import META_FIELDS, EntryOutcome, SourceEntry, SourceImportReport
 
 log = logging.getLogger(__name__)

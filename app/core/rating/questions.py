@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..sentences import split
+from ..text.sentences import split
 
 # A figure worth asking for: a decimal, a percentage, or a number of three or more digits;
 # not a year, a reference number or a section number.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from ..events import CancelToken, Task
-from ..library import Library
+from ..library.store import Library
 from ..models.base import ChatModel, EmbeddingModel
 from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams

@@ -11,7 +11,7 @@ import numpy as np
 import yaml
 
 from ..bibtex import bibtex, citation_keys
-from ..library import CONTENT_CHUNKS, Library, atomic_write_text
+from ..library.store import CONTENT_CHUNKS, Library, atomic_write_text
 from ..records import Evidence, Paper, ResearchResult
 from .evidence import retrieval
 from .funnel import Funnel, answer_with_references

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import table_reader
+from ..library import table_reader
 from ..callbacks import check_cancelled
 from ..events import CancelToken, EvidenceFound, Shortlisted, Task
 from ..errors import (
@@ -25,14 +25,14 @@ from ..errors import (
     ResearchDeskError,
     SynthesisFailed,
 )
-from ..library import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from ..library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from ..models.base import ChatModel, EmbeddingModel
-from ..wording import plural
+from ..text.wording import plural
 from ..records import Evidence, Paper, ResearchResult
 from ..settings import ResearchParams
 from .evidence import retrieval
 from .evidence.mmr import mmr, scale01
-from .evidence.evidence_size import candidates_to_fetch, within_tokens
+from .evidence.size import candidates_to_fetch, within_tokens
 from .evidence.back_matter import is_back_matter_passage
 from .evidence.reference_lists import is_reference_list
 from .answer.references import build_references, references_markdown
@@ -318,7 +318,7 @@ class Funnel:
     def load_chat(self) -> ChatModel:
         self._chat = self._load_chat()
         if self.params.structured_answers:
-            from .answer.answer_prompt import answer_beginning, first_turn_beginning
+            from .answer.prompt import answer_beginning, first_turn_beginning
 
             template, fields, earlier = first_turn_beginning(self._chat, self.params)
             self._chat.prefill(answer_beginning(template, fields, earlier=earlier))  # read once per model; later answers restore it

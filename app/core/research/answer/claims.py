@@ -19,10 +19,10 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ...chunking import text_units
+from ...ingest.chunking import text_units
 from ...models.structured import json_schema
 from ...records import Claim, Evidence
-from ...wording import trim_repetition
+from ...text.wording import trim_repetition
 
 MAX_CLAIMS = 6
 MAX_SOURCES = 3

@@ -14,7 +14,7 @@ from ...events import Token
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import CitationStatus, Evidence, ResearchResult
-from ...wording import trim_repetition
+from ...text.wording import trim_repetition
 from ..context import AnswerContext
 from ..text.citations import ATTRIBUTED_NOTE, attribute_citations, check_citations, claim_before, normalise_answer, parse_citations
 from .references import build_references

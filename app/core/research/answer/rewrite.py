@@ -28,9 +28,9 @@ from ...errors import Cancelled, ModelError
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim, Evidence, Support
-from ...tables import is_caption_line, is_table_unit
-from .answer_check import answer_probability, beside_the_point
-from .answer_prompt import printed_figures
+from ...pdf.tables.chunks import is_caption_line, is_table_unit
+from .check import answer_probability, beside_the_point
+from .prompt import printed_figures
 from .key_sentences import unquoted
 from .question_echo import says_nothing
 from .recite import keep_claims

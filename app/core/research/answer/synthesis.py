@@ -24,7 +24,7 @@ from ...errors import Cancelled, ModelError, ModelTimeout, SynthesisFailed
 from ...events import ClaimWritten, Notice, Token
 from ...models.base import ChatMessage, ChatModel
 from ...records import Citation, CitationStatus, Claim, Evidence, ResearchResult, Support
-from ...wording import trim_repetition
+from ...text.wording import trim_repetition
 from ..context import AnswerContext
 from ..text.citations import support as key_term_support
 from .claims import CLAIM_LOOP_WORDS, LOOP_TIMES, MAX_CLAIMS, ClaimStream, cite_tag, claim_separator, claim_sentence, claims_schema, parse_claims, split_stop
@@ -34,9 +34,17 @@ from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
-from .answer_prompt import answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header, printed_figures, prompt_cost
+from .prompt import (
+    answer_beginning,
+    claims_prompt,
+    first_turn_beginning,
+    format_passage,
+    passage_header,
+    printed_figures,
+    prompt_cost,
+)
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
-from .answer_check import answer_note, answer_probability, beside_the_point
+from .check import answer_note, answer_probability, beside_the_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
 from ..check.support import ORDER, Pair, check_pairs
 

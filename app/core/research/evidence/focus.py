@@ -34,11 +34,11 @@ from typing import Callable
 
 import numpy as np
 
-from ...chunking import text_units
+from ...ingest.chunking import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
-from ...tables import is_table_unit
-from ...acronyms import definitions
+from ...pdf.tables.chunks import is_table_unit
+from ...text.acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import leans_back, run_on_into, through_displays
 from .table_echoes import echoes, table_rows_by_page

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ...page_furniture import COPYRIGHT_NOTICE
+from ...pdf.page_furniture import COPYRIGHT_NOTICE
 
 # An e-mail address, "Corresponding author", "Correspondence: …"; not "a one-to-one correspondence".
 _CONTACT = re.compile(

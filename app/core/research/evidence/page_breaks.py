@@ -24,10 +24,10 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from ...chunking import text_units
-from ...line_breaks import unfinished
+from ...ingest.chunking import text_units
+from ...text.line_breaks import unfinished
 from ...records import Evidence
-from ...summarize import pages_of_text_file
+from ...ingest.summarize import pages_of_text_file
 from .back_matter import is_paper_matter
 
 log = logging.getLogger(__name__)

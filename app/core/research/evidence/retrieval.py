@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ...table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
-from ...tables import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
+from ...library.table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
+from ...pdf.tables.chunks import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ...acronyms import CONNECTORS as _CONNECTORS, capitals as _capitals
+from ...text.acronyms import CONNECTORS as _CONNECTORS, capitals as _capitals
 
 _PART = re.compile(r"[A-Za-z0-9]+")
 # A word as support_rules.specific_names reads one ("near-Earth", "NEOs"), so a name it gives matches.

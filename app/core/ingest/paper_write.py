@@ -1,0 +1,114 @@
+"""The writes for one paper in import: PDF copy, text file, chunks, then its status.
+
+A paper's row says "importing" until `finish`; every commit first checks that this writer
+still holds the paper's lease (leases.py), so a writer that stalled and was taken over
+writes nothing more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..library.atomic_files import open_temp_text, replace_file
+from ..errors import ImportFailure
+from ..library.store import CONTENT_CHUNKS, Library, atomic_copy
+from ..models.base import EmbeddingModel
+from ..records import Chunk, PageText, Paper, PaperStatus
+from .summary_index import index_summary_side
+
+WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compact
+
+
+class PaperWrite:
+    """The writes for one paper: PDF copy, text file, chunks, then status."""
+
+    def __init__(self, library: Library, paper: Paper, path: Path, identity: str,
+                 held: Callable[[], bool] = lambda: True) -> None:
+        self.library = library
+        self.paper = paper
+        self.path = path
+        # Whether this writer still holds the paper's lease: checked before each commit, so a
+        # writer that stalled past it (and was taken over) writes nothing more.
+        self._held = held
+        self.lost = False
+        self.n_chunks = 0
+        self._pending: list[Chunk] = []
+        self._pending_vectors: list[np.ndarray] = []
+        self._first_write = True
+        library.set_meta(embedding=identity)
+        atomic_copy(path, library.pdf_path(paper.id))
+        library.upsert_paper(paper)
+        # Stream the text file to a temp name; it replaces text/<id>.md at the end.
+        text_path = library.text_path(paper.id)
+        self._text, self._text_tmp = open_temp_text(text_path)  # named by its writer: see atomic_files
+        self._text.write(f"# {paper.title}\n\n")
+
+    def add_page(self, page: PageText) -> None:
+        self._text.write(f"<!-- page {page.page} label {page.label} -->\n\n{page.markdown}\n\n")
+
+    def add_chunks(self, chunks: list[Chunk], embedder: EmbeddingModel) -> None:
+        for c in chunks:
+            c.paper_id = self.paper.id
+            c.chunk_index = self.n_chunks
+            c.source_type = c.source_type or "content"  # tables.TableChunk: "table", "table_row"…
+            self.n_chunks += 1
+        vectors = embedder.embed([getattr(c, "embed_text", "") or c.text for c in chunks])  # tables.TableChunk
+        self._pending.extend(chunks)
+        self._pending_vectors.append(vectors)
+        if len(self._pending) >= WRITE_BATCH:
+            self._flush()
+
+    def _still_held(self) -> bool:
+        self.lost = self.lost or not self._held()
+        return not self.lost
+
+    def _flush(self) -> None:
+        if (not self._pending and not self._first_write) or not self._still_held():
+            return
+        vectors = np.vstack(self._pending_vectors) if self._pending_vectors else np.zeros((0, 0), np.float32)
+        if self._first_write:
+            # Resuming a paper: rows from an interrupted earlier attempt go first.
+            self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
+            self._first_write = False
+        if self._pending:
+            self.library.append_chunks(CONTENT_CHUNKS, self._pending, vectors)
+        self._pending, self._pending_vectors = [], []
+
+    def finish(self, embedder: EmbeddingModel, sections: list[str]) -> None:
+        self._flush()
+        self._require_lease()
+        self._text.close()
+        replace_file(self._text_tmp, self.library.text_path(self.paper.id))  # to the bucket too, if remote
+        if self.n_chunks == 0:
+            raise ImportFailure("no text could be extracted", "The PDF may be scanned; OCR it first.")
+        index_summary_side(self.library, embedder, self.paper, sections=sections)
+        self.paper.status = PaperStatus.INDEXED.value
+        self.paper.status_reason = ""
+        self._require_lease()
+        self.library.upsert_paper(self.paper)
+
+    def _require_lease(self) -> None:
+        if not self._still_held():
+            raise ImportFailure("another writer took this paper over after this one stalled past its lease",
+                                "Nothing is lost: that writer finishes it.")
+
+    def fail(self, reason: str) -> None:
+        self._close_text()
+        if not self._still_held():
+            return  # the paper is another writer's now: its row is not ours to mark
+        self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
+        self.paper.status = PaperStatus.FAILED.value
+        self.paper.status_reason = reason
+        self.library.upsert_paper(self.paper)
+
+    def abort(self) -> None:
+        """Stop mid-paper: leave the row as "importing" so the next run redoes it."""
+        self._close_text()
+
+    def _close_text(self) -> None:
+        if not self._text.closed:
+            self._text.close()
+        self._text_tmp.unlink(missing_ok=True)

@@ -1,0 +1,1 @@
+"""The library's store: files, LanceDB tables, object storage, leases."""

@@ -1,0 +1,1 @@
+"""The tables printed in papers, read as caption and row units."""

@@ -1,0 +1,1 @@
+"""Plain-text helpers every layer reads with: sentences, acronyms, line breaks, wording."""

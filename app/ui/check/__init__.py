@@ -1,0 +1,1 @@
+"""The manuscript check tab."""

@@ -1,0 +1,1 @@
+"""Parts every pane uses: theme, banners, the worker thread, answer rendering."""

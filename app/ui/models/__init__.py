@@ -1,0 +1,1 @@
+"""Choosing, setting up and measuring models."""

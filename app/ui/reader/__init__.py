@@ -1,0 +1,1 @@
+"""The PDF reader: pages, highlights, find, full-text search."""

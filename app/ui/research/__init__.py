@@ -1,0 +1,1 @@
+"""The research pane: the question, the answer, deep rounds, scope."""
