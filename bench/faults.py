@@ -94,7 +94,7 @@ def run(cmd: list[str], env: dict, timeout: float = 900) -> subprocess.Completed
 
 def inventory(root: Path) -> dict:
     """What the library holds: papers by status, chunk ids per table, summary and notes files."""
-    from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+    from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 
     lib = Library(root, create=False)
     papers = lib.list_papers()
@@ -139,8 +139,8 @@ def compare(ref: dict, got: dict, op: str) -> dict[str, int]:
 # -- kill -9 ------------------------------------------------------------------------------
 def validate(lib: Path) -> list[str]:
     """The problems `research-desk validate` would print (it exits 1 when there are any)."""
-    from app.core.library.store.store import Library
-    from app.core.ingest.pipeline.validate import validate_library
+    from app.core.library.store import Library
+    from app.core.ingest.validate import validate_library
 
     return [f"{c.paper_id}: {'; '.join(c.problems)}" for c in validate_library(Library(lib, create=False)) if not c.ok]
 
@@ -174,7 +174,7 @@ def part_kill(work: Path, env: dict, moments: int, rng: random.Random, ops: list
                 print(f"clean {op} failed ({code}): {done.stderr.strip()[-400:]}")
             kept.write_text(json.dumps([took, code]))
         if op == "import":
-            from app.core.library.store.store import Library
+            from app.core.library.store import Library
 
             shortest = min(Library(lib, create=False).list_papers(), key=lambda p: p.page_count).id
         clean[op] = (inventory(lib), took)

@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.library.store.store import CONTENT_CHUNKS  # noqa: E402
+from app.core.library.store import CONTENT_CHUNKS  # noqa: E402
 from app.core.research.evidence import retrieval  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"

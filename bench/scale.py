@@ -44,10 +44,10 @@ import pyarrow as pa
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.core.library.store import table_reader  # noqa: E402
+from app.core.library import table_reader  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
-from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library  # noqa: E402
-from app.core.library.store.schema import chunks_schema  # noqa: E402
+from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library  # noqa: E402
+from app.core.library.schema import chunks_schema  # noqa: E402
 from app.core.records import Paper  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "r-papers"

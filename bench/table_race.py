@@ -35,8 +35,8 @@ DIM = 8
 def _writer(mode: str, uri: str, index: int, start_at: float, spread: float, seed: int, results) -> None:
     import numpy as np
 
-    from app.core.library.store.store import Library
-    from app.core.library.store.schema import CONTENT_CHUNKS
+    from app.core.library.store import Library
+    from app.core.library.schema import CONTENT_CHUNKS
     from app.core.records import Chunk
 
     random.seed(seed)
@@ -60,7 +60,7 @@ def _unlocked_append(library, chunk, vectors) -> None:
     """The path before the creation lock: check, then create with exist_ok."""
     import pyarrow as pa
 
-    from app.core.library.store.schema import CONTENT_CHUNKS, chunks_schema
+    from app.core.library.schema import CONTENT_CHUNKS, chunks_schema
 
     db = library.db
     if CONTENT_CHUNKS in library._table_names():
@@ -97,7 +97,7 @@ def main() -> None:
 
     import lancedb
 
-    from app.core.library.store import storage
+    from app.core.library import storage
 
     context = mp.get_context("spawn")  # lancedb's runtime is not fork-safe
     totals = {mode: {"lost": 0, "failed": 0, "overwritten": 0} for mode in ("library", "unlocked")}

@@ -36,10 +36,10 @@ def _ms(fn, repeat: int) -> tuple[float, object]:
 
 
 def library_search(root: str, repeat: int) -> None:
-    from app.core.library.store.store import Library
-    from app.core.library.store.schema import CONTENT_CHUNKS
-    from app.core.library.store.table_reader import snapshot
-    from app.core.library.store.text_search import _candidates, query_words, search_text
+    from app.core.library.store import Library
+    from app.core.library.schema import CONTENT_CHUNKS
+    from app.core.library.table_reader import snapshot
+    from app.core.library.text_search import _candidates, query_words, search_text
 
     lib = Library(root, create=False)
     dataset = snapshot(lib.chunks_table(CONTENT_CHUNKS)).dataset

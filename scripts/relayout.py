@@ -262,7 +262,24 @@ def rewrite_names(text: str) -> str:
             return m.group(0)
         return new + m.group(2)
 
-    return PATH_RE.sub(path_sub, text)
+    return _undo_double(PATH_RE.sub(path_sub, text))
+
+
+# Two old modules are prefixes of their packages' new names (library -> library.store, ingest ->
+# ingest.pipeline): a name the import rewrite already wrote ("app.core.library.schema") must not
+# be mapped again by the textual pass.
+_LIBRARY = "layout|schema|storage|storage_config|atomic_files|leases|writers|table_creation|table_reader|sql_filter|corrections|text_search|store"
+_INGEST = "chunking|sources|paper_write|paper_id|summarize|summary_index|rebuild|validate|pipeline"
+
+
+def _undo_double(text: str) -> str:
+    text = re.sub(rf"app\.core\.library\.store\.({_LIBRARY})\b", r"app.core.library.\1", text)
+    text = re.sub(rf"app\.core\.ingest\.pipeline\.({_INGEST})\b", r"app.core.ingest.\1", text)
+    text = re.sub(rf"from app\.core\.library\.store import ((?:(?:{_LIBRARY})(?: as \w+)?(?:, )?)+)$",
+                  r"from app.core.library import \1", text, flags=re.M)
+    text = re.sub(rf"from app\.core\.ingest\.pipeline import ((?:(?:{_INGEST})(?: as \w+)?(?:, )?)+)$",
+                  r"from app.core.ingest import \1", text, flags=re.M)
+    return text.replace("app/core/library/store/", "app/core/library/").replace("app/core/ingest/pipeline/", "app/core/ingest/")
 
 
 def git(*args: str) -> None:

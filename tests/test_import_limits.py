@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from app.core.ingest.pipeline import pipeline as ingest
+from app.core.ingest import pipeline as ingest
 
 
 def _pdf_with_page_count(count: int) -> bytes:
@@ -60,7 +60,7 @@ def test_a_file_that_takes_too_long_to_read_is_stopped_with_its_reason(make_desk
 def test_a_full_disk_while_copying_one_pdf_fails_that_file_and_imports_the_rest(make_desk, fact_pdfs, tmp_path, monkeypatch):
     import errno
 
-    from app.core.ingest.pipeline import paper_write
+    from app.core.ingest import paper_write
 
     real_copy = paper_write.atomic_copy
 
@@ -121,7 +121,7 @@ def _paper_with_a_bomb_on_page_2(path):
 def test_a_decompression_bomb_page_is_skipped_quickly_and_the_other_pages_imported(make_desk, tmp_path):
     import time
 
-    from app.core.library.store.store import CONTENT_CHUNKS
+    from app.core.library.store import CONTENT_CHUNKS
 
     bomb = _paper_with_a_bomb_on_page_2(tmp_path / "nests.pdf")
     assert bomb.stat().st_size < 2_000_000  # small on disk: the size only shows when inflated

@@ -16,8 +16,8 @@ from app.core.importers import (
 )
 from app.core.importers.bibliography import file_field_paths
 from app.core.importers.zotero import zotero_date
-from app.core.ingest.pipeline.pipeline import Importer
-from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS
+from app.core.ingest.pipeline import Importer
+from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from tests.pdf_factory import make_paper
 
 SCHEMA = Path(__file__).parent / "data" / "zotero"

@@ -17,9 +17,9 @@ import pytest
 
 from app.core.events import Progress, Task
 from app.core.errors import Cancelled, LibraryError
-from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.pdf.extract import TEXT_FLAGS
-from app.core.ingest.pipeline.validate import validate_library
+from app.core.ingest.validate import validate_library
 from tests import pdf_factory
 from tests.conftest import REPO
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.core.library.store import corrections
+from app.core.library import corrections
 from app.core.pdf import extract as pdf_extract
 from app.core.pdf.metadata import abstract, extract_meta
 from app.core.pdf.metadata.authors import names_in

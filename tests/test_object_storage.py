@@ -16,10 +16,10 @@ import urllib.request
 import pymupdf
 import pytest
 
-from app.core.library.store import storage
+from app.core.library import storage
 from app.core.errors import LibraryError
-from app.core.library.store.store import Library
-from app.core.library.store.layout import LibraryLayout
+from app.core.library.store import Library
+from app.core.library.layout import LibraryLayout
 from tests.conftest import FACT_PAPERS, REPO
 from tests.pdf_factory import make_paper
 from tests.test_library_import import cli_env  # noqa: F401 - a fixture: settings for CLI subprocesses

@@ -17,8 +17,8 @@ import pytest
 
 from app.core.pdf import ocr
 from app.core.pdf import extract as px
-from app.core.library.store.store import CONTENT_CHUNKS
-from app.core.ingest.pipeline.validate import validate_library
+from app.core.library.store import CONTENT_CHUNKS
+from app.core.ingest.validate import validate_library
 from app.ui.reader.highlight import locate_passage
 from tests import pdf_factory
 

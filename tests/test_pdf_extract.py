@@ -13,7 +13,7 @@ import pytest
 from app.core.pdf import extract as px
 from app.core.errors import ImportFailure
 from app.core.pdf.page_furniture import COPYRIGHT_NOTICE
-from app.core.ingest.pipeline.paper_id import make_paper_id, slugify
+from app.core.ingest.paper_id import make_paper_id, slugify
 from app.core.records import PaperMeta
 
 from tests import pdf_factory as pf

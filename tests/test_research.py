@@ -13,7 +13,7 @@ import pytest
 
 from app.core.events import Stage, Task, Token
 from app.core.errors import NoIndexedContent, NoRelevantPapers, SynthesisFailed, ModelTimeout
-from app.core.library.store.store import CONTENT_CHUNKS
+from app.core.library.store import CONTENT_CHUNKS
 from app.core.models.base import ChatModel
 from app.core.records import Evidence
 from app.core.research import followups

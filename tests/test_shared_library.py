@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.library.store import atomic_files, leases, writers
-from app.core.ingest.pipeline.pipeline import file_hash
-from app.core.library.store.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from app.core.library import atomic_files, leases, writers
+from app.core.ingest.pipeline import file_hash
+from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from tests.pdf_factory import make_paper
 
 REPO = Path(__file__).resolve().parents[1]
@@ -301,8 +301,8 @@ def assert_creation_waits_for_the_lock_holder(first: Library, second: Library) -
     (or, in a real race, Lance's Overwrite) would collide with it."""
     import threading
 
-    from app.core.library.store import table_creation
-    from app.core.library.store.schema import chunks_schema
+    from app.core.library import table_creation
+    from app.core.library.schema import chunks_schema
 
     done: list[BaseException | None] = []
 
@@ -361,7 +361,7 @@ def test_a_creation_lock_left_by_a_crash_is_taken_over(tmp_path, left_by, caplog
 
 
 def test_a_live_creation_lock_that_never_ends_is_reported_as_busy(tmp_path):
-    from app.core.library.store import table_creation
+    from app.core.library import table_creation
     from app.core.errors import LibraryError
 
     root = tmp_path / "lib"

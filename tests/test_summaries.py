@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.core.library.store.store import SUMMARY_CHUNKS
-from app.core.ingest.pipeline.summarize import split_to_budget, summarize_paper
-from app.core.ingest.pipeline.summary_index import index_summary_side
+from app.core.library.store import SUMMARY_CHUNKS
+from app.core.ingest.summarize import split_to_budget, summarize_paper
+from app.core.ingest.summary_index import index_summary_side
 
 
 def test_split_to_budget_never_truncates():

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from lancedb.index import HnswSq
 
-from app.core.library.store import table_reader
-from app.core.library.store.store import CONTENT_CHUNKS, Library
+from app.core.library import table_reader
+from app.core.library.store import CONTENT_CHUNKS, Library
 from app.core.records import Chunk
 from app.core.research.evidence import retrieval
 

@@ -8,10 +8,10 @@ import json
 import numpy as np
 
 from app import cli
-from app.core.library.store.store import Library
-from app.core.library.store.schema import CONTENT_CHUNKS
+from app.core.library.store import Library
+from app.core.library.schema import CONTENT_CHUNKS
 from app.core.records import Chunk, Paper
-from app.core.library.store.text_search import search_text
+from app.core.library.text_search import search_text
 
 
 def _ids(desk) -> dict[str, str]:
