@@ -19,7 +19,8 @@ from app.core import events
 from app.core.records import Evidence, ResearchResult
 from app.core.research.deep.progress import ClockReading, RoundRecord
 from app.core.settings import Settings
-from app.ui.common import jobs, theme
+from app.ui.common import theme
+from app.ui.research import jobs
 from app.ui.common.answer_render import deep_summary_html
 from app.ui.research.answer_view import AnswerView
 from app.ui.research.deep_rounds import RETRY_EXHAUSTED, DeepRoundsView, clock_text

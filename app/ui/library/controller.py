@@ -12,7 +12,7 @@ from app.core.desk import ImportReport
 from app.core.events import Notice, Progress, Stage
 from app.core.records import Paper
 
-from ..common import jobs
+from . import jobs
 from .pane import LibraryPane
 from ..common.worker import JobContext, JobHandle, WorkerHost
 

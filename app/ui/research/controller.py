@@ -19,7 +19,7 @@ from app.core.events import EvidenceFound, Notice, Round, Shortlisted, Stage, To
 from app.core.records import Citation, Evidence, ResearchResult
 from app.core.settings import DeepParams
 
-from ..common import jobs
+from . import jobs
 from ..common.answer_render import CiteLink
 from .answer_view import AnswerView
 from .pane import ResearchPane

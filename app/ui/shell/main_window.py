@@ -20,7 +20,8 @@ from app.core.desk import LibraryLayout
 from app.core.settings import Settings
 
 from . import heap
-from ..common import jobs, theme
+from ..common import theme
+from ..library import jobs
 from ..common.answer_render import CiteLink
 from ..research.answer_view import AnswerView
 from ..check.controller import add_check_tab

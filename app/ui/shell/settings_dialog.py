@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import paths
-from app.core.settings import Settings
+from app.core.settings import AnswerParams, DeepParams, RetrievalParams, Settings, describe
 
 from ..models.editor import ModelEditor
 from ..models.measure import MeasureTab
@@ -159,7 +159,6 @@ class SettingsDialog(QDialog):
         self.citation_style.addItem("Numbered passages: the model cites [3]", "numbers")
         self.citation_style.addItem("Tagged passages: the model copies [PAPER_ID, page N]", "tags")
         self.citation_style.setCurrentIndex(max(0, self.citation_style.findData(r.citation_style)))
-        self.citation_style.setToolTip("How the prompt asks the model to cite. Answers always show [PAPER_ID, page N].")
         self.timeout = QSpinBox()
         self.timeout.setRange(10, 7200)
         self.timeout.setSuffix(" s")
@@ -169,6 +168,17 @@ class SettingsDialog(QDialog):
         self.deep_time.setSuffix(" min")
         self.deep_time.setSpecialValueText("Unlimited")
         self.deep_time.setValue(int(settings.deep.time_minutes or 0))
+        # Each knob's tooltip is its one line of doc in the core's settings.
+        for widget, group, name in (
+            (self.k1, RetrievalParams, "k_summaries"), (self.lambda1, RetrievalParams, "mmr_lambda_summaries"),
+            (self.cutoff1, RetrievalParams, "cutoff_summaries"), (self.min_short, RetrievalParams, "min_shortlist"),
+            (self.max_short, RetrievalParams, "max_shortlist"), (self.k2, RetrievalParams, "k_evidence"),
+            (self.lambda2, RetrievalParams, "mmr_lambda_evidence"), (self.cutoff2, RetrievalParams, "cutoff_evidence"),
+            (self.hybrid, RetrievalParams, "hybrid"), (self.max_tokens, AnswerParams, "answer_max_tokens"),
+            (self.temperature, AnswerParams, "temperature"), (self.citation_style, AnswerParams, "citation_style"),
+            (self.timeout, AnswerParams, "synthesis_timeout_s"), (self.deep_time, DeepParams, "time_minutes"),
+        ):
+            widget.setToolTip(describe(group, name))
         f.addRow(QLabel("<b>Stage 1 — scoping (summaries)</b>"))
         f.addRow("Passages (k)", self.k1)
         f.addRow("MMR λ", self.lambda1)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QProcess, QTimer
 
 from app.core.settings import Settings
 
-from ..common import jobs
+from ..models import jobs
 
 
 class ModelSetup:
