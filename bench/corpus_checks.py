@@ -22,7 +22,8 @@ sys.path.insert(0, str(REPO))
 from app.core.pdf import ocr  # noqa: E402
 from app.core.pdf.accents import join_accents  # noqa: E402
 from app.core.pdf import extract as px  # noqa: E402
-from app.core.ingest.pipeline.chunking import approx_tokens, chunk_pages  # noqa: E402
+from app.core.ingest.chunking import chunk_pages  # noqa: E402
+from app.core.units import approx_tokens  # noqa: E402
 
 KNOWN = [  # file, title (None: not checked), first author, other fields
     # As printed on the first page and in JSS 67(1); the file's own metadata says "using".

@@ -258,7 +258,7 @@ def import_cost(corpus: Path, model: str) -> None:
     reading their tables, and embedding the chunks and the table units (running chunks from a
     sample of SAMPLE, scaled), each timed alone in one process, so that other work on a shared
     machine moves both sides alike."""
-    from app.core.ingest.pipeline.chunking import chunk_pages, token_counter
+    from app.core.ingest.chunking import chunk_pages, token_counter
     from app.core.pdf.extract import iter_pages, open_pdf
     from app.core.models.factory import make_embedding
 

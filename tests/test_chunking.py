@@ -8,7 +8,8 @@ import statistics
 import pytest
 
 from app.core.pdf import extract as px
-from app.core.ingest.pipeline.chunking import approx_tokens, chunk_pages, text_units
+from app.core.ingest.chunking import chunk_pages
+from app.core.units import approx_tokens, text_units
 from app.core.records import Chunk, PageText
 
 from tests import pdf_factory as pf  # tests/ is on sys.path (pytest rootdir conftest)
@@ -195,7 +196,7 @@ def test_chunk_invariants_on_a_built_paper(tmp_path):
 
 
 def test_chunks_sized_by_the_embedders_own_tokenizer_fit_it(tiny_models):
-    from app.core.ingest.pipeline.chunking import token_counter
+    from app.core.ingest.chunking import token_counter
     from app.core.models.llamacpp_embedding import LlamaCppEmbedding
     from app.core.settings import ModelConfig
 

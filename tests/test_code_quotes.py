@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.pdf import extract as px
-from app.core.ingest.pipeline.chunking import text_units
+from app.core.units import text_units
 from app.core.records import Claim, Evidence, Sentence
 from app.core.research.evidence.code_blocks import first_command
 from app.core.research.answer.key_sentences import key_sentences, unquoted

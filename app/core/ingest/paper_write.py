@@ -17,6 +17,7 @@ from ..errors import ImportFailure
 from ..library.store import CONTENT_CHUNKS, Library, atomic_copy
 from ..models.base import EmbeddingModel
 from ..records import Chunk, PageText, Paper, PaperStatus
+from ..units import page_marker
 from .summary_index import index_summary_side
 
 WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compact
@@ -47,7 +48,7 @@ class PaperWrite:
         self._text.write(f"# {paper.title}\n\n")
 
     def add_page(self, page: PageText) -> None:
-        self._text.write(f"<!-- page {page.page} label {page.label} -->\n\n{page.markdown}\n\n")
+        self._text.write(f"{page_marker(page.page, page.label)}\n\n{page.markdown}\n\n")
 
     def add_chunks(self, chunks: list[Chunk], embedder: EmbeddingModel) -> None:
         for c in chunks:

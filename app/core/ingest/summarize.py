@@ -18,9 +18,9 @@ from ..models.base import ChatModel, EmbeddingModel
 from ..paths import load_prompt
 from ..records import Paper
 from ..library.store import atomic_write_text
+from ..units import pages_of_text_file
 from .summary_index import index_summary_side
 
-_PAGE_MARK = re.compile(r"<!-- page (\d+) label (.*?) -->")
 MAP_OUTPUT_TOKENS = 200
 REDUCE_OUTPUT_TOKENS = 500
 
@@ -30,13 +30,6 @@ class _Part:
     first_page: int
     last_page: int
     text: str
-
-
-def pages_of_text_file(text: str) -> Iterator[tuple[int, str]]:
-    marks = list(_PAGE_MARK.finditer(text))
-    for i, mark in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        yield int(mark.group(1)), text[mark.end() : end].strip()
 
 
 def split_to_budget(pages: list[tuple[int, str]], budget: int, count_tokens) -> list[_Part]:

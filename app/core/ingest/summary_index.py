@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .chunking import TokenCounter, approx_tokens, chunk_pages, token_counter
+from ..units import TokenCounter, approx_tokens
+from .chunking import chunk_pages, token_counter
 from ..library.store import SUMMARY_CHUNKS, Library
 from ..models.base import EmbeddingModel
 from ..records import Chunk, PageText, Paper

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-ABBR_SEP = " = "  # an abbreviation and its long form, in a row unit's name or a column header
+from ...units import ABBR_SEP
+
 MAX_LONG = 80  # characters: a long form is a name, not a sentence
 _RUNNING = {"and", "or", "but", "which", "that", "while", "whereas", "with", "where", "when", "as", "is", "are", "was", "were"}
 _SHORT = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9αβγδ/+-]{2,8}$")  # "VS", "AQF", "FV/FM", "IL-6": two capitals at least

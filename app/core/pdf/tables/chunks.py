@@ -25,24 +25,24 @@ from typing import Any, Iterable
 
 from ..mupdf_guard import MUPDF
 from ...records import Chunk, PageText
+from ...units import (  # noqa: F401 - re-exported: the importer reads the unit format here too
+    CAPTION_UNIT,
+    GROUP_SEP,
+    LOW_RANK,
+    LOW_ROW_UNIT,
+    ROW_UNIT,
+    SEP,
+    TABLE_TYPES,
+    is_caption_line,
+    is_table_unit,
+    row_name,
+    where,
+)
 from ...text.acronyms import definitions
 from .abbreviations import defined_in, spelled
 from .captions import CAPTION as _CAPTION
-from .groups import GROUP_SEP
 from .page import PageTable, Rect, read_tables
 
-# Source types of the units in `content_chunks` (running text is "content").
-CAPTION_UNIT = "table"
-ROW_UNIT = "table_row"
-LOW_ROW_UNIT = "table_row_low"  # a reagent / key-resource table's row
-TABLE_TYPES = (CAPTION_UNIT, ROW_UNIT, LOW_ROW_UNIT)
-# A low-ranked row's fused score is multiplied by this in retrieval: below any running passage
-# that matches as well, yet still found when nothing else matches (a question about a reagent).
-LOW_RANK = 0.5
-
-SEP = " · "
-# A row unit opens with where it is; focusing and the viewer tell a row unit by it.
-_UNIT_HEAD = re.compile(r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP))
 MAX_ROW_WORDS = 120  # a row longer than this is cut (it is a paragraph, not a row)
 MAX_TABLE_CHARS = 1500  # a table unit's part (~300-400 tokens, a chunk's size): a longer table is cut
 
@@ -78,31 +78,6 @@ class TableScan:
 def has_caption(text: str) -> bool:
     """The page's text has a table caption line: the pages worth `find_tables`."""
     return bool(_CAPTION.search(text))
-
-
-def is_table_unit(text: str) -> bool:
-    """A table's unit (tables.py): a row (focusing keeps it whole, as one sentence) or the table
-    (caption and rows: each line one sentence)."""
-    return bool(_UNIT_HEAD.match(text))
-
-
-def is_caption_line(line: str) -> bool:
-    """A table unit's first line: where it is, its caption, and its columns or its number of rows
-    (caption_text), not a row."""
-    return bool(_UNIT_HEAD.match(line)) and (f"{SEP}columns: " in line or line.rstrip().endswith(" rows"))
-
-
-def row_name(line: str) -> str:
-    """A row's name (its first cell) in a row unit or a table unit's line, without its group's
-    heading ("Female › Alzheimer": "Alzheimer"); "" where it is empty."""
-    fields = line.split(SEP)
-    if fields and _UNIT_HEAD.match(fields[0] + SEP):
-        fields = fields[1:]
-    return fields[0].split(GROUP_SEP)[-1].strip() if fields and ": " not in fields[0] else ""
-
-
-def where(number: str, page: int) -> str:
-    return f"Table {number} (page {page})" if number else f"Table (page {page})"
 
 
 # -- reading a paper -------------------------------------------------------------------

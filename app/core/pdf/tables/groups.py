@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from ...units import GROUP_SEP
+
 Rect = tuple[float, float, float, float]
 
 _ERRORS = re.compile(r"^[(\[][^()\[\]]*\d[^()\[\]]*[)\]]$")  # "(0.024)", "[0.12, 0.31]"
@@ -34,7 +36,6 @@ _OPEN_END = re.compile(r"(?:[/&,(–-]|\b(?:and|or|of|in|for|with|to|the|a|an))$
 _NOT_A_LABEL = re.compile(r"^(?:[(*†‡§¶]|notes?\b|source\b|abbreviations?\b)", re.I)
 # A row set as a part of the row above by a leading dash ("Baseline 1", then "– solid-state", "– sol-gel").
 _SUB_ROW = re.compile(r"^[–—-]\s+([^\W\d_].*)$")
-GROUP_SEP = " › "  # a group's heading and the row's name, in the row's first field ("Female › Alzheimer")
 NEAR = 1.6  # × a row's height, a row apart: how far a spanning label reaches (rows are set ~1.2-1.4 heights apart)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from .page import Rect, is_number
-from .abbreviations import ABBR_SEP, is_abbreviation
-from .chunks import GROUP_SEP, SEP, is_table_unit
+from ...units import ABBR_SEP
+from .abbreviations import is_abbreviation
+from ...units import GROUP_SEP, SEP, is_table_unit
 
 ANCHORS = 3  # cells of a row tried in turn as the one its line is found by
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ...ingest.chunking import text_units
+from ...units import text_units
 from ...models.structured import json_schema
 from ...records import Claim, Evidence
 from ...text.wording import trim_repetition

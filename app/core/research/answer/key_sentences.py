@@ -36,7 +36,7 @@ from ...errors import ModelError
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim, Evidence, Sentence
-from ...pdf.tables.chunks import is_caption_line, is_table_unit
+from ...units import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command

@@ -11,7 +11,7 @@ from ...models.base import ChatMessage, ChatModel
 from ...models.figure_guard import figures_of
 from ...paths import load_prompt
 from ...records import Evidence
-from ...pdf.tables.chunks import is_table_unit
+from ...units import is_table_unit
 from ..text.row_columns import named_columns_first, named_rows_first
 from .worked_answers import fitting_turns
 

@@ -28,7 +28,7 @@ from ...errors import Cancelled, ModelError
 from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim, Evidence, Support
-from ...pdf.tables.chunks import is_caption_line, is_table_unit
+from ...units import is_caption_line, is_table_unit
 from .check import answer_probability, beside_the_point
 from .prompt import printed_figures
 from .key_sentences import unquoted

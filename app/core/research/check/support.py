@@ -33,7 +33,7 @@ from ...models.catalog import JudgeCutoffs
 from ...models.structured import json_schema
 from ...paths import load_prompt
 from ...records import Evidence, Support
-from ...pdf.tables.chunks import is_table_unit
+from ...units import is_table_unit
 from .support_rules import check_specifics, quote_for
 from .table_row_rule import states_row
 

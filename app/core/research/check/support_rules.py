@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from ...records import Evidence, Support
-from ...pdf.tables.chunks import is_caption_line, is_table_unit
+from ...units import is_caption_line, is_table_unit
 from ..text.citations import NUMBER_WORDS, key_terms, stem, word_stems
 from ..text.abbreviations import abbreviated
 from ..text.clause_figures import misplaced_figure

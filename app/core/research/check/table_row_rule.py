@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from ...pdf.tables.abbreviations import ABBR_SEP
-from ...pdf.tables.chunks import GROUP_SEP, SEP, is_caption_line, is_table_unit
+from ...units import ABBR_SEP
+from ...units import GROUP_SEP, SEP, is_caption_line, is_table_unit
 from ..text.row_columns import joined_initials, label_cell, spelled_acronyms, terms as _terms
 from .support_rules import numbers_in
 

@@ -34,10 +34,10 @@ from typing import Callable
 
 import numpy as np
 
-from ...ingest.chunking import text_units
+from ...units import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
-from ...pdf.tables.chunks import is_table_unit
+from ...units import is_table_unit
 from ...text.acronyms import definitions
 from .axis_ticks import is_axis_ticks
 from .sentence_runs import leans_back, run_on_into, through_displays

@@ -24,10 +24,10 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from ...ingest.chunking import text_units
+from ...units import text_units
 from ...text.line_breaks import unfinished
 from ...records import Evidence
-from ...ingest.summarize import pages_of_text_file
+from ...units import pages_of_text_file
 from .back_matter import is_paper_matter
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ...ingest.chunking import text_units
+from ...units import text_units
 
 _YEAR = re.compile(r"(?<![\d.])(?:1[89]|20)\d\d[a-z]?(?![\d.]\d)")
 # Volume and pages after the year ("2004, 40:958-64", "2013;258:953–957", "2014, 14:1"), or a

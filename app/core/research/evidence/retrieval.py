@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...library.table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
-from ...pdf.tables.chunks import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
+from ...units import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import re
 
 from ...records import Evidence
 from ...pdf.tables.rows import row_cells
-from ...pdf.tables.chunks import is_caption_line, is_table_unit
+from ...units import is_caption_line, is_table_unit
 
 _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 MIN_FIGURES = 3  # a row with fewer figures could be any sentence's ("12.5 ± 0.1")…

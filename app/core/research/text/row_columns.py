@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from ...pdf.tables.abbreviations import ABBR_SEP
-from ...pdf.tables.chunks import SEP, is_caption_line, row_name
+from ...units import ABBR_SEP
+from ...units import SEP, is_caption_line, row_name
 from .citations import STOP_WORDS, stem
 
 MIN_FIELDS = 3  # a row of two columns is read whole at a glance
