@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.library.store.store import CONTENT_CHUNKS  # noqa: E402
+from app.core.library.store import CONTENT_CHUNKS  # noqa: E402
 from app.core.models import provision  # noqa: E402
 from app.core.settings import ModelConfig, Settings  # noqa: E402
 
@@ -53,7 +53,7 @@ def main() -> int:
         rss_after_import = peak_rss_mb()
 
         texts = desk.library.chunks_table(CONTENT_CHUNKS).to_arrow().column("text").to_pylist()
-        batch = settings.import_batch_size
+        batch = settings.ingest.batch_size
         t = time.perf_counter()
         for i in range(0, len(texts), batch):
             embedder.embed(texts[i : i + batch])

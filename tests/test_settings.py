@@ -100,3 +100,28 @@ def test_an_older_file_takes_the_defaults_changed_since_and_keeps_what_the_user_
     s.save(path)
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == SETTINGS_VERSION
     assert Settings.load(path).research.temperature == 0.2
+
+
+def test_a_file_of_version_2_keeps_its_import_batch_size_under_ingest(tmp_path):
+    """Version 3 moved `import_batch_size` into the import group: a file saved before keeps the
+    user's value, with no 'unknown setting' message."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "import_batch_size": 4, "research": {"k_evidence": 9}}), encoding="utf-8")
+    s, problems = Settings.load_checked(path)
+    assert problems == []
+    assert (s.ingest.batch_size, s.research.k_evidence) == (4, 9)
+    s.save(path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert "import_batch_size" not in saved and saved["ingest"] == {"batch_size": 4}
+
+
+def test_every_stage_setting_has_one_line_of_doc():
+    """The settings dialog shows each field's description as its tooltip."""
+    from dataclasses import fields
+
+    from app.core.settings import DeepParams, ImportParams, describe
+
+    for group in (ResearchParams, DeepParams, ImportParams):
+        for f in fields(group):
+            text = describe(group, f.name)
+            assert text and "\n" not in text, f"{group.__name__}.{f.name} has no one-line description"

@@ -27,19 +27,23 @@ from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
 
 from . import paths
 
 log = logging.getLogger(__name__)
 
-SETTINGS_VERSION = 2  # the defaults a saved file holds (a file without "version" is 1)
+SETTINGS_VERSION = 3  # the shape and defaults a saved file holds (a file without "version" is 1)
 # Each version's changed defaults, with the value they had before: in a file of an older version,
 # such a value is the old default, not a choice, and today's default takes its place.
 CHANGED_DEFAULTS: dict[int, dict[tuple[str, str], Any]] = {
     # greedy answers over a 300-token first turn (docs/research.md, 2026-11-29)
     2: {("research", "temperature"): 0.2, ("research", "first_claim_read_s"): 5.0},
+}
+# Keys that moved, by the version that moved them: (old group or "" for the top, old key) -> (group, key).
+MOVED_KEYS: dict[int, dict[tuple[str, str], tuple[str, str]]] = {
+    3: {("", "import_batch_size"): ("ingest", "batch_size")},
 }
 
 
@@ -77,66 +81,108 @@ class ModelConfig:
 CITATION_STYLES = ("numbers", "tags")  # ResearchParams.citation_style
 
 
-@dataclass
-class ResearchParams:
-    """Funnel defaults (DESIGN.md, "The research funnel"). Cutoffs of None mean
-    "use the calibrated value for the embedding model from the catalog"."""
+# The funnel's knobs, grouped by the stage that reads them. `ResearchParams` joins the groups into
+# the one object the funnel takes (flat attribute access: `params.k_evidence`); the settings file
+# keeps them under "research". Each field's description is the settings dialog's tooltip; a tuned
+# value names the bench that set it, and the story behind it is in docs/lab/.
 
-    k_summaries: int = 8
-    mmr_lambda_summaries: float = 0.5
-    cutoff_summaries: float | None = None
-    k_evidence: int = 15
-    mmr_lambda_evidence: float = 0.75  # seed: 0.6; 0.75 measured better on bench/retrieval.py
-    same_page_similarity: float = 1.5  # stage 2's MMR counts a page's second chunk this alike to its first (more pages in the top 5; 0: off)
-    cutoff_evidence: float | None = None
-    evidence_tokens: int = 4600  # stage 2 keeps at least k_evidence passages, more while they fit this many tokens (~4 characters each); 0: k_evidence
-    hybrid: bool = True
-    # How the prompt asks for citations: "numbers" (passages numbered [1], [2]…, the
-    # model cites the number, the answer shows [PAPER_ID, page N]) or "tags" (each
-    # passage headed by its [PAPER_ID, page N] tag to copy). See docs/research.md.
-    citation_style: str = "numbers"  # one of CITATION_STYLES
-    min_shortlist: int = 5
-    max_shortlist: int = 8
-    answer_max_tokens: int = 700  # free-text answers (improve, fallback)
-    # Claim-bound answers (research/answer/synthesis.py): the model writes claims through structured
-    # output and each is checked against the sentences it cites. Off: the free-text prompt.
-    structured_answers: bool = True
-    # Free-text answers read the focused evidence too (the sentences on the question, within
-    # focus_tokens), not whole passages: a prompt a third as long. Off: whole passages.
-    focus_prose: bool = True
-    # Each citation of an answer gets a support verdict (research/check/support.py); off saves a short model call.
-    check_support: bool = True
-    # The measurements behind the values below are in docs/research.md, "The answer's settings".
-    focus_tokens: int = 800  # evidence tokens in the prompt after focusing (research/evidence/focus.py); more for a faster model:
-    evidence_read_s: float = 12.0  # ...what the model reads in this many seconds (measured speed; 0: the setting only)
-    focus_max_tokens: int = 2400  # ...up to this many tokens (and within the model's context)
-    claims_max_tokens: int = 300  # tokens the model may write for its claims
-    first_claim_tokens: int = 300  # evidence tokens the first turn reads at least (0: one prompt)
-    first_claim_read_s: float = 0.0  # the first turn reads what the model read in this many seconds lately (0: always first_claim_tokens)
-    first_claim_max_tokens: int = 500  # ...up to this many tokens
-    first_turn_claims: int = 3  # claims the first turn may write: the direct answer and one per further part
-    worked_answers: int = 2  # worked answers (synthesis_worked.md) the model reads before the first turn's question (kept once per load)
-    key_sentences: int = 4  # key passages quoted beneath the answer (key_sentences.py); 0: the model reads on instead
-    quotes_per_passage: int = 2  # key passages from one passage at most (neighbours join into one)
-    quote_candidates: int = 12  # candidate sentences the model rates for answering the question before quoting
-    withdraw_unstated: bool = True  # withdraw a claim stating a figure no passage states, if another claim of the model is supported
-    withdraw_unsupported: bool = True  # withdraw a claim no cited passage supports even in part, likewise
-    rewrite_faulted: bool = True  # write a claim the check faults again once, from the key passages and its cited sentences (rewrite.py)
-    answer_check: bool = True  # rate the direct answer for stating what was asked; write it again if clearly outrated (answer_check.py)
-    synthesis_timeout_s: float = 600.0
-    temperature: float = 0.0  # sampling temperature of answers and drafts (0: greedy, the same answer to the same question)
+
+@dataclass
+class RetrievalParams:
+    """Stages 1 and 2 (DESIGN.md, "The research funnel"): which papers and passages are found."""
+
+    k_summaries: int = Field(8, description="Summary passages stage 1 keeps to choose the papers.")
+    mmr_lambda_summaries: float = Field(0.5, description="Stage 1's MMR weight of relevance against variety (1: relevance only).")
+    cutoff_summaries: float | None = Field(None, description="Stage 1's similarity cutoff; empty: the embedding model's calibrated value.")
+    min_shortlist: int = Field(5, description="Papers stage 1 shortlists at least.")
+    max_shortlist: int = Field(8, description="Papers stage 1 shortlists at most.")
+    k_evidence: int = Field(15, description="Passages stage 2 keeps from the shortlisted papers.")
+    # bench/retrieval.py (the seeds' value was 0.6)
+    mmr_lambda_evidence: float = Field(0.75, description="Stage 2's MMR weight of relevance against variety (1: relevance only).")
+    # bench/retrieval.py
+    same_page_similarity: float = Field(1.5, description="How alike stage 2's MMR counts a page's second passage to its first (0: off).")
+    cutoff_evidence: float | None = Field(None, description="Stage 2's similarity cutoff; empty: the embedding model's calibrated value.")
+    evidence_tokens: int = Field(4600, description="Stage 2 keeps more than k passages while they fit this many tokens (0: k only).")
+    hybrid: bool = Field(True, description="Search vectors and the full-text (BM25) index together.")
+
+
+@dataclass
+class FocusParams:
+    """What of the evidence the model reads: the sentences on the question, within a token budget."""
+
+    focus_prose: bool = Field(True, description="Free-text answers read the focused sentences, not whole passages.")
+    # bench/answers.py
+    focus_tokens: int = Field(800, description="Evidence tokens in the prompt after focusing (more for a faster model).")
+    evidence_read_s: float = Field(12.0, description="Or what the model reads in this many seconds at its measured speed (0: focus_tokens only).")
+    focus_max_tokens: int = Field(2400, description="Focused evidence tokens at most (and within the model's context).")
+    # bench/answers.py
+    first_claim_tokens: int = Field(300, description="Evidence tokens the answer's first turn reads at least (0: one prompt).")
+    first_claim_read_s: float = Field(0.0, description="The first turn reads what the model read in this many seconds lately (0: first_claim_tokens).")
+    first_claim_max_tokens: int = Field(500, description="Evidence tokens the first turn reads at most.")
+
+
+@dataclass
+class AnswerParams:
+    """Stage 3: what the model writes, and the key passages quoted beneath it."""
+
+    # How the prompt asks for citations: "numbers" (passages numbered [1], [2]…, the model cites
+    # the number) or "tags" (each passage headed by its [PAPER_ID, page N] tag to copy).
+    citation_style: str = Field("numbers", description="How the prompt asks the model to cite; answers always show [PAPER_ID, page N].")
+    structured_answers: bool = Field(True, description="Claims through structured output, each bound to the sentences it cites (off: free text).")
+    answer_max_tokens: int = Field(700, description="Tokens a free-text answer (improve, fallback) may take.")
+    claims_max_tokens: int = Field(300, description="Tokens the model may write for its claims.")
+    first_turn_claims: int = Field(3, description="Claims the first turn may write: the direct answer and one per further part.")
+    worked_answers: int = Field(2, description="Worked answers the model reads before the question (kept once per model load).")
+    key_sentences: int = Field(4, description="Key passages quoted beneath the answer (0: none).")
+    quotes_per_passage: int = Field(2, description="Key passages taken from one passage at most.")
+    quote_candidates: int = Field(12, description="Candidate sentences the model rates for answering before the key passages are chosen.")
+    synthesis_timeout_s: float = Field(600.0, description="Seconds the answer may take before it fails with a retry offered.")
+    # bench/answers.py (greedy: the same answer to the same question)
+    temperature: float = Field(0.0, description="Sampling temperature of answers and drafts (0: greedy).")
+
+
+@dataclass
+class CheckParams:
+    """Stage 4: each citation checked for support, and what happens to a claim the check faults."""
+
+    check_support: bool = Field(True, description="Give each citation a support verdict (off saves a short model call per claim).")
+    withdraw_unstated: bool = Field(True, description="Withdraw a claim stating a figure no passage states, when another claim is supported.")
+    withdraw_unsupported: bool = Field(True, description="Withdraw a claim no cited passage supports even in part, when another claim is supported.")
+    rewrite_faulted: bool = Field(True, description="Write a faulted claim once more, from the key passages and its cited sentences.")
+    answer_check: bool = Field(True, description="Rate the direct answer for stating what was asked; write it again if clearly outrated.")
+
+
+@dataclass
+class ResearchParams(CheckParams, AnswerParams, FocusParams, RetrievalParams):
+    """The funnel's knobs, one object (the stage groups above). Cutoffs of None mean "use the
+    calibrated value for the embedding model from the catalog"."""
 
 
 @dataclass
 class DeepParams:
-    time_minutes: float | None = 5.0  # None: unlimited
-    max_iterations_standard: int = 3
-    max_iterations_deep: int = 7
-    max_attempts_per_question: int = 3
-    candidates: int = 20
-    keep_per_search: int = 6
-    vector_weight: float = 0.4
-    llm_weight: float = 0.6
+    """Deep research (DESIGN.md, "Deep research"): the agentic loop's budget and scoring."""
+
+    time_minutes: float | None = Field(5.0, description="Default time budget in minutes (empty: unlimited).")
+    max_iterations_standard: int = Field(3, description="Search rounds at most in standard mode.")
+    max_iterations_deep: int = Field(7, description="Search rounds at most in deep mode.")
+    max_attempts_per_question: int = Field(3, description="Attempts at one sub-question before it is marked exhausted.")
+    candidates: int = Field(20, description="Vector candidates each search scores.")
+    keep_per_search: int = Field(6, description="Scored passages each search keeps.")
+    vector_weight: float = Field(0.4, description="Weight of the vector score in a passage's combined score.")
+    llm_weight: float = Field(0.6, description="Weight of the model's relevance score in a passage's combined score.")
+
+
+@dataclass
+class ImportParams:
+    """Import: how papers are read and indexed."""
+
+    batch_size: int = Field(16, description="Passages embedded per batch while importing.")
+
+
+def describe(group: type, name: str) -> str:
+    """The one-line description of a settings field (the settings dialog's tooltip)."""
+    info = group.__pydantic_fields__.get(name)  # type: ignore[attr-defined]
+    return (info.description or "") if info is not None else ""
 
 
 @dataclass
@@ -149,8 +195,8 @@ class Settings:
     judge: ModelConfig = field(default_factory=lambda: ModelConfig(backend=""))
     research: ResearchParams = field(default_factory=ResearchParams)
     deep: DeepParams = field(default_factory=DeepParams)
+    ingest: ImportParams = field(default_factory=ImportParams)
     theme: str = "system"  # system | light | dark
-    import_batch_size: int = 16
 
     # -- persistence -------------------------------------------------------
     @staticmethod
@@ -197,10 +243,19 @@ class Settings:
 
 
 def _upgrade(raw: dict[str, Any]) -> None:
-    """Take the file's `version` out of `raw`, and the values it holds that are the old defaults of
-    a later version (they load as today's defaults)."""
+    """Take the file's `version` out of `raw`, move the keys a later version moved, and drop the
+    values it holds that are the old defaults of a later version (they load as today's defaults)."""
     version = raw.pop("version", 1)
     version = version if isinstance(version, int) else 1
+    for moved_in, moves in MOVED_KEYS.items():
+        if moved_in <= version:
+            continue
+        for (group, key), (new_group, new_key) in moves.items():
+            source = raw.get(group) if group else raw
+            if isinstance(source, dict) and key in source:
+                raw.setdefault(new_group, {})
+                if isinstance(raw[new_group], dict):
+                    raw[new_group].setdefault(new_key, source.pop(key))
     for changed_in, defaults in CHANGED_DEFAULTS.items():
         if changed_in <= version:
             continue

@@ -74,7 +74,7 @@ class PaperOperations(DeskParts):
             self.library,
             self.embedder(),
             embedding_identity=self.embedding_identity(),
-            batch_size=self.settings.import_batch_size,
+            batch_size=self.settings.ingest.batch_size,
             task=task,
         )
         return importer.run(paths)
@@ -95,7 +95,7 @@ class PaperOperations(DeskParts):
 
     def _entry_importer(self, entries, task: Task) -> Importer:
         return Importer(self.library, self.embedder(), embedding_identity=self.embedding_identity(),
-                        batch_size=self.settings.import_batch_size, task=task, entries=entries)
+                        batch_size=self.settings.ingest.batch_size, task=task, entries=entries)
 
     def reindex_papers(self, ids: list[str], task: Task | None = None) -> ImportReport:
         """Re-import papers from their stored PDF copies, keeping id, title and summary.

@@ -6,7 +6,7 @@ metadata and updates papers a previous run imported. The Desk wires them up:
 
     def make_importer(entries, task):
         return Importer(desk.library, desk.embedder(), embedding_identity=desk.embedding_identity(),
-                        batch_size=desk.settings.import_batch_size, task=task, entries=entries)
+                        batch_size=desk.settings.ingest.batch_size, task=task, entries=entries)
 
     import_zotero(make_importer, path_or_None, task)        # research-desk add --zotero [PATH]
     import_bibliography(make_importer, "refs.bib", task)     # add --bib FILE / add --ris FILE
