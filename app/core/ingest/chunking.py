@@ -19,11 +19,11 @@ full-text search and by the LLM, but contributes less to the vector.
 
 from __future__ import annotations
 
-import re
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from ..records import Chunk, PageText
-from ..units import TokenCounter, Unit, approx_tokens, unit_spans
+from ..units import TokenCounter, approx_tokens, unit_spans
+
 
 def token_counter(embedder: object | None) -> TokenCounter:
     """The embedding model's own tokenizer where it has a local one (llama.cpp), else the estimate.
@@ -63,7 +63,7 @@ def chunk_pages(
     index = 0
     for page in pages:
         md = page.markdown
-        units = _units(md, max_tokens, count_tokens)
+        units = unit_spans(md, max_tokens, count_tokens)
 
         def tokens(a: int, b: int) -> int:
             return count_tokens(md[units[a].start:units[b - 1].end]) if a < b else 0

@@ -8,9 +8,7 @@ if the notes themselves are too long, they are reduced in groups first.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..callbacks import IsCancelled, Progress, check_cancelled, no_progress
 from ..library.store import Library

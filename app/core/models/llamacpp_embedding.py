@@ -7,10 +7,11 @@ llama.cpp's worker threads wait (imported first, below, before llama_cpp itself)
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import ModelError
 from ..settings import ModelConfig
 from .base import EmbeddingModel, l2_normalise
 from .llamacpp import _check_gguf, _load, _threads

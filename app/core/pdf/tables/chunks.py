@@ -19,7 +19,6 @@ A page whose tables cannot be read is skipped with a note; the paper imports as 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
