@@ -127,7 +127,7 @@ def split_questions(split: str, r_path: Path, m_path: Path) -> tuple[list[dict],
 def model_speed(desk: Desk) -> tuple[float, float]:
     """Seconds to read 1,000 new tokens and to write 100, measured on the loaded chat model."""
     chat = desk.chat()
-    text = (REPO / "docs" / "research.md").read_text() * 4
+    text = (REPO / "docs" / "lab" / "2026-11-23.md").read_text() * 4
     words = text.split()
     prompt = " ".join(words[:700])
     while chat.count_tokens(prompt) < 1000:

@@ -5,7 +5,7 @@ quotes, and whole (as answers.py grades them); and the gold fact groups the mode
 state, of all the questions' groups. The last is the finer grade: a tiny model rarely states every
 fact of an answer, yet one that states some of them reads better than one that states none. It is
 how the hand-labelled answers rank chat models beside `models rate`'s generated questions
-(docs/research.md, "Models measured").
+(docs/lab/, "Models measured").
 
     .venv/bin/python bench/grade_saved.py RUN.jsonl [RUN.jsonl …] [--pipeline "claims (new)"]
 

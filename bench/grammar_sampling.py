@@ -3,7 +3,7 @@
 llama-cpp-python runs a JSON schema's grammar over the whole vocabulary before every token;
 `app/core/models/grammar_sampling.py` draws first and asks the grammar about that one token.
 This writes the same claim-bound answer (the answer prompt's JSON schema, a real passage of
-docs/research.md) with the stock `Llama` and with `GrammarLastLlama`, alternated, plus a free-text
+docs/lab/) with the stock `Llama` and with `GrammarLastLlama`, alternated, plus a free-text
 reply as the floor, and prints milliseconds per written token (median of the runs) and whether
 the greedy replies are identical.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-PASSAGES = (REPO / "docs" / "research.md").read_text(encoding="utf-8")[2000:3200]
+PASSAGES = (REPO / "docs" / "lab" / "2026-11-23.md").read_text(encoding="utf-8")[2000:3200]
 
 
 def write(llm, messages, tokens: int, schema: dict | None) -> tuple[float, str]:

@@ -3,7 +3,7 @@
 `app/core/models/reply_opening.py` puts the claims schema's fixed opening (`{"claims": [{"text": "`)
 into the prompt instead of letting the model write it token by token. This asks the product's
 llama.cpp backend for the answer's first turn (the real prompt templates, a passage of
-docs/research.md, one claim) with the opening read and written, alternated, each read from an
+docs/lab/, one claim) with the opening read and written, alternated, each read from an
 empty cache, and prints the medians of: the wait for the first piece (reading the prompt, with
 the opening where it is read), the time from there to the claim's first word (writing the
 opening, where the model writes it) and their sum. Whole replies are not compared: batch and
@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-PASSAGE = (REPO / "docs" / "research.md").read_text(encoding="utf-8")[2000:2900]  # ~the first turn's 300 tokens
+PASSAGE = (REPO / "docs" / "lab" / "2026-11-23.md").read_text(encoding="utf-8")[2000:2900]  # ~the first turn's 300 tokens
 QUESTION = "How does focusing choose the sentences the model reads, and why windows rather than single sentences?"
 
 

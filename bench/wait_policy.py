@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-TEXT = (REPO / "docs" / "research.md").read_text(encoding="utf-8")
+TEXT = (REPO / "docs" / "lab" / "2026-11-23.md").read_text(encoding="utf-8")
 
 
 def child(tokens: int) -> dict:

@@ -1551,7 +1551,7 @@ class _RatingChat(ScriptedChat):
 def test_the_first_turn_writes_before_the_key_sentences_are_rated_each_once(fact_library):
     """Real library, focusing and quotes; a scripted model. The first turn reads the best passages
     in retrieval order and writes first (rating before it gained nothing on development answers,
-    docs/research.md); the key sentences are rated after it, each once, and the best rating is
+    docs/lab/); the key sentences are rated after it, each once, and the best rating is
     kept for the answer check."""
     right = json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.", "sources": [1]}]})
     question = "How fast did the glacier front retreat, and with what did they fly?"

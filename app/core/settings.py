@@ -38,7 +38,7 @@ SETTINGS_VERSION = 3  # the shape and defaults a saved file holds (a file withou
 # Each version's changed defaults, with the value they had before: in a file of an older version,
 # such a value is the old default, not a choice, and today's default takes its place.
 CHANGED_DEFAULTS: dict[int, dict[tuple[str, str], Any]] = {
-    # greedy answers over a 300-token first turn (docs/research.md, 2026-11-29)
+    # greedy answers over a 300-token first turn (docs/lab/, 2026-11-29)
     2: {("research", "temperature"): 0.2, ("research", "first_claim_read_s"): 5.0},
 }
 # Keys that moved, by the version that moved them: (old group or "" for the top, old key) -> (group, key).

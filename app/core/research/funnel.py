@@ -242,7 +242,7 @@ class Funnel:
             passing = candidates[:3]
             notes.append("Stage 2: no passage reached the similarity cutoff; the 3 best matches are used, so the answer may be weak.")
         # Evidence counted in tokens: at least k_evidence passages, more while they fit evidence_tokens (evidence_size.py);
-        # a page's second text chunk after the other pages' best (same_page_similarity, docs/research.md).
+        # a page's second text chunk after the other pages' best (same_page_similarity, docs/lab/).
         order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), len(passing), p.mmr_lambda_evidence,
                     retrieval.page_groups(passing), p.same_page_similarity) if passing else []
         order = within_tokens([passing[i].text for i in order], p.k_evidence, p.evidence_tokens, order)

@@ -22,7 +22,7 @@ probabilities, the model rates the best few candidates first: each is one yes/no
 question's part of the prompt is read once and kept in the cache, so each candidate costs
 only its own ~50 tokens of reading. In a lab run on 52 bench questions (r-papers and mixed
 fields) the two quotes held a gold fact for 28 questions against 21 by focus score alone; on
-30 other questions the answers were right 12 times against 9 (docs/research.md).
+30 other questions the answers were right 12 times against 9 (docs/lab/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ is split into its parts by its grammar, and a part whose own words neither the m
 the key passages use is named beneath the answer: the reader learns which part may be missing
 rather than taking a partial answer for a whole one. (A turn of the model's own for each open
 part, a key passage chosen for it and a claim for each part held by the grammar were measured
-and not kept: docs/research.md.)
+and not kept: docs/lab/.)
 
 The split itself is in text/question_split.py.
 """

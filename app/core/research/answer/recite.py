@@ -20,7 +20,7 @@ and the quote under it gave the paper's figures. A shaded claim is still a numbe
 may copy; the withdrawn claim's text stays in the answer's notes, so nothing is hidden.
 `withdraw_unsupported` goes further: a claim of the model that no cited passage supports even in
 part is withdrawn the same way (on the held-out bench, five of nine such claims were wrong, two
-right; docs/research.md).
+right; docs/lab/).
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ ASKED_FIGURE_BONUS = 0.1
 # quality at … Hospital in Malawi, how many outpatients answered the exit interviews?"). The frame's
 # words are on many sentences of the paper; the sentence that answers shares the ask's. So each
 # sentence is also scored by the ask alone (question_split.question_ask), by terms and by cosine,
-# and keeps the better of the two. Development questions (docs/research.md, session 21): gold facts
+# and keeps the better of the two. Development questions (docs/lab/, session 21): gold facts
 # focused 52.4 -> 61.9 % (new mixed), 88.5 % (old mixed), 76.1 -> 77.6 % (r-papers); the model's
 # sentences right 8 -> 11, whole answers 14 -> 20 (the 20 new questions and the 18 others whose
 # evidence changed).

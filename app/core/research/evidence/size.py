@@ -7,7 +7,7 @@ five *passages* (0.82 against 0.84 on the r-papers development questions). Count
 the new ranking is as good or better: the answer's page within the first 1,500 tokens of the
 evidence for 0.85 of the questions against 0.84 (mixed fields 0.84 against 0.81). So stage 2
 keeps its passages, best first in MMR order, while they fit a token budget: the text the 15
-passages held before. docs/research.md ("Evidence counted in tokens") has the figures.
+passages held before. docs/lab/ ("Evidence counted in tokens") has the figures.
 
 Tokens are ~4 characters each, as the focusing step counts them without the chat model's
 tokenizer: cheap, and only the amount of text matters here. What the model reads is sized
