@@ -145,7 +145,7 @@ def main() -> int:
     desk = Desk(library=args.library)
     if not desk.library.list_papers():
         print(f"importing {CORPUS} …", file=sys.stderr)
-        desk.add([CORPUS], progress=lambda f, m: None)
+        desk.add([CORPUS])
     papers = desk.library.list_papers()
     by_file = {p.source_file: p.id for p in papers if p.complete}
     questions = load_questions(Path(args.questions))
