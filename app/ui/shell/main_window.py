@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplicatio
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar, QWidget
 
 from app.core import paths
-from app.core.desk import LibraryLayout
+from app.core.desk import LibraryLayout, plural
 from app.core.settings import Settings
 
 from . import heap
@@ -24,6 +24,7 @@ from ..common import theme
 from ..library import jobs
 from ..common.answer_render import CiteLink
 from ..research.answer_view import AnswerView
+from ..research.question_box import MAX_HISTORY
 from ..check.controller import add_check_tab
 from ..draft.controller import DraftController
 from ..draft.pane import DraftPane
@@ -39,8 +40,6 @@ from ..research.controller import ResearchController
 from ..research.pane import ResearchPane
 from .window_models import ModelSetup
 from ..common.worker import WorkerHost
-
-MAX_HISTORY = 100
 
 
 def window_settings() -> QSettings:
@@ -240,8 +239,7 @@ class MainWindow(ModelSetup, QMainWindow):
             self.host.submit("warm", jobs.warm_up, key="warm")
 
     def _papers_changed(self, papers: list) -> None:
-        count = len(papers)
-        self.library_label.setText(f"Library: {self.layout_.root} · {count} paper{'s' if count != 1 else ''}")
+        self.library_label.setText(f"Library: {self.layout_.root} · {plural(len(papers), 'paper')}")
 
     def _reindex_notes(self, paper_id: str) -> None:
         handle = self.host.submit("notes", partial(jobs.reindex_notes, paper_id=paper_id), key=f"notes:{paper_id}")
