@@ -31,6 +31,7 @@ from ..ingest.pipeline import ImportOutcome, ImportReport
 from ..library.layout import LibraryLayout
 from ..pdf.mupdf_guard import MUPDF
 from ..pdf.extract import locate_text
+from ..pdf.highlight import PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display
 from ..pdf.tables.rows import locate_row
 from ..library.text_search import TextHit
 from ..scope import Scope
@@ -59,6 +60,7 @@ __all__ = [
     "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
-    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
+    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "PageHighlight", "Rect", "locate_passage",
+    "normalise_word", "passage_words", "to_display", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
     "RoundRecord", "HistoryEntry", "HistoryRecord", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]
