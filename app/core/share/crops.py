@@ -1,0 +1,97 @@
+"""A band of each cited PDF page as a PNG, with the boxes of the cited sentences on it.
+
+The boxes are the viewer's own (pdf/highlight.py: the same sentence, the same rectangles); the band
+runs across the page's text and a few lines above and below the sentences, so a reader sees them in
+their paragraph. Where the sentences are not found on the page (an odd text layer), the whole page
+is shown, smaller, and the card says so.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pymupdf
+
+from ..pdf.highlight import locate_on_page, to_display
+from ..pdf.mupdf_guard import MUPDF
+from .records import Crop, EvidenceCard, QuotedSentence, Rect, SharedAnswer
+
+log = logging.getLogger(__name__)
+
+ZOOM = 2.0  # 144 dpi: sharp on a phone's screen and in print; a band of text is ~50 KB of PNG
+WHOLE_PAGE_ZOOM = 1.2  # a page whose sentences were not found is shown whole, smaller
+CONTEXT_PT = 42.0  # about three lines of body text above and below the sentences
+MIN_HEIGHT_PT = 140.0
+SIDE_PAD_PT = 10.0
+
+
+def crop_cards(answer: SharedAnswer, cards: list[EvidenceCard], step: Callable[[str], None] | None = None) -> None:
+    """Fill each card's crop from its paper's PDF in the library (each PDF opened once)."""
+    by_paper: dict[str, list[EvidenceCard]] = {}
+    for card in cards:
+        by_paper.setdefault(card.paper_id, []).append(card)
+    for paper_id, group in by_paper.items():
+        paper = answer.paper(paper_id)
+        if paper is None or paper.pdf is None:
+            for card in group:
+                card.missing = "The PDF of this paper is not in the library: no picture of the page."
+            continue
+        with MUPDF:
+            doc = pymupdf.open(str(paper.pdf))
+        try:
+            for card in group:
+                if step is not None:
+                    step(f"{paper_id}, page {card.page}")
+                if not 1 <= card.page <= doc.page_count:
+                    card.missing = f"The PDF has {doc.page_count} pages; page {card.page} is not among them."
+                    continue
+                with MUPDF:
+                    card.crop = page_crop(doc.load_page(card.page - 1), paper_id, card.sentences)
+                lost = [t.text for t, rects in zip(card.sentences, card.crop.boxes) if not rects]
+                if lost and not card.crop.found:
+                    card.missing = "The quoted sentences could not be located on the page: the whole page is shown."
+                elif lost:
+                    card.missing = f"Not located on the page, so not highlighted: “{_clip(lost[0])}”" + (
+                        f" and {len(lost) - 1} more" if len(lost) > 1 else "")
+        finally:
+            with MUPDF:
+                doc.close()
+
+
+def page_crop(pg: pymupdf.Page, paper_id: str, sentences: list[QuotedSentence], zoom: float = ZOOM) -> Crop:
+    """The band of `pg` around `sentences`, with one box a line of each (display coordinates)."""
+    boxes = [list(locate_on_page(pg, s.text).rects) for s in sentences]
+    found = [r for rects in boxes for r in rects]
+    page = pg.rect
+    if found:
+        x0, y0 = min(r[0] for r in found), min(r[1] for r in found)
+        x1, y1 = max(r[2] for r in found), max(r[3] for r in found)
+        text = _text_area(pg)
+        if text is not None:
+            x0, x1 = min(x0, text[0]), max(x1, text[2])
+        x0, x1 = max(page.x0, x0 - SIDE_PAD_PT), min(page.x1, x1 + SIDE_PAD_PT)
+        y0, y1 = y0 - CONTEXT_PT, y1 + CONTEXT_PT
+        if y1 - y0 < MIN_HEIGHT_PT:
+            grow = (MIN_HEIGHT_PT - (y1 - y0)) / 2
+            y0, y1 = y0 - grow, y1 + grow
+        y0, y1 = max(page.y0, y0), min(page.y1, y1)
+        clip: Rect = (x0, y0, x1, y1)
+    else:
+        clip, zoom = (page.x0, page.y0, page.x1, page.y1), WHOLE_PAGE_ZOOM
+    pix = pg.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(clip), alpha=False)
+    return Crop(paper_id, pg.number + 1, pix.tobytes("png"), clip, boxes, pix.width, pix.height)
+
+
+def _text_area(pg: pymupdf.Page) -> Rect | None:
+    """The bounds of the page's text blocks as displayed (the column(s) a band spans), or None."""
+    blocks = [b for b in pg.get_text("blocks") if b[6] == 0 and str(b[4]).strip()]
+    if not blocks:
+        return None
+    rects = [to_display(pg, pymupdf.Rect(b[:4])) for b in blocks]
+    return (min(r[0] for r in rects), min(r[1] for r in rects), max(r[2] for r in rects), max(r[3] for r in rects))
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
