@@ -60,21 +60,29 @@ def crop_cards(answer: SharedAnswer, cards: list[EvidenceCard], step: Callable[[
 
 
 def page_crop(pg: pymupdf.Page, paper_id: str, sentences: list[QuotedSentence], zoom: float = ZOOM) -> Crop:
-    """The band of `pg` around `sentences`, with one box a line of each (display coordinates)."""
+    """The band of `pg` around `sentences`, with one box a line of each (display coordinates).
+
+    The band is as wide as the text blocks the sentences stand in (one column of a two-column
+    page, or the whole text width), a few lines higher and lower, its edges moved out of any line
+    they would cut through."""
     boxes = [list(locate_on_page(pg, s.text).rects) for s in sentences]
     found = [r for rects in boxes for r in rects]
     page = pg.rect
     if found:
         x0, y0 = min(r[0] for r in found), min(r[1] for r in found)
         x1, y1 = max(r[2] for r in found), max(r[3] for r in found)
-        text = _text_area(pg)
-        if text is not None:
-            x0, x1 = min(x0, text[0]), max(x1, text[2])
+        blocks, lines = _text_layout(pg)
+        holding = [b for b in blocks if any(_overlap(b, r) for r in found)]
+        if holding:
+            x0, x1 = min(x0, *(b[0] for b in holding)), max(x1, *(b[2] for b in holding))
         x0, x1 = max(page.x0, x0 - SIDE_PAD_PT), min(page.x1, x1 + SIDE_PAD_PT)
         y0, y1 = y0 - CONTEXT_PT, y1 + CONTEXT_PT
         if y1 - y0 < MIN_HEIGHT_PT:
             grow = (MIN_HEIGHT_PT - (y1 - y0)) / 2
             y0, y1 = y0 - grow, y1 + grow
+        across = [ln for ln in lines if ln[2] > x0 and ln[0] < x1]
+        y0 = min([y0, *(ln[1] - 1 for ln in across if ln[1] < y0 < ln[3])])
+        y1 = max([y1, *(ln[3] + 1 for ln in across if ln[1] < y1 < ln[3])])
         y0, y1 = max(page.y0, y0), min(page.y1, y1)
         clip: Rect = (x0, y0, x1, y1)
     else:
@@ -83,13 +91,20 @@ def page_crop(pg: pymupdf.Page, paper_id: str, sentences: list[QuotedSentence], 
     return Crop(paper_id, pg.number + 1, pix.tobytes("png"), clip, boxes, pix.width, pix.height)
 
 
-def _text_area(pg: pymupdf.Page) -> Rect | None:
-    """The bounds of the page's text blocks as displayed (the column(s) a band spans), or None."""
-    blocks = [b for b in pg.get_text("blocks") if b[6] == 0 and str(b[4]).strip()]
-    if not blocks:
-        return None
-    rects = [to_display(pg, pymupdf.Rect(b[:4])) for b in blocks]
-    return (min(r[0] for r in rects), min(r[1] for r in rects), max(r[2] for r in rects), max(r[3] for r in rects))
+def _text_layout(pg: pymupdf.Page) -> tuple[list[Rect], list[Rect]]:
+    """The page's text blocks and lines, as displayed."""
+    layout = pg.get_text("dict", flags=0)
+    blocks, lines = [], []
+    for b in layout["blocks"]:
+        if b.get("type", 0) != 0 or not b.get("lines"):
+            continue
+        blocks.append(to_display(pg, pymupdf.Rect(b["bbox"])))
+        lines += [to_display(pg, pymupdf.Rect(ln["bbox"])) for ln in b["lines"]]
+    return blocks, lines
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _clip(text: str, limit: int = 120) -> str:
