@@ -14,6 +14,7 @@ from ..errors import ResearchDeskError
 from ..events import Notice, Progress, Stage, Task
 from ..history import HistoryEntry, HistoryRecord, HistoryStore
 from ..records import ResearchResult
+from ..settings import ModelConfig
 from .papers import PaperOperations
 
 log = logging.getLogger(__name__)
@@ -75,12 +76,17 @@ class HistoryOperations(PaperOperations):
             raise ResearchDeskError(f"Unknown export format {fmt!r}.", "Use " + ", ".join(EXPORT_FORMATS) + ".")
         out = Path(path) if path else self.library.results_dir / (slugify(result.query) + SUFFIXES[fmt])
         run = result.extra.get("run") or {}
-        model = model or run.get("model") or self.settings.chat.describe()
-        if fmt == "bibtex":
-            return export_bibtex(self.library, result, out)
-        if fmt == "md":
-            return export_markdown(result, out, model=model)
-        return self._share(fmt, out, result, task or Task(), model=model, asked_at=asked_at)
+        model = model or run.get("model") or self.settings.chat.describe()  # the history's and Markdown's form
+        try:
+            if fmt == "bibtex":
+                return export_bibtex(self.library, result, out)
+            if fmt == "md":
+                return export_markdown(result, out, model=model)
+            return self._share(fmt, out, result, task or Task(), model=model, asked_at=asked_at)
+        except OSError as exc:  # a folder that cannot be made, a full disk, no permission: say where
+            where = exc.filename or out
+            raise ResearchDeskError(f"The export could not be written: {exc.strerror or exc} ({where}).",
+                                    "Choose another file or folder, one you may write to, on a disk with space.") from exc
 
     def _share(self, fmt: str, out: Path, result: ResearchResult, task: Task, *, model: str, asked_at: str) -> Path:
         """Issue 81: the answer with its evidence, as a page, a bundle or annotated PDFs."""
@@ -127,11 +133,25 @@ class HistoryOperations(PaperOperations):
         try:
             cfg = self.judge_config()
         except ResearchDeskError:
-            return self.settings.judge.describe()
-        return cfg.describe() if cfg is not None else "the chat model"
+            return _model_name(self.settings.judge)
+        return _model_name(cfg) if cfg is not None else "the chat model"
 
     def run_record(self, params: Any = None) -> dict[str, Any]:
         """What an answer keeps of how it was made (the model, the judge, the research settings):
-        the evidence bundle's manifest reports it."""
-        return {"model": self.settings.chat.describe(), "judge": self._judge_name(),
+        the evidence bundle's manifest reports it. Models by name, never by where they live."""
+        try:
+            chat = self.chat_config()
+        except ResearchDeskError:
+            chat = self.settings.chat
+        return {"model": _model_name(chat), "judge": self._judge_name(),
                 "settings": asdict(params if params is not None else self.settings.research)}
+
+
+def _model_name(cfg: ModelConfig) -> str:
+    """"llama.cpp: qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "LM Studio: qwen3-8b": what a shared
+    answer may say of a model (no folder of the user's, no server address)."""
+    if cfg.backend == "llamacpp":
+        return f"llama.cpp: {Path(cfg.path).name or '(no file)'}"
+    if cfg.backend == "lmstudio":
+        return f"LM Studio: {cfg.model or '(loaded model)'}"
+    return f"OpenAI-compatible server: {cfg.model or '(default model)'}"

@@ -24,6 +24,9 @@ from .records import CLAIM, KEY_PASSAGE, EvidenceCard, QuotedSentence, SharedAns
 log = logging.getLogger(__name__)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A file path in a model's description ("llama.cpp: /home/ana/.local/share/…/qwen.gguf"): only its name is shared.
+_PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\\/\s]+[\\/])*([^\\/\s]+)")
+_SERVER = re.compile(r" at (?:[a-z][a-z0-9+.-]*://)?[^\s]+?(?=:\s|\s|$)")  # " at localhost:1234", " at http://…/v1"
 
 
 def shared_answer(library: Library, result: ResearchResult, *, model: str, judge: str, settings: dict[str, Any],
@@ -58,7 +61,7 @@ def shared_answer(library: Library, result: ResearchResult, *, model: str, judge
     return SharedAnswer(
         question=result.query, asked_at=asked_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         mode=result.mode, answer=result.answer, claims=claims, citations=citations, papers=papers,
-        model=model, judge=judge, settings=settings, settings_recorded=settings_recorded,
+        model=public(model), judge=public(judge), settings=settings, settings_recorded=settings_recorded,
         scope="all papers" if scope.empty else scope.describe(), history=result.extra.get("history"),
         caution=result.caution, withdrawn=list(result.withdrawn), notes=list(result.messages),
         citation_spans=[(c.start, c.end) for c in result.citations],
@@ -116,6 +119,12 @@ def quoted_sentences(quote: str, e: Evidence | None) -> list[QuotedSentence]:
         span = (e.char_start + at, e.char_start + at + len(quote)) if at >= 0 else (-1, -1)
         return [QuotedSentence(quote, *span)]
     return pieces
+
+
+def public(model: str) -> str:
+    """A model's description as a shared answer may state it: file names without their folders,
+    server addresses left out ("llama.cpp: /home/ana/models/q.gguf" → "llama.cpp: q.gguf")."""
+    return _PATH.sub(r"\1", _SERVER.sub("", model))
 
 
 def _passage_quote(e: Evidence) -> str:
