@@ -244,7 +244,9 @@ def test_a_bundle_verifies_and_a_changed_quote_pdf_or_missing_pdf_fails_naming_t
         manifest = json.loads(z.read("manifest.json"))
         page = z.read("page.html")
     assert manifest["page_sha256"] == hashlib.sha256(page).hexdigest()
-    assert manifest["model"] == desk.settings.chat.describe() and manifest["judge"] and manifest["settings"]["k_evidence"]
+    # The model by its name: no folder of the user's travels with a shared answer.
+    assert manifest["model"] == f"llama.cpp: {Path(desk.settings.chat.path).name}" and manifest["judge"] == "the chat model"
+    assert manifest["settings"]["k_evidence"] and str(Path(desk.settings.chat.path).parent) not in json.dumps(manifest)
     papers = {p.id: p for p in desk.papers()}
     for c, m in zip(result.citations, manifest["citations"]):
         assert (m["paper_id"], m["page"], m["quote"], m["verdict"]) == (c.paper_id, c.page, c.quote, c.support)
@@ -373,7 +375,8 @@ def test_history_export_writes_all_three_for_an_answer_of_the_history(shared, tm
     assert f"answer {entry.number} of the library" in html.read_text(encoding="utf-8")
     assert len(list(folder.glob("*.pdf"))) == 3
     manifest = json.loads(zipfile.ZipFile(bundle).read("manifest.json"))
-    assert manifest["history"] == entry.number and manifest["model"] == entry.model and manifest["asked_at"] == entry.asked_at
+    assert (manifest["history"], manifest["asked_at"]) == (entry.number, entry.asked_at)
+    assert manifest["model"] == f"llama.cpp: {Path(entry.model.split(': ', 1)[1]).name}"  # the history keeps the path
     assert cli.main(["verify", str(bundle), "--pdfs", str(originals)]) == 0
     # Without --out: results/ in the library, named after the question.
     assert cli.main([*lib, "history", "export", str(entry.number), "--format", "html"]) == 0

@@ -18,6 +18,7 @@ import pymupdf
 from ..library.atomic_files import atomic_write_bytes
 from ..pdf.highlight import passage_rects
 from ..pdf.mupdf_guard import MUPDF
+from .answer import sentence_key
 from .records import KEY_PASSAGE, SharedAnswer, SharedCitation
 
 log = logging.getLogger(__name__)
@@ -53,12 +54,16 @@ def annotate_pdfs(answer: SharedAnswer, out_dir: Path, notice: Callable[[str], N
 def annotated(pdf: bytes, citations: list[SharedCitation], question: str) -> bytes:
     """The PDF's bytes with a highlight for each cited sentence (sentences cited twice: one highlight, both notes)."""
     notes: dict[tuple[int, str], list[str]] = {}
+    texts: dict[tuple[int, str], str] = {}
     for c in citations:
         for s in c.sentences:
-            notes.setdefault((c.page, s.text), []).append(_note(c))
+            key = (c.page, sentence_key(s.text))
+            notes.setdefault(key, []).append(_note(c))
+            texts[key] = max(texts.get(key, ""), s.text, key=len)
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
-        for (page, text), lines in notes.items():
+        for key, lines in notes.items():
+            page, text = key[0], texts[key]
             if not 1 <= page <= doc.page_count:
                 log.warning("page %d is outside the PDF's %d pages: not annotated", page, doc.page_count)
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
@@ -79,13 +80,23 @@ def evidence_cards(answer: SharedAnswer) -> list[EvidenceCard]:
         card.citations.append(c.number)
         c.card = card.number
         for s in c.sentences:
-            known = next((i for i, t in enumerate(card.sentences) if t.text == s.text), None)
+            known = next((i for i, t in enumerate(card.sentences) if sentence_key(t.text) == sentence_key(s.text)), None)
             if known is None:
                 card.sentences.append(s)
                 card.cited_by.append([c.number])
-            elif c.number not in card.cited_by[known]:
+                continue
+            if len(s.text) > len(card.sentences[known].text):
+                card.sentences[known] = s  # a key passage's quote may lack the stop its claim's quote has
+            if c.number not in card.cited_by[known]:
                 card.cited_by[known].append(c.number)
     return list(cards.values())
+
+
+def sentence_key(text: str) -> str:
+    """What makes two quotes one sentence: their letters and digits (a stop, a space or a quote
+    mark apart, as a claim's quote and a key passage's may differ)."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if ch.isalnum()).casefold()
 
 
 def quoted_sentences(quote: str, e: Evidence | None) -> list[QuotedSentence]:

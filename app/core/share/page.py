@@ -93,8 +93,9 @@ def _card_view(answer: SharedAnswer, card: EvidenceCard, by_number: dict) -> dic
         ]
         # Where a page holds sentences of several citations, each is tagged with their numbers.
         several = len({tuple(c) for c in card.cited_by}) > 1
+        # The tag stands in the band's margin, level with the sentence's first line: it covers no text.
         view["tags"] = [
-            {"text": ", ".join(map(str, cited)), "left": f"{crop.relative(rects[0])[0]:.3f}", "top": f"{crop.relative(rects[0])[1]:.3f}"}
+            {"text": ", ".join(map(str, cited)), "top": f"{crop.relative(rects[0])[1]:.3f}"}
             for rects, cited in zip(crop.boxes, card.cited_by) if rects and several
         ]
     return view
@@ -126,8 +127,8 @@ def _reference_text(p: SharedPaper) -> str:
     authors = p.authors[:MAX_AUTHORS]
     names = ", ".join(authors) + (" et al." if len(p.authors) > MAX_AUTHORS else "") if authors else "Unknown authors"
     year = p.published[:4] if p.published else "n.d."
-    venue = f" {p.venue}." if p.venue else ""
-    return f"{names} ({year}). {p.title or p.paper_id}.{venue} [{p.paper_id}]"
+    venue = f" {p.venue.strip().rstrip('.')}." if p.venue.strip() else ""
+    return f"{names} ({year}). {(p.title or p.paper_id).strip().rstrip('.')}.{venue} [{p.paper_id}]"
 
 
 def _links(p: SharedPaper) -> list[_Link]:
