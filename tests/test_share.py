@@ -427,3 +427,20 @@ def test_a_rotated_page_is_cropped_and_boxed_as_displayed(tmp_path):
     assert box[3] - box[1] > box[2] - box[0]  # the line runs down the page as displayed
     x0, y0, x1, y1 = crop.clip
     assert x0 <= box[0] and box[2] <= x1 and y0 <= box[1] and box[3] <= y1
+
+
+def test_a_pdf_gone_or_unreadable_costs_its_picture_not_the_page(shared, tmp_path):
+    desk, result, _ = shared
+    glacier = next(c.paper_id for c in result.citations if c.paper_id.startswith("glacier"))
+    pdf = desk.library.pdf_path(glacier)
+    kept = pdf.read_bytes()
+    try:
+        pdf.write_bytes(b"%PDF-1.7 this is not a PDF any more")
+        text, page = read_page(desk.export("html", tmp_path / "damaged.html", result))
+        assert "The library&#39;s PDF of this paper cannot be read" in text
+        assert glacier not in [f["data-paper"] for f in page.figures] and len(page.figures) == 3
+        pdf.unlink()
+        text, _ = read_page(desk.export("html", tmp_path / "gone.html", result))
+        assert "The PDF of this paper is not in the library" in text and "38 metres per year" in text
+    finally:
+        pdf.write_bytes(kept)

@@ -1,9 +1,10 @@
 """A band of each cited PDF page as a PNG, with the boxes of the cited sentences on it.
 
 The boxes are the viewer's own (pdf/highlight.py: the same sentence, the same rectangles); the band
-runs across the page's text and a few lines above and below the sentences, so a reader sees them in
-their paragraph. Where the sentences are not found on the page (an odd text layer), the whole page
-is shown, smaller, and the card says so.
+is as wide as the text blocks the sentences stand in and a few lines higher and lower, so a reader
+sees them in their paragraph. Where the sentences are not found on the page (an odd text layer), the
+whole page is shown, smaller, and the card says so; a PDF that cannot be read gives a card without
+a picture, never a failed export.
 """
 
 from __future__ import annotations
@@ -37,8 +38,14 @@ def crop_cards(answer: SharedAnswer, cards: list[EvidenceCard], step: Callable[[
             for card in group:
                 card.missing = "The PDF of this paper is not in the library: no picture of the page."
             continue
-        with MUPDF:
-            doc = pymupdf.open(str(paper.pdf))
+        try:
+            with MUPDF:
+                doc = pymupdf.open(str(paper.pdf))
+        except (RuntimeError, ValueError) as exc:  # MuPDF's FileDataError is a RuntimeError
+            log.warning("the PDF of %s cannot be read: %s", paper_id, exc)
+            for card in group:
+                card.missing = f"The library's PDF of this paper cannot be read ({exc}): no picture of the page."
+            continue
         try:
             for card in group:
                 if step is not None:
