@@ -134,9 +134,21 @@ def build_parser() -> argparse.ArgumentParser:
                                 'research-desk history --search "sample size" && research-desk history show 12'))
 
     _command(sub, "save", "save the last answer to results/", "research-desk save")
-    ex = _command(sub, "export", "export the last answer", "research-desk export --format bibtex --out refs.bib")
-    ex.add_argument("--format", choices=["md", "bibtex"], default="md")
-    ex.add_argument("--out", help="output file (default: results/ in the library)")
+    ex = _command(sub, "export", "export the last answer: Markdown, BibTeX, a web page with its evidence, "
+                  "an evidence bundle or annotated PDFs", "research-desk export --format html --out answer.html")
+    ex.add_argument("--format", choices=["md", "bibtex", "html", "bundle", "annotated-pdf"], default="md",
+                    help="md: the answer with references; bibtex: the cited papers; html: one self-contained page "
+                         "with a highlighted crop of every cited page; bundle: that page and a manifest `verify` "
+                         "re-checks (.zip); annotated-pdf: copies of the cited PDFs with the cited sentences highlighted")
+    ex.add_argument("--out", help="output file, or folder for annotated-pdf (default: results/ in the library)")
+
+    vf = _command(sub, "verify", "check offline that every quote of an evidence bundle stands on its page of the PDF "
+                  "with its SHA-256; exit 1 when any does not", "research-desk verify answer.zip --pdfs ~/Papers")
+    vf.add_argument("bundle", help="the .zip written by export --format bundle")
+    where = vf.add_mutually_exclusive_group()
+    where.add_argument("--library", metavar="DIR", default=argparse.SUPPRESS,
+                       help="find the PDFs by hash in this library (default: the library in use)")
+    where.add_argument("--pdfs", metavar="DIR", help="find the PDFs by hash in this folder (and its sub-folders)")
 
     for name, help_ in (("summary", "show the summary of cited paper N"), ("open", "open cited paper N's PDF")):
         c = _command(sub, name, help_, f"research-desk {name} 2")

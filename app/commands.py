@@ -282,7 +282,7 @@ def cmd_improve(desk: Desk, args, run: Run) -> int:
 
 
 def cmd_history(desk: Desk, args, run: Run) -> int:
-    return run_history(desk, args, _print_result)
+    return run_history(desk, args, _print_result, run.task)
 
 
 def cmd_save(desk: Desk, args, run: Run) -> int:
@@ -291,8 +291,22 @@ def cmd_save(desk: Desk, args, run: Run) -> int:
 
 
 def cmd_export(desk: Desk, args, run: Run) -> int:
-    _out(f"exported {desk.export(args.format, args.out)}")
+    path = desk.export(args.format, args.out, task=run.task)
+    run.done()
+    _out(f"exported {path}")
     return 0
+
+
+def cmd_verify(desk: Desk, args, run: Run) -> int:
+    """Every quote of an evidence bundle against its PDF's page; exit 1 when any does not hold."""
+    report = desk.verify_bundle(args.bundle, pdfs=args.pdfs)
+    stream = sys.stdout
+    if report.question:
+        _out(f"Verifying “{report.question}” ({len(report.findings)} citations)")
+    for line in report.lines():
+        stream.write(line + "\n")
+    _out(f"checked in {report.seconds:.2f} s")
+    return 0 if report.ok else 1
 
 
 def cmd_summary(desk: Desk, args, run: Run) -> int:

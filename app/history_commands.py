@@ -3,7 +3,7 @@
     history [--json] [--search TEXT]      newest first
     history show N [--json]               the answer as it was, with its support check
     history delete N
-    history export N --format markdown|bibtex [--out FILE]
+    history export N --format markdown|bibtex|html|bundle|annotated-pdf [--out FILE or folder]
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import sys
 from typing import Callable
 
 from .core.desk import Desk, HistoryEntry, Scope
+from .core.events import Task
 
-FORMATS = {"markdown": "md", "md": "md", "bibtex": "bibtex"}
+FORMATS = {"markdown": "md", "md": "md", "bibtex": "bibtex", "html": "html", "bundle": "bundle", "annotated-pdf": "annotated-pdf"}
 
 
 def add_history_parser(h: argparse.ArgumentParser) -> None:
@@ -28,10 +29,12 @@ def add_history_parser(h: argparse.ArgumentParser) -> None:
     show.add_argument("--json", action="store_true", help="print the record as JSON")
     delete = sub.add_parser("delete", help="delete answer N from the history", description="Delete answer N from the history.")
     delete.add_argument("n", type=int)
-    export = sub.add_parser("export", help="export answer N", description="Export answer N as Markdown or its references as BibTeX.")
+    export = sub.add_parser("export", help="export answer N", description=(
+        "Export answer N as Markdown, its references as BibTeX, a web page with its evidence (html), "
+        "an evidence bundle to verify (bundle, a .zip) or annotated copies of the cited PDFs (annotated-pdf, a folder)."))
     export.add_argument("n", type=int)
     export.add_argument("--format", choices=sorted(FORMATS), default="markdown")
-    export.add_argument("--out", help="output file (default: results/ in the library)")
+    export.add_argument("--out", help="output file, or folder for annotated-pdf (default: results/ in the library)")
 
 
 def scope_from_args(args) -> Scope | None:
@@ -41,7 +44,7 @@ def scope_from_args(args) -> Scope | None:
     return None if scope.empty else scope
 
 
-def run_history(desk: Desk, args, print_result: Callable) -> int:
+def run_history(desk: Desk, args, print_result: Callable, task: Task | None = None) -> int:
     command = getattr(args, "history_command", None)
     if command == "show":
         record = desk.history_record(args.n)
@@ -56,8 +59,8 @@ def run_history(desk: Desk, args, print_result: Callable) -> int:
         _out(f"deleted answer {args.n}")
         return 0
     if command == "export":
-        record = desk.history_record(args.n)
-        _out(f"exported {desk.export(FORMATS[args.format], args.out, record.result)}")
+        path = desk.export_history(args.n, FORMATS[args.format], args.out, task)
+        _out(f"exported {path}")
         return 0
     entries = desk.history(args.search, args.limit)
     if args.json:

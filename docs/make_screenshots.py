@@ -4,7 +4,8 @@
     .venv/bin/python docs/make_screenshots.py                                # imports ../shared/corpus/r-papers first
     .venv/bin/python docs/make_screenshots.py --only library,models          # a few, without the model
 
-Writes docs/guide/*.png: library, answer, viewer (a citation opened at its page), check (a short
+Writes docs/guide/*.png: library, answer, viewer (a citation opened at its page), share (the answer
+exported as a web page, photographed by headless Chromium where it is installed), check (a short
 draft checked against its sources), draft (a section drafted in a few minutes), models (where the
 models are chosen), and, where the window has them, history and viewer-find. Each shot is
 independent: one that fails is reported and the others are still taken. The models come from
@@ -27,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-SHOTS = ("library", "answer", "viewer", "history", "check", "draft", "models")
+SHOTS = ("library", "answer", "viewer", "share", "history", "check", "draft", "models")
 QUESTION = ("When I call vcovHC on a fitted lm without specifying the type, which heteroskedasticity-consistent "
             "estimator do I get, and which other types can I request?")
 HISTORY_QUESTION = "Which optimizers can lmer use to fit a linear mixed-effects model?"
@@ -194,6 +195,28 @@ def shot_viewer(s: Session, args) -> None:
             QTest.keyClick(field, Qt.Key.Key_Return)
             s.pump(2000)
             s.shot(s.window, "viewer-find")
+
+
+def shot_share(s: Session, args) -> None:
+    """The answer shared as a web page (Export → Share as web page…), as a browser shows it."""
+    import subprocess
+
+    if getattr(s, "answer", None) is None:
+        raise RuntimeError("needs the answer shot first")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        print("  share: chromium is not installed; skipped", flush=True)
+        return
+    page = s.work / "answer.html"
+    kind, written = s.wait(s.window.research.export("html", str(page)), "export")
+    if kind != "finished":
+        raise RuntimeError(f"export {kind}: {written}")
+    shot = s.out / "share.png"
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--no-first-run", f"--user-data-dir={s.work / 'chromium'}",
+                    "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1000,1500", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    print(f"wrote {shot.relative_to(REPO) if shot.is_relative_to(REPO) else shot}", flush=True)
 
 
 def shot_history(s: Session, args) -> None:

@@ -8,8 +8,8 @@ small mixins by subject, stacked in this order:
 
     DeskParts           settings, the library, lazily loaded models  (parts.py)
     PaperOperations     import, list, edit, summarize, validate       (papers.py)
-    HistoryOperations   the answers kept: list, search, reopen, delete (history.py)
-    ResearchOperations  research, deep research, improve, export      (research.py)
+    HistoryOperations   the answers kept: list, search, reopen, delete; every export (history.py)
+    ResearchOperations  research, deep research, improve, export, verify (research.py)
     WritingOperations   drafting, manuscript check                     (writing.py)
     RatingOperations    judge calibrated, models rated, judge chosen   (rating.py)
     ModelOperations     models list/setup/use, settings                (models.py)
@@ -31,9 +31,11 @@ from ..ingest.pipeline import ImportOutcome, ImportReport
 from ..library.layout import LibraryLayout
 from ..pdf.mupdf_guard import MUPDF
 from ..pdf.extract import locate_text
+from ..pdf.highlight import PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display
 from ..pdf.tables.rows import locate_row
 from ..library.text_search import TextHit
 from ..scope import Scope
+from ..share.records import Finding, VerifyReport
 from ..scope import labels as scope_labels
 from ..research.deep.progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
 from ..text.wording import plural
@@ -59,6 +61,7 @@ __all__ = [
     "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
-    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
-    "RoundRecord", "HistoryEntry", "HistoryRecord", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
+    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "PageHighlight", "Rect", "locate_passage",
+    "normalise_word", "passage_words", "to_display", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
+    "RoundRecord", "HistoryEntry", "HistoryRecord", "Finding", "VerifyReport", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]

@@ -1,4 +1,4 @@
-"""Desk operations on questions: research (standard and deep), improve, save, export."""
+"""Desk operations on questions: research (standard and deep), improve, save, export, verify a shared bundle."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from ..errors import ResearchDeskError
 from ..events import Task
 from ..records import ResearchResult
 from ..scope import Scope
+from ..share.records import VerifyReport
 from .history import HistoryOperations
 from .papers import STATE_KEY
 
@@ -21,8 +22,10 @@ class ResearchOperations(HistoryOperations):
         `scope` limits what it reads and cites to some papers, a tag or a collection.
         The answer becomes the library's last result, which `improve`/`export` continue,
         and is kept in the history."""
-        result = self.funnel(task, overrides, scope).run(question, evidence_only=evidence_only)
+        funnel = self.funnel(task, overrides, scope)
+        result = funnel.run(question, evidence_only=evidence_only)
         _mark_scope(result, scope)
+        result.extra["run"] = self.run_record(funnel.params)
         if not evidence_only:
             self._remember(result)
         return result
@@ -48,7 +51,8 @@ class ResearchOperations(HistoryOperations):
         from ..research.deep.runner import DeepCancelled, DeepResearch
 
         minutes = self.parse_minutes(time_budget)
-        deep = DeepResearch(self.funnel(task, scope=scope), self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
+        funnel = self.funnel(task, scope=scope)
+        deep = DeepResearch(funnel, self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
         try:
             result = deep.run(question)
         except DeepCancelled as exc:
@@ -56,6 +60,7 @@ class ResearchOperations(HistoryOperations):
             exc.scope = scope
             raise
         _mark_scope(result, scope)
+        result.extra["run"] = self.run_record(funnel.params)
         self._remember(result)
         return result
 
@@ -65,11 +70,13 @@ class ResearchOperations(HistoryOperations):
 
         old = getattr(cancelled_exc, "deep", None)
         scope = getattr(cancelled_exc, "scope", None)
-        deep = DeepResearch(self.funnel(task, scope=scope), self.settings.deep, deep=True, time_minutes=None)
+        funnel = self.funnel(task, scope=scope)
+        deep = DeepResearch(funnel, self.settings.deep, deep=True, time_minutes=None)
         if old is not None:  # keep what the cancelled run did, for the Methodology section
             deep.resume(old)
         result = deep.synthesize(cancelled_exc.partial)
         _mark_scope(result, scope)
+        result.extra["run"] = self.run_record(funnel.params)
         self._remember(result)
         return result
 
@@ -79,7 +86,9 @@ class ResearchOperations(HistoryOperations):
         from ..research.followups import improve
 
         previous = previous or self._require_last()
-        result = improve(self.funnel(task, scope=Scope.from_dict(previous.extra.get("scope"))), previous, feedback)
+        funnel = self.funnel(task, scope=Scope.from_dict(previous.extra.get("scope")))
+        result = improve(funnel, previous, feedback)
+        result.extra["run"] = self.run_record(funnel.params)
         self._remember(result)
         return result
 
@@ -89,24 +98,33 @@ class ResearchOperations(HistoryOperations):
 
         return save_result(self.library, result or self._require_last(), model=self.settings.chat.describe())
 
-    def export(self, fmt: str, path: str | Path | None = None, result: ResearchResult | None = None) -> Path:
-        """The answer as Markdown ("md") or its references as BibTeX ("bibtex")."""
-        from ..research.followups import export_bibtex, export_markdown
+    def export(self, fmt: str, path: str | Path | None = None, result: ResearchResult | None = None,
+               task: Task | None = None) -> Path:
+        """The last answer (or `result`): Markdown ("md"), its references as BibTeX ("bibtex"), a
+        self-contained web page with a highlighted crop of every cited page ("html"), an evidence
+        bundle that `verify_bundle` re-checks offline ("bundle", a .zip), or annotated copies of the
+        cited PDFs ("annotated-pdf", `path` a folder). See history.py's `_export`."""
+        return self._export(fmt, path, result or self._require_last(), task)
 
-        result = result or self._require_last()
-        if fmt not in ("md", "bibtex"):
-            raise ResearchDeskError(f"Unknown export format {fmt!r}.", "Use md or bibtex.")
-        out = Path(path) if path else self.library.results_dir / self.export_file_name(result, fmt)
-        if fmt == "bibtex":
-            return export_bibtex(self.library, result, out)
-        return export_markdown(result, out, model=self.settings.chat.describe())
+    def verify_bundle(self, bundle: str | Path, pdfs: str | Path | None = None) -> "VerifyReport":
+        """Whether every quote of an evidence bundle stands on its page of the PDF with its SHA-256:
+        the PDFs found by hash in the folder `pdfs`, or else in this desk's library (never created
+        here: a library that is not there is an error). Offline, no model."""
+        from ..library.store import Library
+        from ..share.verify import verify_bundle
+
+        if pdfs is not None:
+            return verify_bundle(Path(bundle), pdfs=Path(pdfs))
+        library = self._library or Library(self.location, create=False, endpoint=self.library_endpoint())
+        return verify_bundle(Path(bundle), library=library)
 
     @staticmethod
     def export_file_name(result: ResearchResult, fmt: str) -> str:
-        """A file name for exporting `result` ("md" or "bibtex"), from its question."""
+        """A file name for exporting `result` in `fmt` (see `export`), from its question."""
         from ..research.followups import slugify
+        from .history import SUFFIXES
 
-        return slugify(result.query) + (".bib" if fmt == "bibtex" else ".md")
+        return slugify(result.query) + SUFFIXES.get(fmt, ".md")
 
     def cited_paper(self, number: int, result: ResearchResult | None = None) -> str:
         """The id of reference `number` (1-based) of the last answer."""

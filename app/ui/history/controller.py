@@ -14,11 +14,11 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog
 
 from app.core.desk import Desk
 
 from ..common import theme
+from ..common.export_menu import ask_export_path, desk_format
 from .pane import HistoryPane, local_time
 from ..research.scope_bar import add_scope_bar
 from ..common.worker import JobContext, JobHandle, WorkerHost
@@ -40,7 +40,8 @@ def delete_record(ctx: JobContext, number: int) -> int:
 
 
 def export_record(ctx: JobContext, number: int, fmt: str, path: str) -> Path:
-    return ctx.desk.export("bibtex" if fmt == "bibtex" else "md", path, ctx.desk.history_record(number).result)
+    """`fmt`: the Desk's export format (md, bibtex, html, bundle, annotated-pdf)."""
+    return ctx.desk.export_history(number, fmt, path, ctx.task)
 
 
 def _follow(ctx: JobContext, location: str) -> None:
@@ -89,17 +90,25 @@ class HistoryController(QObject):
         return handle
 
     def export(self, number: int, fmt: str, path: str | None = None) -> JobHandle | None:
+        """`fmt`: a format of the export menu (common/export_menu.py); `path` None: ask where."""
         if path is None:
             entry = next((e for e in self.pane.model.entries if e.number == number), None)
-            suffix = "bibtex" if fmt == "bibtex" else "md"
-            start = str(Path.home() / (Desk.export_file_name(_Named(entry.query if entry else "answer"), suffix)))
-            path, _ = QFileDialog.getSaveFileName(self.pane, "Export", start, "BibTeX (*.bib)" if fmt == "bibtex" else "Markdown (*.md)")
+            start = str(Path.home() / Desk.export_file_name(_Named(entry.query if entry else "answer"), desk_format(fmt)))
+            path = ask_export_path(self.pane, fmt, start)
             if not path:
                 return None
-        handle = self.host.submit("history-export", partial(export_record, number=number, fmt=fmt, path=path))
-        handle.finished.connect(lambda p: self.message.emit(f"Exported {p}"))
-        handle.failed.connect(lambda exc: self.message.emit(getattr(exc, "message", str(exc))))
+        handle = self.host.submit("history-export", partial(export_record, number=number, fmt=desk_format(fmt), path=path))
+        handle.finished.connect(self._exported)
+        handle.failed.connect(self._export_failed)
         return handle
+
+    def _exported(self, path: Path) -> None:
+        self.pane.banner.show_message("info", f"Exported {Path(path).name}", str(path))
+        self.message.emit(f"Exported {path}")
+
+    def _export_failed(self, exc: BaseException) -> None:
+        self.pane.banner.show_error(exc)
+        self.message.emit(f"Export failed: {getattr(exc, 'message', exc)}")
 
     def shutdown(self) -> None:
         self.host.shutdown()

@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QMessageBox,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
                                QTableView, QVBoxLayout, QWidget)
 
 from app.core.desk import HistoryEntry
 
 from ..common import theme
+from ..common.banners import Banner
+from ..common.export_menu import EXPORT_TIP, export_menu
 from ..common.list_table import style_list_table
 
 COLUMNS = ("Asked", "Question", "Claims", "Within")
@@ -100,7 +102,7 @@ class HistoryPane(QWidget):
     search_changed = Signal(str)
     reopen_requested = Signal(int)  # answer number
     delete_requested = Signal(int)
-    export_requested = Signal(int, str)  # number, "markdown" | "bibtex"
+    export_requested = Signal(int, str)  # number, a format of the answer's export menu (answer_view.EXPORT_ITEMS)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -116,14 +118,13 @@ class HistoryPane(QWidget):
         layout.setSpacing(8)
         self.reopen_button = theme.header_button(head, "history", "Reopen", "Show this answer as it was, in the Research tab (Enter)")
         self.reopen_button.clicked.connect(self._reopen)
-        self.export_button = theme.header_button(head, "export", "Export", "Export the answer as Markdown, or its references as BibTeX")
-        menu = QMenu(self.export_button)
-        menu.addAction("Markdown (answer with references)…", lambda: self._export("markdown"))
-        menu.addAction("BibTeX (cited papers)…", lambda: self._export("bibtex"))
-        self.export_button.setMenu(menu)
+        self.export_button = theme.header_button(head, "export", "Export", EXPORT_TIP)
+        self.export_button.setMenu(export_menu(self.export_button, self._export))
         self.delete_button = theme.header_button(head, "trash", "Delete", "Delete this answer from the history (Delete)")
         self.delete_button.clicked.connect(self._delete)
         layout.addLayout(head)
+        self.banner = Banner()  # what an export wrote, or why it failed
+        layout.addWidget(self.banner)
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search questions and answers…")

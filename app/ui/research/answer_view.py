@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSizePolicy,
     QTextBrowser,
@@ -35,6 +34,7 @@ from ..common.answer_render import (
     render_streaming,
 )
 from ..common.banners import Banner
+from ..common.export_menu import EXPORT_TIP, export_menu
 
 RENDER_INTERVAL_MS = 100  # re-render the streaming answer at most ~10 times a second
 
@@ -76,7 +76,7 @@ class AnswerView(QWidget):
     summary_clicked = Signal(str)  # paper id
     improve_requested = Signal(str)  # feedback
     save_requested = Signal()
-    export_requested = Signal(str)  # "markdown" | "bibtex"
+    export_requested = Signal(str)  # a key of EXPORT_ITEMS: "markdown" | "bibtex" | "html" | "bundle" | "annotated-pdf"
     action_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -105,11 +105,8 @@ class AnswerView(QWidget):
         self.improve_button.clicked.connect(self._toggle_improve)
         self.save_button = theme.header_button(head, "save", "Save", "Save the answer with its references to the library's results folder")
         self.save_button.clicked.connect(self.save_requested)
-        self.export_button = theme.header_button(head, "export", "Export", "Export the answer as Markdown, or its references as BibTeX")
-        menu = QMenu(self.export_button)
-        menu.addAction("Markdown (answer with references)…", lambda: self.export_requested.emit("markdown"))
-        menu.addAction("BibTeX (cited papers)…", lambda: self.export_requested.emit("bibtex"))
-        self.export_button.setMenu(menu)
+        self.export_button = theme.header_button(head, "export", "Export", EXPORT_TIP)
+        self.export_button.setMenu(export_menu(self.export_button, self.export_requested.emit))
         self.copy_button = theme.header_button(head, "copy", "Copy", "Copy the answer with its references (Markdown and rich text)")
         self.copy_button.clicked.connect(self.copy_to_clipboard)
         layout.addLayout(head)

@@ -12,7 +12,7 @@ from pathlib import Path
 import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.core.desk import Desk
 from app.core.events import EvidenceFound, Notice, Round, Shortlisted, Stage, Token
@@ -21,6 +21,7 @@ from app.core.settings import DeepParams
 
 from . import jobs
 from ..common.answer_render import CiteLink
+from ..common.export_menu import ask_export_path, desk_format
 from .answer_view import AnswerView
 from .pane import ResearchPane
 from ..common.worker import JobHandle, WorkerHost
@@ -270,24 +271,21 @@ class ResearchController(QObject):
         return handle
 
     def export(self, fmt: str, path: str | None = None) -> JobHandle | None:
+        """`fmt`: a format of the export menu (common/export_menu.py); `path` None: ask where."""
         if self.result is None:
             return None
         if path is None:
             path = self._ask_path(fmt)
             if not path:
                 return None
-        fn = jobs.export_bibtex if fmt == "bibtex" else jobs.export_markdown
-        handle = self.host.submit("export", partial(fn, result=self.result, path=path))
+        handle = self.host.submit("export", partial(jobs.export_answer, fmt=desk_format(fmt), result=self.result, path=path))
         handle.finished.connect(self._saved)
         handle.failed.connect(self.answer.banner.show_error)
         return handle
 
     def _ask_path(self, fmt: str) -> str:
-        filt = "BibTeX (*.bib)" if fmt == "bibtex" else "Markdown (*.md)"
         parent = self.answer if isinstance(self.answer, QWidget) else None
-        start = str(Path.home() / Desk.export_file_name(self.result, fmt))
-        path, _ = QFileDialog.getSaveFileName(parent, "Export", start, filt)
-        return path
+        return ask_export_path(parent, fmt, str(Path.home() / Desk.export_file_name(self.result, desk_format(fmt))))
 
     def _saved(self, path: Path) -> None:
         self.answer.banner.show_message("info", f"Saved {Path(path).name}", str(path))

@@ -43,9 +43,6 @@ def save_result(ctx: JobContext, result: ResearchResult) -> Path:
     return ctx.desk.save_result(result)
 
 
-def export_markdown(ctx: JobContext, result: ResearchResult, path: str) -> Path:
-    return ctx.desk.export("md", path, result)
-
-
-def export_bibtex(ctx: JobContext, result: ResearchResult, path: str) -> Path:
-    return ctx.desk.export("bibtex", path, result)
+def export_answer(ctx: JobContext, fmt: str, result: ResearchResult, path: str) -> Path:
+    """`fmt`: the Desk's export format (md, bibtex, html, bundle, annotated-pdf)."""
+    return ctx.desk.export(fmt, path, result, task=ctx.task)

@@ -272,9 +272,8 @@ class MainWindow(ModelSetup, QMainWindow):
         paper = self.library_pane.paper(paper_id)
         path = self.layout_.pdf_path(paper_id)
         if not path.exists():
-            self.answer_view.banner.show_message(
-                "error", f"The PDF of {paper_id} is not in the library.", str(path), ["reindex:Re-index the library"]
-            )
+            self.answer_view.banner.show_message("error", f"The PDF of {paper_id} is not in the library.", str(path),
+                                                 ["reindex:Re-index the library"])
             return False
         self._show_reader(self.pdf_viewer)
         return self.pdf_viewer.open_document(path, paper, page, passage)
@@ -301,10 +300,9 @@ class MainWindow(ModelSetup, QMainWindow):
 
     def open_draft_citation(self, cite) -> bool:
         """A draft's citation: its paper at the evidence page, the ledger's quote highlighted."""
-        if not self.layout_.pdf_path(cite.paper_id).exists():
-            self.draft_pane.view.banner.show_message(
-                "error", f"The PDF of {cite.paper_id} is not in the library.", str(self.layout_.pdf_path(cite.paper_id)),
-            )
+        path = self.layout_.pdf_path(cite.paper_id)
+        if not path.exists():
+            self.draft_pane.view.banner.show_message("error", f"The PDF of {cite.paper_id} is not in the library.", str(path))
             return False
         label = " · ".join(x for x in (f"@{cite.key}", f"paragraph {cite.paragraph}" if cite.paragraph else "", "quote from the evidence ledger") if x)
         return self.open_pdf(cite.paper_id, cite.page, Passage(cite.quote, label) if cite.quote else None)

@@ -243,6 +243,8 @@ class WindowMenus(QObject):
         self._add(m, "save_answer", "Save the answer", av.save_button.click, Key.Save)
         self._add(m, "export_markdown", "Export as Markdown…", lambda: av.export_requested.emit("markdown"))
         self._add(m, "export_bibtex", "Export cited papers as BibTeX…", lambda: av.export_requested.emit("bibtex"))
+        self._add(m, "export_html", "Share as web page…", lambda: av.export_requested.emit("html"),
+                  tip="One HTML file with the answer and a highlighted crop of every cited page (more in the Export menu)")
         self._add(m, "copy_answer", "Copy the answer", av.copy_button.click)
         m.addSeparator()
         self._add(m, "draft", "Draft a section", self._draft, ["Ctrl+Return", "Ctrl+Enter"], pane_key=True,
@@ -258,7 +260,7 @@ class WindowMenus(QObject):
         self.actions[f"mode_{w.research_pane.mode}"].setChecked(True)
         for name, button in (("improve", av.improve_button), ("save_answer", av.save_button),
                              ("export_markdown", av.export_button), ("export_bibtex", av.export_button),
-                             ("copy_answer", av.copy_button)):
+                             ("export_html", av.export_button), ("copy_answer", av.copy_button)):
             self.actions[name].setEnabled(button.isEnabled() and button.isVisible())
 
     def _draft(self) -> None:
