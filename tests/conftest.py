@@ -8,19 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.papers import FACT_PAPERS
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-REPO = Path(__file__).resolve().parents[1]
 # Process-wide thread pools kept on purpose (idle threads, reused by every search).
 KEPT_POOLS = ("retrieval_",)
 
+# Tests use only what the repository carries or builds: no machine paths (tests/support/paths.py
+# has the repository's). Checks on the real development corpus live in bench/ (bench/corpus_checks.py).
 
-# Reference outputs of the upstream MiniLM converter and model (copied from the team share).
-REFERENCE = REPO / "tests" / "data" / "reference"
-# Tests use only what the repository carries or builds: no machine paths. Checks on the real
-# development corpus live in bench/ (bench/corpus_checks.py). CORPUS remains for the one test
-# that still reads it (tests/test_library_import.py), and only where $RESEARCH_DESK_CORPUS names it.
-CORPUS = Path(os.environ.get("RESEARCH_DESK_CORPUS") or REPO / "tests" / "data" / "no-corpus")
 # The same cache folder `scripts/install.sh --test` provisions into, so the tests
 # reuse the converted models instead of converting them again in every run.
 TEST_MODELS = Path(
@@ -92,32 +89,10 @@ def make_desk(tiny_models):
         desk.close()
 
 
-FACT_PAPERS = {
-    "kestrel.pdf": (
-        "Kestrel Migration Timing in Alpine Valleys",
-        ["Maria Lindqvist", "Tomas Berg"],
-        [
-            "# Abstract\n\nWe study when kestrels leave alpine valleys in autumn using ten years of ringing data.",
-            "# Methods\n\nBirds were fitted with 4 gram GPS loggers. The loggers recorded a position every 30 minutes.",
-            "# Results\n\nThe median departure date was 14 September. Young birds departed 9 days later than adults.",
-        ],
-    ),
-    "glacier.pdf": (
-        "Glacier Retreat Measured by Drone Photogrammetry",
-        ["Anil Gupta"],
-        [
-            "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
-            "# Method\n\nWe flew a quadcopter at 120 metres altitude and processed images with structure from motion.",
-            "# Findings\n\nThe glacier front retreated 38 metres per year between 2015 and 2021.",
-        ],
-    ),
-}
-
-
 @pytest.fixture
 def fact_pdfs(tmp_path) -> Path:
     """Two small papers whose facts sit on known pages."""
-    from tests.pdf_factory import make_paper
+    from tests.support.pdf_factory import make_paper
 
     folder = tmp_path / "incoming"
     folder.mkdir()
@@ -131,7 +106,7 @@ def fact_library(tmp_path_factory, tiny_models):
     """A Desk on a library holding the two fact papers, built once per test session."""
     from app.core.desk import Desk
     from app.core.settings import ModelConfig, Settings
-    from tests.pdf_factory import make_paper
+    from tests.support.pdf_factory import make_paper
 
     root = tmp_path_factory.mktemp("facts")
     (root / "in").mkdir()
@@ -149,9 +124,9 @@ def fact_library(tmp_path_factory, tiny_models):
 
 @pytest.fixture(scope="session")
 def seed_library(tmp_path_factory, tiny_models) -> Path:
-    """A library with the three UI test papers (tests/test_ui_helpers.py), imported once through the core."""
+    """A library with the three UI test papers (tests/support/ui.py), imported once through the core."""
     from app.core.desk import Desk
-    from tests.test_ui_helpers import make_corpus, ui_settings
+    from tests.support.ui import make_corpus, ui_settings
 
     root = tmp_path_factory.mktemp("seed")
     papers = make_corpus(root / "papers")
