@@ -10,6 +10,9 @@ import pytest
 
 from tests.support.papers import FACT_PAPERS
 
+# Fixtures that serve several test folders, kept in tests/support/ beside the helpers they go with.
+pytest_plugins = ["tests.support.cli", "tests.support.catalog"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # Process-wide thread pools kept on purpose (idle threads, reused by every search).
@@ -69,18 +72,12 @@ def _no_leaked_threads():
 def make_desk(tiny_models):
     """Factory: a Desk on a library folder, with the real tiny models configured."""
     from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
+    from tests.support.library import tiny_settings
 
     desks = []
 
     def factory(library: Path, **settings_changes) -> "Desk":
-        settings = Settings(
-            chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-            embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-        )
-        for key, value in settings_changes.items():
-            setattr(settings, key, value)
-        desk = Desk(settings, library=str(library))
+        desk = Desk(tiny_settings(tiny_models, **settings_changes), library=str(library))
         desks.append(desk)
         return desk
 
@@ -92,73 +89,15 @@ def make_desk(tiny_models):
 @pytest.fixture
 def fact_pdfs(tmp_path) -> Path:
     """Two small papers whose facts sit on known pages."""
-    from tests.support.pdf_factory import make_paper
+    from tests.support.library import write_papers
 
-    folder = tmp_path / "incoming"
-    folder.mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(folder / name, title, authors, pages)
-    return folder
+    return write_papers(tmp_path / "incoming", FACT_PAPERS)
 
 
 @pytest.fixture(scope="session")
 def fact_library(tmp_path_factory, tiny_models):
     """A Desk on a library holding the two fact papers, built once per test session."""
-    from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
-    from tests.support.pdf_factory import make_paper
+    from tests.support.library import desk_on, tiny_settings
 
-    root = tmp_path_factory.mktemp("facts")
-    (root / "in").mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(root / "in" / name, title, authors, pages)
-    settings = Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    )
-    desk = Desk(settings, library=str(root / "lib"))
-    assert desk.add([root / "in"]).ok
-    yield desk
-    desk.close()
-
-
-@pytest.fixture(scope="session")
-def seed_library(tmp_path_factory, tiny_models) -> Path:
-    """A library with the three UI test papers (tests/support/ui.py), imported once through the core."""
-    from app.core.desk import Desk
-    from tests.support.ui import make_corpus, ui_settings
-
-    root = tmp_path_factory.mktemp("seed")
-    papers = make_corpus(root / "papers")
-    library = root / "library"
-    desk = Desk(ui_settings(tiny_models, library), str(library))
-    try:
-        report = desk.add([papers])
-        assert report.count("added") == 3, report.outcomes
-    finally:
-        desk.close()
-    return library
-
-
-@pytest.fixture
-def keep_window(qtbot, qapp):
-    """Adopts real main windows (offscreen, light theme): sized, their library loaded; shut down
-    after the test, with their worker threads joined."""
-    from app.ui.common import theme
-
-    windows = []
-    theme.apply_theme(qapp, "light")
-
-    def adopt(window):
-        qtbot.addWidget(window)
-        window.resize(1400, 900)
-        window.show()
-        qtbot.waitUntil(lambda: window.library.location != "", timeout=30_000)
-        windows.append(window)
-        return window
-
-    yield adopt
-    for window in windows:
-        window.shutdown()
-        assert not window.host._thread.isRunning()
-        assert not window.aux._thread.isRunning()
+    with desk_on(tmp_path_factory.mktemp("facts"), FACT_PAPERS, tiny_settings(tiny_models)) as desk:
+        yield desk

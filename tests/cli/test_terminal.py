@@ -6,18 +6,11 @@ import io
 
 from app.core.events import Notice, Progress, Stage, Step, Token
 from app.terminal import TerminalRenderer, format_duration
+from tests.support.clock import FakeClock
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def renderer(interactive: bool) -> tuple[TerminalRenderer, io.StringIO, Clock]:
-    out, clock = io.StringIO(), Clock()
+def renderer(interactive: bool) -> tuple[TerminalRenderer, io.StringIO, FakeClock]:
+    out, clock = io.StringIO(), FakeClock()
     return TerminalRenderer(out, interactive=interactive, clock=clock), out, clock
 
 

@@ -14,7 +14,7 @@ from app.core.errors import ResearchDeskError
 from app.core.events import Task
 from app.core.records import CitationStatus
 from tests.support.pdf_factory import make_paper
-from tests.core.research.answer.test_engine import ScriptedChat
+from tests.support.chat import ScriptedChat
 
 QUESTION = "When do kestrels depart in autumn?"
 

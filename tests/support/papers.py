@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.core.records import Paper
+
 # Two small papers whose facts sit on known pages: (title, authors, pages) by file name
 # (the `fact_pdfs` and `fact_library` fixtures build them).
 FACT_PAPERS = {
@@ -24,3 +26,11 @@ FACT_PAPERS = {
         ],
     ),
 }
+
+
+def paper(pid: str = "p1", title: str = "T", **fields) -> Paper:
+    """A Paper record as the library lists an imported one; any field can be given by name."""
+    record = {"authors": ["A. Author"], "published": "2020", "abstract": "", "doi": "", "arxiv_id": "",
+              "source_file": "f.pdf", "page_count": 1, "page_labels": ["1"], "content_hash": "h" + pid,
+              "imported_at": "", "status": "indexed", **fields}
+    return Paper(id=pid, title=title, **record)

@@ -1,4 +1,5 @@
-"""Shared pieces of the UI tests: a small paper corpus, settings, the window, a scripted chat model.
+"""Shared pieces of the UI tests: a small paper corpus, settings, waiting for a worker's job, and
+the scripted chat model put into a window's Desk.
 
 The scripted chat model is only for UI-state tests (deterministic citations,
 slow streaming to cancel); the main flow test uses the real tiny GGUF.
@@ -6,16 +7,12 @@ slow streaming to cancel); the main flow test uses the real tiny GGUF.
 
 from __future__ import annotations
 
-import json
-import re
-import time
 from pathlib import Path
 
-import pytest
-
-from app.core.errors import Cancelled
 from app.core.models.base import ChatModel
 from app.core.settings import Settings
+from tests.support.chat import ScriptedChat
+from tests.support.library import write_papers
 
 PAPERS = {
     "glaciers.pdf": (
@@ -63,12 +60,7 @@ PAPERS = {
 
 def make_corpus(folder: Path) -> Path:
     """Three small papers on unrelated topics, several pages each (page numbers matter)."""
-    from tests.support.pdf_factory import make_paper
-
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, (title, authors, pages) in PAPERS.items():
-        make_paper(folder / name, title, authors, pages)
-    return folder
+    return write_papers(folder, PAPERS)
 
 
 def ui_settings(tiny_models: dict[str, Path], library: Path) -> Settings:
@@ -84,84 +76,15 @@ def ui_settings(tiny_models: dict[str, Path], library: Path) -> Settings:
     return s
 
 
-_SOURCE = re.compile(r"Passage (\d+)[^\n]*? cite it as \[(\S+), page (\d+)\]\n([^\n]+)")  # citation style "tags"
-_NUMBERED = re.compile(r"^\[(\d+)\] \((\S+), page (\d+)[^\n]*\)\n([^\n]+)", re.M)  # citation style "numbers"
-
-
-class ScriptedChat(ChatModel):
-    """Writes a short answer citing the evidence in its prompt, word by word.
-
-    Each bullet (or, asked for claims, each claim) repeats the start of one
-    evidence passage, so the core's citation check verifies it; the support
-    check gets `verdicts` in turn. `delay` slows streaming (for cancel tests).
-    """
-
-    name = "scripted"
-
-    def __init__(self, delay: float = 0.0, context_length: int = 4096, sources: int = 3, verdicts: list[str] | None = None) -> None:
-        self.delay = delay
-        self.context_length = context_length
-        self.sources = sources
-        self.verdicts = verdicts or ["supported"]  # the support check's verdicts, in turn
-        self.calls = 0
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        self.calls += 1
-        prompt = messages[-1]["content"]
-        properties = (json_schema or {}).get("properties", {})
-        if "claims" in properties:  # the claim-bound answer: one claim per passage, streamed
-            return self._stream(self._claims(prompt), on_token, cancelled)
-        if "verdicts" in properties:  # the support check
-            n = properties["verdicts"].get("maxItems") or 1
-            return json.dumps({"verdicts": [{"pair": i + 1, "verdict": self.verdicts[i % len(self.verdicts)]} for i in range(n)]})
-        if json_schema is not None:  # deep research: loop decisions and passage scores
-            if self.delay:
-                time.sleep(self.delay * 5)
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            return self._json(json_schema, prompt)
-        numbered = _NUMBERED.findall(prompt)[: self.sources]
-        found = numbered or _SOURCE.findall(prompt)[: self.sources]
-        lines = ["The library answers this directly.", ""]
-        for n, paper_id, page, text in found:
-            words = re.sub(r"[#*`]", "", text).split()[:14]
-            tag = f"[{n}]" if numbered else f"[{paper_id}, page {page}]"
-            lines.append(f"- {' '.join(words).rstrip('.,;:')} {tag}")
-        if not found:
-            lines.append("The evidence does not answer the question.")
-        return self._stream("\n".join(lines) + "\n", on_token, cancelled)
-
-    def _claims(self, prompt: str) -> str:
-        """Each claim repeats the start of one passage and cites it, so the rules agree with it."""
-        claims = []
-        for n, _paper_id, _page, text in _NUMBERED.findall(prompt)[: self.sources]:
-            words = re.sub(r"[#*`]", "", text).split()[:14]
-            claims.append({"text": " ".join(words).rstrip(".,;:") + ".", "sources": [int(n)]})
-        if not claims:
-            claims.append({"text": "The passages do not answer the question.", "sources": []})
-        return json.dumps({"claims": claims})
-
-    def _stream(self, answer: str, on_token, cancelled) -> str:
-        out: list[str] = []
-        for piece in re.findall(r"\S+\s*|\s+", answer):
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            if self.delay:
-                time.sleep(self.delay)
-            out.append(piece)
-            if on_token is not None:
-                on_token(piece)
-        return "".join(out)
-
-    def _json(self, schema: dict, prompt: str) -> str:
-        if "gaps" in schema.get("properties", {}):
-            first = not getattr(self, "_decided", False)
-            self._decided = True
-            gaps = ["how accurate the photogrammetry was"] if first else []
-            return json.dumps({"iteration": 1, "summary": "Retreat rates and the method are covered.", "gaps": gaps,
-                               "shouldContinue": first, "nextSearchTopic": gaps[0] if gaps else "", "timeRemainingMinutes": 1.0})
-        n = prompt.count("[Source ")
-        return json.dumps({"items": [{"source": i, "summary": "relevant", "score": 0.8} for i in range(1, n + 1)]})
+def ui_chat(cls: type[ScriptedChat] = ScriptedChat, **options) -> ScriptedChat:
+    """The scripted chat model as the UI tests use it (tests/support/chat.py): it answers by citing
+    the evidence in its prompt, claims and bullets word by word, the support check with `verdicts`
+    in turn; asked for deep research's loop decision it finds one gap on the glacier papers, then
+    none. `delay` slows streaming (for cancel tests). `cls`: a subclass, `options` its arguments."""
+    summary = "Retreat rates and the method are covered."
+    gap = "how accurate the photogrammetry was"
+    return cls(decisions=[{"iteration": 1, "summary": summary, "gaps": [gap], "nextSearchTopic": gap}],
+               after_decisions={"iteration": 1, "summary": summary, "shouldContinue": False}, **options)
 
 
 def wait_for_handle(qtbot, handle, timeout: int = 120_000):
@@ -181,8 +104,3 @@ def use_chat(qtbot, window, model: ChatModel) -> None:
     handle = window.host.submit("test", lambda ctx: ctx.desk.set_chat_model(model))
     kind, payload = wait_for_handle(qtbot, handle)
     assert kind == "finished", payload
-
-
-@pytest.fixture
-def corpus(tmp_path) -> Path:
-    return make_corpus(tmp_path / "papers")

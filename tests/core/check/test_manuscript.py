@@ -16,7 +16,7 @@ from app.core.check.latex import parse_latex
 from app.core.check.markdown import parse_markdown
 from app.core.check.parse import parse_draft
 from app.core.check.resolve import Resolver, read_bib
-from app.core.records import Paper
+from tests.support.papers import paper
 
 LATEX = r"""\documentclass{article}
 \begin{document}
@@ -88,11 +88,6 @@ def test_docx_author_year_and_pandoc_citations(tmp_path):
     assert second.line == 3
 
 
-def _paper(pid, title, authors, year, doi=""):
-    return Paper(id=pid, title=title, authors=authors, published=year, abstract="", doi=doi, arxiv_id="", source_file="",
-                 page_count=1, page_labels=["1"], content_hash=pid, imported_at="", status="indexed")
-
-
 def test_keys_resolve_by_doi_title_and_key_form(tmp_path):
     bib = tmp_path / "refs.bib"
     bib.write_text("""
@@ -104,9 +99,10 @@ def test_keys_resolve_by_doi_title_and_key_form(tmp_path):
     entries, problems = read_bib(bib)
     assert len(problems) == 1 and "refs.bib, line" in problems[0]
     papers = [
-        _paper("doi-paper", "Glacier Retreat", ["Anil Gupta"], "2021", doi="10.1000/abc"),
-        _paper("kestrel", "Kestrel migration timing in alpine valleys", ["Maria Lindqvist", "Tomas Berg"], "2019"),
-        _paper("deep", "Deep learning of glaciers", ["Jo Smith"], "2020"),
+        paper("doi-paper", "Glacier Retreat", authors=["Anil Gupta"], published="2021", doi="10.1000/abc"),
+        paper("kestrel", "Kestrel migration timing in alpine valleys", authors=["Maria Lindqvist", "Tomas Berg"],
+              published="2019"),
+        paper("deep", "Deep learning of glaciers", authors=["Jo Smith"], published="2020"),
     ]
     r = Resolver(papers)
     assert r.resolve("byDoi", entries["byDoi"]).paper_id == "doi-paper"

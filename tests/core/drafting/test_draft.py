@@ -29,13 +29,15 @@ from app.core.drafting.draft import (
     trim_repetition,
 )
 from app.core.drafting.outputs import paragraph_latex, write_outputs
-from app.core.errors import Cancelled, ModelError, ResearchDeskError
+from app.core.errors import ModelError, ResearchDeskError
 from app.core.events import ClaimWritten, Notice, Round, Stage, Task
-from app.core.models.base import ChatModel
 from app.core.records import Evidence, Paper
-from app.core.settings import DeepParams, ModelConfig, Settings
+from app.core.settings import DeepParams, Settings
+from tests.support.chat import ScriptedChat, TimedChat
+from tests.support.clock import FakeClock
+from tests.support.library import desk_on, tiny_settings
+from tests.support.papers import paper
 from tests.support.paths import REPO
-from tests.core.research.deep.test_runner import verdict_items, wide_library  # noqa: F401 - wide_library: a fixture, eight short papers on kestrel migration
 
 PAPERS = {
     "hac.pdf": (
@@ -87,27 +89,16 @@ FAST_DEEP = DeepParams(candidates=8, keep_per_search=4)  # two scoring calls per
 
 
 def _settings(tiny_models) -> Settings:
-    return Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-        deep=FAST_DEEP,
-    )
+    return tiny_settings(tiny_models, deep=FAST_DEEP)
 
 
 @pytest.fixture(scope="module")
 def draft_library(tmp_path_factory, tiny_models):
     """A real library of three short papers on robust covariances, built once for this module."""
-    from app.core.desk import Desk
-    from tests.support.pdf_factory import make_paper
-
-    root = tmp_path_factory.mktemp("drafting")
-    (root / "in").mkdir()
-    for name, (title, authors, date, pages) in PAPERS.items():
-        make_paper(root / "in" / name, title, authors, pages, metadata={"creationDate": date})
-    desk = Desk(_settings(tiny_models), library=str(root / "lib"))
-    assert desk.add([root / "in"]).ok
-    yield desk
-    desk.close()
+    papers = {name: (title, authors, pages, {"metadata": {"creationDate": date}})
+              for name, (title, authors, date, pages) in PAPERS.items()}
+    with desk_on(tmp_path_factory.mktemp("drafting"), papers, _settings(tiny_models)) as desk:
+        yield desk
 
 
 @pytest.fixture(scope="module")
@@ -234,38 +225,12 @@ def test_cli_draft_writes_all_files(draft_library, tmp_path, tiny_models):
 
 
 # -- control flow with a scripted model ----------------------------------------------------
-class ScriptedChat(ChatModel):
-    """Scores every passage 0.8, answers decisions and the writer from scripts."""
-
-    context_length = 4096
-    name = "scripted"
-
-    def __init__(self, decisions=None, writer=None, verdicts=()):
-        self.decisions = list(decisions or [])
-        self.writer = writer
-        self.verdicts = list(verdicts)
-        self.calls: list[str] = []
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        if json_schema is None:
-            return "ok"  # deep research's speed calibration
-        props = json_schema.get("properties", {})
-        prompt = messages[-1]["content"]
-        if "items" in props:
-            self.calls.append("score")
-            n = len(re.findall(r"\[Source \d+\]", prompt))
-            return json.dumps({"items": [{"source": i, "summary": "Relevant to clustered covariances.", "score": 0.8} for i in range(1, n + 1)]})
-        if "covered" in props:
-            self.calls.append("decide")
-            d = self.decisions.pop(0) if self.decisions else {"sufficient": True, "nextQuery": "", "missing": []}
-            return json.dumps({"covered": [], **d})
-        if "verdicts" in props:  # the support check: verdicts from the script, "supported" by default
-            self.calls.append("check")
-            n = props["verdicts"]["minItems"]
-            return json.dumps({"verdicts": verdict_items(props["verdicts"], (self.verdicts + ["supported"] * n)[:n])})
-        self.calls.append("write")
-        keys = props["paragraphs"]["items"]["properties"]["cites"]["items"]["enum"]
-        return self.writer(keys, on_token)
+def draft_chat(decisions=(), writer=None, verdicts=()) -> ScriptedChat:
+    """The scripted model as these tests use it (tests/support/chat.py): every passage scored 0.8,
+    drafting's decisions from `decisions` (then sufficient), the section from `writer`, the support
+    check's verdicts from `verdicts` (then "supported"), "ok" to deep research's speed calibration."""
+    return ScriptedChat(decisions=list(decisions), writer=writer, verdicts=[*verdicts, *["supported"] * 24],
+                        summary="Relevant to clustered covariances.", answer="ok", stream="silent", hears_cancel=False)
 
 
 @pytest.fixture
@@ -295,17 +260,17 @@ def _simple_writer(keys, on_token):
 
 def test_agent_stops_at_the_custom_search_cap(scripted_desk):
     topics = iter(f"distinct topic number {i} about bandwidth kernels" for i in range(20))
-    chat = ScriptedChat([{"sufficient": False, "missing": ["more"], "nextQuery": next(topics)} for _ in range(20)], _simple_writer)
+    chat = draft_chat([{"sufficient": False, "missing": ["more"], "nextQuery": next(topics)} for _ in range(20)], _simple_writer)
     result = draft_section(scripted_desk(chat), "methods", context_from_dict(CONTEXT), time_minutes=None)
     custom = [s for s in result.searches if s.kind == "custom"]
-    assert len(custom) == 5 and chat.calls.count("decide") == 5
+    assert len(custom) == 5 and chat.roles.count("decide") == 5
     assert "custom search cap (5)" in result.limits_hit
     assert [s.number for s in result.searches] == list(range(1, len(result.searches) + 1))
 
 
 def test_draft_reports_stages_searches_and_paragraphs_as_typed_events(scripted_desk):
     seen: list = []
-    chat = ScriptedChat([{"sufficient": False, "missing": ["bandwidth choice"], "nextQuery": "kernel bandwidth selection rules"},
+    chat = draft_chat([{"sufficient": False, "missing": ["bandwidth choice"], "nextQuery": "kernel bandwidth selection rules"},
                          {"sufficient": True, "missing": [], "nextQuery": ""}], _simple_writer)
     result = draft_section(scripted_desk(chat), "methods", context_from_dict(CONTEXT), time_minutes=None, task=Task(sink=seen.append))
     stages = [(e.name, e.index, e.total) for e in seen if isinstance(e, Stage) and e.total == 3]
@@ -329,7 +294,7 @@ def test_draft_reports_stages_searches_and_paragraphs_as_typed_events(scripted_d
 
 
 def test_agent_stops_when_evidence_is_sufficient(scripted_desk):
-    chat = ScriptedChat([{"sufficient": True, "missing": [], "nextQuery": ""}], _simple_writer)
+    chat = draft_chat([{"sufficient": True, "missing": [], "nextQuery": ""}], _simple_writer)
     result = draft_section(scripted_desk(chat), "introduction", context_from_dict(CONTEXT), time_minutes=None)
     assert [s.kind for s in result.searches] == ["default"]
     assert result.stop_reason == "the model judged the evidence sufficient"
@@ -339,7 +304,7 @@ def test_agent_stops_when_evidence_is_sufficient(scripted_desk):
 def test_agent_never_repeats_a_search(scripted_desk):
     ctx = context_from_dict(CONTEXT)
     first = default_queries("methods", ctx)[0][0]
-    chat = ScriptedChat([
+    chat = draft_chat([
         {"sufficient": False, "missing": ["two-way clustering"], "nextQuery": first},  # a repeat: the gap is searched instead
         {"sufficient": False, "missing": ["Two-way  clustering!"], "nextQuery": ""},  # same query once normalised
     ], _simple_writer)
@@ -359,7 +324,7 @@ def test_invented_citations_are_removed_with_warnings(scripted_desk, draft_libra
                 "Kernel weights matter for HAC estimation \\cite{ghost2001}.")
         return json.dumps({"paragraphs": [{"cites": offered[:2], "text": text}]})
 
-    result = draft_section(scripted_desk(ScriptedChat([], writer)), "related-work", context_from_dict(CONTEXT), time_minutes=None)
+    result = draft_section(scripted_desk(draft_chat([], writer)), "related-work", context_from_dict(CONTEXT), time_minutes=None)
     text = result.paragraphs[0].text
     for invented in ("smith2020made", "Nobody 1999", "ghost2001"):
         assert invented not in text
@@ -383,10 +348,10 @@ def test_support_check_drops_a_redundant_unsupported_citation_and_flags_a_lone_o
     # The model's verdicts, pair by pair in the order of the text: the first sentence's second key and the
     # second sentence's only key are unsupported; the third is "supported" by the model, but its passage
     # states no 99: the rules (the stricter judge) make it unsupported. One implementation: support.check_pairs.
-    chat = ScriptedChat([], writer, verdicts=["supported", "unsupported", "unsupported", "supported"])
+    chat = draft_chat([], writer, verdicts=["supported", "unsupported", "unsupported", "supported"])
     result = draft_section(scripted_desk(chat), "related-work", context_from_dict(CONTEXT), time_minutes=None)
     a, b = used
-    assert chat.calls.count("check") == 1
+    assert chat.roles.count("check") == 1
     text = result.paragraphs[0].text
     assert f"few clusters [@{a}]." in text, text  # dropped: the sentence keeps its supported citation
     assert f"selection [@{b}]." in text and f"adjustment [@{a}]." in text  # kept, flagged: their only source
@@ -414,72 +379,13 @@ def test_reply_cut_off_mid_paragraph_is_salvaged(scripted_desk):
             on_token(piece)
         raise ModelError("The model's JSON reply was cut off at the 96-token limit.")
 
-    result = draft_section(scripted_desk(ScriptedChat([], writer)), "discussion", context_from_dict(CONTEXT), time_minutes=None)
+    result = draft_section(scripted_desk(draft_chat([], writer)), "discussion", context_from_dict(CONTEXT), time_minutes=None)
     assert len(result.paragraphs) == 2 and not result.paragraphs[1].complete
     assert result.paragraphs[1].text.endswith("kernel [@%s]." % result.paragraphs[1].keys[0])
     assert any("cut off" in w for w in result.warnings)
 
 
 # -- the budget's promise on a fake clock --------------------------------------------------
-class TimedDraftChat(ChatModel):
-    """A scripted model on a fake clock whose calls cost what a real one's do: reading the prompt at
-    `read` tokens/s, writing at `write` tokens/s, a token at a time, stopped by `cancelled` between
-    tokens. The writer fills ~80 % of its token limit, as a real model asked for N words does."""
-
-    context_length = 4096
-    name = "timed"
-    VOCABULARY = ("kestrels valleys autumn departure birds breeding meadows voles altitude weather nights adults "
-                  "young loggers positions season rings field teams slopes").split()
-
-    def __init__(self, clock, *, read=100.0, write=10.0, decisions=()):
-        self.clock, self.read, self.write = clock, read, write
-        self.decisions = list(decisions)
-        self.calls: list[str] = []
-
-    def _prose(self, seed: int, chars: int) -> str:
-        import random
-
-        rng, words, sentence = random.Random(seed), [], []
-        while len(" ".join(words)) < chars:
-            sentence.append(rng.choice(self.VOCABULARY))
-            if len(sentence) == 10:
-                words += [sentence[0].capitalize(), *sentence[1:-1], sentence[-1] + "."]
-                sentence = []
-        return " ".join(words)
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        props = (json_schema or {}).get("properties", {})
-        prompt = "\n".join(m["content"] for m in messages)
-        if json_schema is None:
-            kind, reply = "plain", " ".join(str(i) for i in range(1, 41))
-        elif "items" in props:
-            kind, n = "score", prompt.count("[Source ")
-            reply = json.dumps({"items": [{"source": i, "summary": "Relevant.", "score": 0.8} for i in range(1, n + 1)]})
-        elif "covered" in props:
-            kind = "decide"
-            d = self.decisions.pop(0) if self.decisions else {"sufficient": True, "nextQuery": "", "missing": []}
-            reply = json.dumps({"covered": [], **d})
-        elif "verdicts" in props:
-            kind = "check"
-            reply = json.dumps({"verdicts": verdict_items(props["verdicts"], ["supported"])})
-        else:
-            kind = "write"
-            keys = props["paragraphs"]["items"]["properties"]["cites"]["items"]["enum"]
-            n = props["paragraphs"]["maxItems"]
-            chars = int(0.8 * max_tokens * 4 / n) - 40
-            reply = json.dumps({"paragraphs": [{"cites": [keys[i % len(keys)]], "text": self._prose(i, chars)} for i in range(n)]})
-        self.calls.append(kind)
-        self.clock.advance(self.count_tokens(prompt) / self.read)  # reading: never interrupted
-        pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)][:max_tokens]
-        for piece in pieces:
-            self.clock.advance(1 / self.write)
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            if on_token is not None:
-                on_token(piece)
-        return "".join(pieces)
-
-
 KESTREL_CONTEXT = {
     "concept": "Autumn departure of kestrels from alpine valleys after the breeding season.",
     "open_questions": "Does the altitude of the breeding site change the departure date?",
@@ -498,30 +404,27 @@ def _timed_drafter(desk, chat, clock, section, context, minutes):
 
 
 def test_draft_budget_too_small_for_scoring_writes_from_retrieval_within_the_budget(wide_library):
-    from tests.core.research.deep.test_runner import FakeClock
-
     clock = FakeClock()
-    chat = TimedDraftChat(clock)  # writing and checking a full methods section: ~110 s; a scoring round ~50 s
+    # Writing and checking a full methods section: ~110 s; a scoring round ~50 s.
+    chat = TimedChat(clock, summary="Relevant.", name="timed")
     drafter = _timed_drafter(wide_library, chat, clock, "methods", KESTREL_CONTEXT, 1.0)
     result = drafter.run()
-    assert "score" not in chat.calls and "decide" not in chat.calls, chat.calls
+    assert "score" not in chat.kinds and "decide" not in chat.kinds, chat.kinds
     assert "time (too short for scoring or agent searches)" in result.limits_hit
     assert result.searches and all(s.note == "ranked by retrieval alone" for s in result.searches)
     assert result.paragraphs and all(p.keys for p in result.paragraphs)
-    assert result.ledger and all(r.support == "supported" for r in result.ledger) and "check" in chat.calls
+    assert result.ledger and all(r.support == "supported" for r in result.ledger) and "check" in chat.kinds
     assert drafter.budget.elapsed() <= 1.1 * 60, drafter.budget.elapsed()
 
 
 def test_draft_bigger_budget_keeps_searching_to_its_deadline(wide_library):
-    from tests.core.research.deep.test_runner import FakeClock
-
     clock = FakeClock()
-    chat = TimedDraftChat(clock)  # the agent judges the evidence sufficient at once
+    chat = TimedChat(clock, summary="Relevant.", name="timed")  # the agent judges the evidence sufficient at once
     drafter = _timed_drafter(wide_library, chat, clock, "methods", KESTREL_CONTEXT, 5.0)
     result = drafter.run()
     kinds = [s.kind for s in result.searches]
     assert kinds[0] == "default" and "widen" in kinds, kinds
-    assert chat.calls.count("decide") == 1, "the agent had its say once; the code widened after it"
+    assert chat.kinds.count("decide") == 1, "the agent had its say once; the code widened after it"
     assert result.stop_reason.startswith("the model judged the evidence sufficient") or "time" in result.limits_hit
     used = drafter.budget.elapsed()
     assert 0.8 * 300 <= used <= 1.1 * 300, used
@@ -600,8 +503,8 @@ def test_reply_parsing_repetition_and_citation_placement():
     text, looped_flag = trim_repetition(looped)
     assert looped_flag and text == "Sandwich estimators are robust."
 
-    papers = {"p1": Paper("p1", "Panel-Corrected Standard Errors", ["Nathaniel Beck"], "1995", "", "", "", "", 3, [], "", ""),
-              "p2": Paper("p2", "Econometric Computing", ["Achim Zeileis"], "2004", "", "", "", "", 3, [], "", "")}
+    papers = {"p1": paper("p1", "Panel-Corrected Standard Errors", authors=["Nathaniel Beck"], published="1995"),
+              "p2": paper("p2", "Econometric Computing", authors=["Achim Zeileis"], published="2004")}
     keys = {"p1": "beck1995panel", "p2": "zeileis2004econometric"}
     offered = [ev("p1", 2, 0.6, text="Panel-corrected standard errors handle contemporaneous correlation across panels."),
                ev("p2", 3, 0.7, text="The HC3 estimator performs well in small samples.")]
@@ -615,7 +518,8 @@ def test_reply_parsing_repetition_and_citation_placement():
 
 
 def test_narrative_mentions_get_their_key_and_unknown_ones_are_flagged():
-    papers = {"p1": Paper("p1", "Various Versatile Variances", ["Susanne Berger", "Achim Zeileis", "N G"], "2017", "", "", "", "", 3, [], "", "")}
+    papers = {"p1": paper("p1", "Various Versatile Variances", authors=["Susanne Berger", "Achim Zeileis", "N G"],
+                          published="2017")}
     offered = [ev("p1", 2, 0.6, text="Clustered covariances for panel data.")]
     text = "For example, Berger et al. (2017) implement clustered covariances. Smith and Jones (2019) disagree."
     paragraph, warnings = finish_paragraph(1, text, ["berger2017various"], True, offered, {"p1": "berger2017various"}, papers)

@@ -12,7 +12,7 @@ from app import cli
 from app.core.desk import Desk
 from app.core.errors import ResearchDeskError
 from app.core.events import Task
-from tests.core.research.answer.test_engine import ScriptedChat
+from tests.support.chat import ScriptedChat
 
 QUESTION = "When do kestrels depart from alpine valleys in autumn?"
 

@@ -21,6 +21,7 @@ from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.pdf.extract import TEXT_FLAGS
 from app.core.ingest.validate import validate_library
 from tests.support import pdf_factory
+from tests.support.cli import run_cli
 from tests.support.paths import REPO
 
 
@@ -195,24 +196,6 @@ def test_large_pdf_streams_with_bounded_memory(make_desk, tmp_path):
     assert peak < 150e6
 
 
-def _cli(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True,
-                          cwd=REPO, env={**os.environ, **(env or {})}, timeout=timeout)
-
-
-@pytest.fixture
-def cli_env(tmp_path, tiny_models):
-    """Settings file for CLI subprocesses, pointing at the tiny models."""
-    from app.core.settings import ModelConfig, Settings
-
-    config = tmp_path / "cli-config"
-    Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    ).save(config / "settings.json")
-    return {"RESEARCH_DESK_CONFIG_DIR": str(config)}
-
-
 KILL_PAPERS = {  # file: (title, topic) — twelve pages each, so the kill lands mid-import
     "zoo-quickref.pdf": ("Zoo: ordered indexed observations", "irregular time series indexed by dates"),
     "rcpp-quickref.pdf": ("Rcpp quick reference", "seamless integration of R and C++ code"),
@@ -242,9 +225,9 @@ def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
         time.sleep(0.2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done = _cli("--library", str(lib), "add", str(papers), env=cli_env)
+    done = run_cli("--library", str(lib), "add", str(papers), env=cli_env)
     assert done.returncode == 0, done.stderr
-    listing = _cli("--library", str(lib), "list", env=cli_env)
+    listing = run_cli("--library", str(lib), "list", env=cli_env)
     assert listing.returncode == 0
     for title, _ in KILL_PAPERS.values():
         assert re.search(title.split(":")[0].split()[0], listing.stdout, re.I), listing.stdout
@@ -253,7 +236,7 @@ def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
     for p in lib_obj.list_papers():
         with pymupdf.open(papers / p.source_file) as doc:
             assert p.page_count == doc.page_count
-    check = _cli("--library", str(lib), "validate", env=cli_env)
+    check = run_cli("--library", str(lib), "validate", env=cli_env)
     assert check.returncode == 0, check.stdout
     ids = [r["id"] for r in content_rows(lib_obj)]
     assert len(ids) == len(set(ids))
@@ -264,7 +247,7 @@ def test_cli_lmstudio_not_running_is_one_clear_message(tmp_path, fact_pdfs):
 
     config = tmp_path / "cfg"
     Settings(embedding=ModelConfig(backend="lmstudio", host="127.0.0.1:1", model="text-embedding-nomic")).save(config / "settings.json")
-    out = _cli("--library", str(tmp_path / "lib"), "add", str(fact_pdfs), env={"RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=60)
+    out = run_cli("--library", str(tmp_path / "lib"), "add", str(fact_pdfs), env={"RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=60)
     assert out.returncode == 1
     assert "LM Studio" in out.stderr and "127.0.0.1:1" in out.stderr
     assert "Traceback" not in out.stderr
@@ -276,7 +259,7 @@ def test_cli_missing_gguf_is_a_clear_message(tmp_path, fact_pdfs):
     config = tmp_path / "cfg"
     missing = tmp_path / "nowhere" / "model.gguf"
     Settings(embedding=ModelConfig(path=str(missing))).save(config / "settings.json")
-    out = _cli("--library", str(tmp_path / "lib"), "add", str(fact_pdfs), env={"RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=60)
+    out = run_cli("--library", str(tmp_path / "lib"), "add", str(fact_pdfs), env={"RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=60)
     assert out.returncode == 1
     assert str(missing) in out.stderr and "Traceback" not in out.stderr
 

@@ -22,6 +22,7 @@ import pytest
 from app.core.library import atomic_files, leases, writers
 from app.core.ingest.pipeline import file_hash
 from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
+from tests.support.library import assert_creation_waits_for_the_lock_holder, one_chunk
 from tests.support.paths import REPO
 from tests.support.pdf_factory import make_paper
 
@@ -39,19 +40,8 @@ def _paper(path: Path, title: str, seed: int, pages: int = 2) -> Path:
     return make_paper(path, title, ["Ada Writer"], body)
 
 
-@pytest.fixture
-def cli_env(tmp_path, tiny_models):
-    from app.core.settings import ModelConfig, Settings
-
-    config = tmp_path / "cfg"
-    Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    ).save(config / "settings.json")
-    return {**os.environ, "RESEARCH_DESK_CONFIG_DIR": str(config)}
-
-
 def _start(env: dict, lib: Path, *args: str, lease_s: float | None = None) -> subprocess.Popen:
+    env = {**os.environ, **env}  # cli_env's variables over this process's
     if lease_s is not None:
         env = {**env, leases.LEASE_SECONDS_ENV: str(lease_s)}
     return subprocess.Popen([sys.executable, "-m", "app.cli", "--library", str(lib), *args], cwd=REPO, env=env,
@@ -79,7 +69,7 @@ def _check_library(lib: Path, expected_hashes: set[str], env: dict) -> None:
     assert list(lib.rglob(".*.tmp")) == []
     assert list((lib / "leases").glob("*.lease")) == []  # every writer let go of what it held
     validated = subprocess.run([sys.executable, "-m", "app.cli", "--library", str(lib), "validate"], cwd=REPO,
-                               env=env, capture_output=True, text=True, timeout=300)
+                               env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
     assert validated.returncode == 0, validated.stdout + validated.stderr
 
 
@@ -252,16 +242,14 @@ def test_keeper_renews_while_alive_and_reports_a_lost_lease(tmp_path):
 
 
 def test_window_notices_papers_added_by_another_writer(qtbot, tmp_path, tiny_models, make_desk, fact_pdfs, monkeypatch):
-    from app.core.settings import ModelConfig, Settings
+    from app.ui.common.worker import WorkerHost
     from app.ui.library import controller as library_controller
     from app.ui.library.pane import LibraryPane
-    from app.ui.common.worker import WorkerHost
+    from tests.support.library import tiny_settings
 
     monkeypatch.setattr(library_controller, "POLL_INTERVAL_MS", 150)
     lib = tmp_path / "lib"
-    settings = Settings(chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-                        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512))
-    host = WorkerHost(settings, str(lib))
+    host = WorkerHost(tiny_settings(tiny_models), str(lib))
     pane = LibraryPane()
     qtbot.addWidget(pane)
     controller = library_controller.LibraryController(host, pane)
@@ -285,48 +273,6 @@ def test_window_notices_papers_added_by_another_writer(qtbot, tmp_path, tiny_mod
 
 
 # -- creating a table: one writer at a time (table_creation.py) ------------------------------------
-def _one_chunk(paper_id: str):
-    import numpy as np
-
-    from app.core.records import Chunk
-
-    return [Chunk(paper_id=paper_id, chunk_index=0, text=f"{paper_id} text", page=1)], np.ones((1, 8), "float32")
-
-
-def assert_creation_waits_for_the_lock_holder(first: Library, second: Library) -> None:
-    """`second` needs the chunks table while `first` holds the creation lock and creates it:
-    `second` waits, then opens the table `first` made and adds to it; no row is lost.
-
-    Without the lock `second` would create the table itself, and the create of `first`
-    (or, in a real race, Lance's Overwrite) would collide with it."""
-    import threading
-
-    from app.core.library import table_creation
-    from app.core.library.schema import chunks_schema
-
-    done: list[BaseException | None] = []
-
-    def append() -> None:
-        try:
-            second.append_chunks(CONTENT_CHUNKS, *_one_chunk("second"))
-            done.append(None)
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            done.append(exc)
-
-    with table_creation.creating(first.root, first.mirror, CONTENT_CHUNKS):
-        waiter = threading.Thread(target=append)
-        waiter.start()
-        waiter.join(timeout=1.0)
-        assert waiter.is_alive() and not done, "the second writer did not wait for the lock"
-        table = first.db.create_table(CONTENT_CHUNKS, schema=chunks_schema(8, content=True))
-        first._tables[CONTENT_CHUNKS] = table
-        first.append_chunks(CONTENT_CHUNKS, *_one_chunk("first"))
-    waiter.join(timeout=30)
-    assert done == [None], done
-    assert first.chunk_counts(CONTENT_CHUNKS) == {"first": 1, "second": 1}
-    assert second.chunk_counts(CONTENT_CHUNKS) == {"first": 1, "second": 1}
-
-
 def test_a_writer_needing_a_table_another_is_creating_waits_and_keeps_its_rows(tmp_path):
     root = tmp_path / "lib"
     first, second = Library(root), Library(root)
@@ -353,7 +299,7 @@ def test_a_creation_lock_left_by_a_crash_is_taken_over(tmp_path, left_by, caplog
         lock.write_text(json.dumps({"holder": holder.as_dict(), "at": at}))
     library = Library(root)
     start = time.monotonic()
-    library.append_chunks(CONTENT_CHUNKS, *_one_chunk("p1"))
+    library.append_chunks(CONTENT_CHUNKS, *one_chunk("p1"))
     assert time.monotonic() - start < 10
     assert library.chunk_counts(CONTENT_CHUNKS) == {"p1": 1}
     assert not lock.exists()
@@ -370,5 +316,5 @@ def test_a_live_creation_lock_that_never_ends_is_reported_as_busy(tmp_path):
         with pytest.raises(LibraryError, match="busy: another writer has been creating its content_chunks table"):
             with table_creation.creating(root, None, CONTENT_CHUNKS, wait_s=0.5):
                 pass
-    library.append_chunks(CONTENT_CHUNKS, *_one_chunk("p1"))  # released: the next create goes ahead
+    library.append_chunks(CONTENT_CHUNKS, *one_chunk("p1"))  # released: the next create goes ahead
     assert library.chunk_counts(CONTENT_CHUNKS) == {"p1": 1}

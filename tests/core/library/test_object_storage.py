@@ -23,7 +23,6 @@ from app.core.library.layout import LibraryLayout
 from tests.support.papers import FACT_PAPERS
 from tests.support.paths import REPO
 from tests.support.pdf_factory import make_paper
-from tests.core.ingest.test_pipeline import cli_env  # noqa: F401 - a fixture: settings for CLI subprocesses
 
 BUCKET = "lab"
 URI = f"s3://{BUCKET}/group/library"
@@ -180,7 +179,7 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_two_writers_on_one_bucket_both_see_every_paper(s3, cli_env, make_desk, tmp_path, monkeypatch):  # noqa: F811
+def test_two_writers_on_one_bucket_both_see_every_paper(s3, cli_env, make_desk, tmp_path, monkeypatch):
     """Two CLI processes with their own caches import into one bucket at the same time."""
     folders = {}
     for writer, topics in (("a", ("lichen growth on granite", "beetle larvae in deadwood")),
@@ -224,7 +223,7 @@ def test_two_writers_on_one_bucket_both_see_every_paper(s3, cli_env, make_desk, 
 def test_creating_a_table_on_a_bucket_waits_for_the_writer_creating_it(s3, tmp_path, monkeypatch):
     """The creation lock is an object on the bucket (If-None-Match), seen by every machine and
     never synced into a cache; a writer on another machine waits for it and keeps its rows."""
-    from tests.core.library.test_concurrent_writers import assert_creation_waits_for_the_lock_holder
+    from tests.support.library import assert_creation_waits_for_the_lock_holder
 
     first = Library(URI)
     _another_machine(monkeypatch, tmp_path, "cache-second")

@@ -5,19 +5,13 @@ greets). No mocks of the model code."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import socket
-import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Iterator
 
-import httpx
 import numpy as np
 import pytest
 
@@ -31,7 +25,8 @@ from app.core.models.openai_compat import OpenAIChat, OpenAIEmbedding
 from app.core.models.openai_compat import list_models as oai_list_models
 from app.core.settings import ModelConfig
 
-from tests.support.paths import REFERENCE  # noqa: E402
+from tests.support.paths import REFERENCE
+from tests.support.servers import free_port, llama_server
 
 HELLO = [{"role": "user", "content": "Say hello in one short sentence."}]
 SCHEMA = {
@@ -285,49 +280,11 @@ def test_lmstudio_greeting_without_api_is_backend_unavailable():
 # -- OpenAI-compatible server ------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _llama_server(model: Path, log: Path, *extra: str) -> Iterator[str]:
-    """Run llama_cpp.server on a free port; yield its base URL, stop it after."""
-    port = _free_port()
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(port), "--n_threads", "2", *extra],
-            stdout=out, stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.2)
-        yield base_url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
 def openai_server(tiny_models, tmp_path_factory) -> Iterator[str]:
     """llama_cpp.server serving SmolLM2 (chat)."""
     log = tmp_path_factory.mktemp("server") / "chat.log"
-    with _llama_server(tiny_models["chat"], log, "--n_ctx", "2048") as url:
+    with llama_server(tiny_models["chat"], log, "--n_ctx", "2048") as url:
         yield url
 
 
@@ -367,7 +324,7 @@ def test_openai_list_models_and_lmstudio_probe_of_a_foreign_server(openai_server
 
 
 def test_openai_unreachable_names_the_url():
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(BackendUnavailable) as err:
         factory.make_chat(ModelConfig(backend="openai", base_url=url))
     assert url in err.value.message
@@ -378,7 +335,7 @@ def test_openai_unreachable_names_the_url():
 def test_openai_embeddings_match_in_process_llama_cpp(tiny_models, embedder, tmp_path):
     texts = ["The cat sat on the mat.", "Linear mixed-effects models in lme4."]
     log = tmp_path / "emb.log"
-    with _llama_server(tiny_models["embedding"], log, "--embedding", "true", "--n_ctx", "512") as url:
+    with llama_server(tiny_models["embedding"], log, "--embedding", "true", "--n_ctx", "512") as url:
         remote = factory.make_embedding(ModelConfig(backend="openai", base_url=url))
         try:
             assert isinstance(remote, OpenAIEmbedding) and remote.dimension == 384

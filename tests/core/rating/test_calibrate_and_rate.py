@@ -5,7 +5,6 @@ fails), and questions made from a paper's sentences."""
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -15,6 +14,7 @@ from app.core.rating import labelled
 from app.core.rating.calibrate import calibrate, rescored
 from app.core.rating.questions import Question, is_right, questions_from
 from app.core.settings import ModelConfig
+from tests.support.servers import free_port
 
 # Sentences of the kinds the questions are made from: a figure, a name, a direction.
 SURVEY = (
@@ -27,12 +27,6 @@ SURVEY = (
      "Water use increased with household size in every district that the volunteers visited. "
      "Leaks were found in 18% of the houses where the volunteers inspected the kitchen pipes."],
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -138,7 +132,7 @@ def test_a_judge_that_does_not_load_or_a_server_that_is_down_keeps_the_previous_
     with pytest.raises(ResearchDeskError, match="could not load .*The judge stays llama.cpp"):
         desk.choose_judge(str(broken))
     assert desk.settings.judge.path == str(tiny_models["chat"])
-    desk.settings.chat = ModelConfig(backend="openai", base_url=f"http://127.0.0.1:{_free_port()}/v1")
+    desk.settings.chat = ModelConfig(backend="openai", base_url=f"http://127.0.0.1:{free_port()}/v1")
     with pytest.raises(ResearchDeskError, match="No OpenAI-compatible server answers .*The judge stays"):
         desk.choose_judge("some-model")
     saved = json.loads(desk.settings.file().read_text())

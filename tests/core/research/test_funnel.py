@@ -211,15 +211,8 @@ def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, fact
     assert info.value.action == "reindex"
 
 
-def test_cli_research_json_and_followups(fact_library, tmp_path, tiny_models):
-    from app.core.settings import ModelConfig, Settings
-
-    config = tmp_path / "cfg"
-    Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    ).save(config / "settings.json")
-    env = {**os.environ, "RESEARCH_DESK_CONFIG_DIR": str(config)}
+def test_cli_research_json_and_followups(fact_library, tmp_path, cli_env):
+    env = {**os.environ, **cli_env}
     lib = str(fact_library.library.root)
 
     def cli(*args):

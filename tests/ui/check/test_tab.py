@@ -18,7 +18,6 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QToolTip
 
-from app.core.desk import Desk
 from app.core.errors import Cancelled
 from app.core.events import SentenceChecked
 from app.ui.common import theme
@@ -26,8 +25,10 @@ from app.ui.check.controller import find_citation, sentence_offset
 from app.ui.check.tab import VERDICT_COLOR
 from app.ui.shell.main_window import MainWindow
 
+from tests.support.chat import ScriptedChat
+from tests.support.library import import_once, write_papers
 from tests.support.papers import FACT_PAPERS
-from tests.support.ui import ScriptedChat, ui_settings, use_chat, wait_for_handle
+from tests.support.ui import ui_chat, ui_settings, use_chat, wait_for_handle
 
 BIB = """
 @article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria and Berg, Tomas}, year={2019}}
@@ -45,34 +46,18 @@ DRAFT = (
 @pytest.fixture(scope="module")
 def check_library(tmp_path_factory, tiny_models) -> Path:
     """The two fact papers imported once through the core (copied for each window)."""
-    from tests.support.pdf_factory import make_paper
-
     root = tmp_path_factory.mktemp("check-seed")
-    (root / "in").mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(root / "in" / name, title, authors, pages)
     library = root / "library"
-    desk = Desk(ui_settings(tiny_models, library), str(library))
-    try:
-        assert desk.add([root / "in"]).count("added") == 2
-    finally:
-        desk.close()
+    report = import_once(library, write_papers(root / "in", FACT_PAPERS), ui_settings(tiny_models, library))
+    assert report.count("added") == 2
     return library
 
 
 @pytest.fixture
-def window(qtbot, qapp, tiny_models, tmp_path, check_library):
-    theme.apply_theme(qapp, "light")
+def window(keep_window, tiny_models, tmp_path, check_library):
     lib = tmp_path / "library"
     shutil.copytree(check_library, lib)
-    win = MainWindow(ui_settings(tiny_models, lib), str(lib), check_models=False)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitUntil(lambda: win.library.location != "", timeout=30_000)
-    yield win
-    win.shutdown()
-    assert not win.host._thread.isRunning() and not win.aux._thread.isRunning()
+    return keep_window(MainWindow(ui_settings(tiny_models, lib), str(lib), check_models=False))
 
 
 def _files(tmp_path: Path, text: str = DRAFT, name: str = "draft.md") -> tuple[Path, Path]:
@@ -195,7 +180,7 @@ class SlowVerdicts(ScriptedChat):
 def test_cancel_keeps_the_sentences_done(window, qtbot, tmp_path):
     text = "".join(f"The glacier front retreated 38 metres per year, study {n} [@gupta2021].\n\n" for n in range(1, 7))
     draft, bib = _files(tmp_path, text)
-    use_chat(qtbot, window, SlowVerdicts(0.6, verdicts=["supported"]))
+    use_chat(qtbot, window, ui_chat(SlowVerdicts, seconds=0.6, verdicts=["supported"]))
     handle = _start(qtbot, window, draft, bib)
     tab = window.checker.tab
     qtbot.waitUntil(lambda: len(window.checker.sentences) >= 1, timeout=60_000)
@@ -219,7 +204,7 @@ def test_latex_and_docx_citations_found_in_the_text(window, qtbot, qapp, tmp_pat
     """Scripted verdicts (not found → red); citations located in LaTeX and in a .docx's text citations."""
     import docx
 
-    use_chat(qtbot, window, ScriptedChat(verdicts=["unsupported"]))
+    use_chat(qtbot, window, ui_chat(verdicts=["unsupported"]))
     tex, bib = _files(tmp_path, "\\section{Results}\nGlaciers advanced quickly in the Alps \\citep[p.~3]{gupta2021}.\n",
                       "draft.tex")
     handle = _start(qtbot, window, tex, bib)

@@ -20,7 +20,7 @@ from app.ui.common.accessibility import controls, unnamed
 from app.ui.shell.main_window import MainWindow
 
 from tests.support.pdf_factory import make_paper
-from tests.support.ui import ScriptedChat, ui_settings, use_chat, wait_for_handle
+from tests.support.ui import ui_chat, ui_settings, use_chat, wait_for_handle
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ def test_add_a_paper_by_keyboard(window, qtbot, tmp_path, monkeypatch):
 
 def test_ask_then_open_a_citation_by_keyboard(window, qtbot):
     win = window()
-    use_chat(qtbot, win, ScriptedChat())
+    use_chat(qtbot, win, ui_chat())
     qtbot.waitUntil(win.isActiveWindow)
     _press(win, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Ctrl+L: to the question
     question = win.research_pane.question
@@ -154,7 +154,7 @@ def test_ask_then_open_a_citation_by_keyboard(window, qtbot):
 
 def test_check_a_draft_by_keyboard(window, qtbot, tmp_path, monkeypatch):
     win = window()
-    use_chat(qtbot, win, ScriptedChat(verdicts=["supported"]))
+    use_chat(qtbot, win, ui_chat(verdicts=["supported"]))
     holm = next(p for p in win.library_pane.papers() if p.title.startswith("Alpine Glacier"))
     bib = tmp_path / "refs.bib"
     bib.write_text("@article{holm2021, title={" + holm.title + "}, author={Holm, Ingrid and Bernasconi, Marco}, year={2021}}\n")

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 
 from app.core.errors import NoRelevantPapers
-from app.core.records import Citation, Claim, Evidence, Paper, Reference, ResearchResult, Sentence
+from app.core.records import Citation, Claim, Evidence, Reference, ResearchResult, Sentence
 from app.core.settings import Settings
 from app.ui.common.answer_render import (
     CiteLink,
@@ -31,6 +31,7 @@ from app.ui.reader.highlight import locate_passage, passage_words
 from app.ui.research.question_box import QuestionBox
 from app.ui.common.worker import WorkerHost
 
+from tests.support.papers import paper
 from tests.support.ui import wait_for_handle
 
 
@@ -277,18 +278,14 @@ def test_question_box_enter_runs_and_history_walks(qtbot):
     assert "\n" in box.toPlainText()  # Shift+Enter breaks the line
 
 
-def _paper(pid: str, title: str, status: str = "indexed", **kw) -> Paper:
-    return Paper(pid, title, kw.get("authors", ["A. Author"]), kw.get("published", "2020"), "", "", "", "f.pdf", 3, [], "h" + pid, "", status, kw.get("reason", ""))
-
-
 def test_library_table_filters_sorts_and_explains_failures(qtbot):
     model = PaperTableModel()
     proxy = PaperFilterProxy()
     proxy.setSourceModel(model)
     model.set_papers([
-        _paper("b", "Bees navigate", authors=["Sofia Lindqvist"]),
-        _paper("a", "Alpine glaciers", published="2019"),
-        _paper("c", "Broken scan", status="failed", reason="no text layer: needs OCR"),
+        paper("b", "Bees navigate", authors=["Sofia Lindqvist"], page_count=3),
+        paper("a", "Alpine glaciers", published="2019", page_count=3),
+        paper("c", "Broken scan", status="failed", status_reason="no text layer: needs OCR", page_count=3),
     ])
     proxy.set_filter("lindqvist")
     assert proxy.rowCount() == 1
@@ -431,7 +428,7 @@ def test_the_papers_tab_puts_the_papers_with_evidence_first_and_mutes_the_ones_o
     theme.apply_theme(qapp, "light")
     pane = ResearchPane()
     qtbot.addWidget(pane)
-    papers = [Paper(pid, title, ["A. Author"], "2020", "", "", "", "f.pdf", 3, [], "h" + pid, "")
+    papers = [paper(pid, title, page_count=3)
               for pid, title in [("stereo", "Real-time Temporal Stereo Matching"),
                                  ("teams", "Operative Team Familiarity"), ("neo", "Near-Earth Objects")]]
     pane.show_shortlist(papers)

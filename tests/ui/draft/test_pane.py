@@ -18,7 +18,6 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 
 from app.core.bibtex import citation_keys
-from app.core.desk import Desk
 from app.core.drafting import context_from_dict
 from app.core.drafting.draft import DraftResult, LedgerRow, Paragraph
 from app.core.events import ClaimWritten, EvidenceFound, Round, Stage
@@ -40,6 +39,7 @@ from app.ui.draft.render import (
 from app.ui.shell.main_window import MainWindow
 from app.ui.common.worker import WorkerHost
 
+from tests.support.library import import_once
 from tests.support.ui import make_corpus, ui_settings, wait_for_handle
 
 CONTEXT = {
@@ -55,17 +55,13 @@ def draft_seed(tmp_path_factory, tiny_models) -> Path:
     """The three UI test papers (glaciers, bees, bread), imported once through the core."""
     root = tmp_path_factory.mktemp("draft-seed")
     library = root / "library"
-    desk = Desk(ui_settings(tiny_models, library), str(library))
-    try:
-        assert desk.add([make_corpus(root / "papers")]).count("added") == 3
-    finally:
-        desk.close()
+    report = import_once(library, make_corpus(root / "papers"), ui_settings(tiny_models, library))
+    assert report.count("added") == 3
     return library
 
 
 @pytest.fixture
-def window(qtbot, qapp, tiny_models, tmp_path, draft_seed):
-    theme.apply_theme(qapp, "light")
+def window(keep_window, qtbot, tiny_models, tmp_path, draft_seed):
     lib = tmp_path / "library"
     shutil.copytree(draft_seed, lib)
     settings = ui_settings(tiny_models, lib)
@@ -73,14 +69,10 @@ def window(qtbot, qapp, tiny_models, tmp_path, draft_seed):
     # Greedy decoding: the tiny model sampled at 0.2 sometimes loops past the JSON limit, so the
     # real-model test would pass or fail by chance (llama.cpp draws a new seed per run).
     settings.research.temperature = 0.0
-    w = MainWindow(settings, str(lib))
-    qtbot.addWidget(w)
+    w = keep_window(MainWindow(settings, str(lib)))
     w.resize(1500, 900)
-    w.show()
     qtbot.waitUntil(lambda: len(w.library_pane.papers()) == 3, timeout=60_000)
-    yield w
-    w.shutdown()
-    assert not w.host._thread.isRunning() and not w.aux._thread.isRunning()
+    return w
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from app.ui.history.pane import QUESTION as QUESTION_COL
 from app.ui.library.labels_dialog import LabelsDialog, edit_labels
 from app.ui.shell.main_window import MainWindow
 
-from tests.support.ui import ScriptedChat, make_corpus, ui_settings, use_chat, wait_for_handle
+from tests.support.ui import make_corpus, ui_chat, ui_settings, use_chat, wait_for_handle
 
 GLACIERS = "How fast did alpine glaciers retreat, and how was it measured?"
 BEES = "How do honeybees navigate when the sun is hidden?"
@@ -42,7 +42,7 @@ def window(keep_window, tiny_models, tmp_path, seed, qtbot) -> MainWindow:
     shutil.copytree(seed, lib)
     w = keep_window(MainWindow(ui_settings(tiny_models, lib), str(lib), check_models=False))
     qtbot.waitUntil(lambda: len(w.library_pane.papers()) == 3, timeout=30_000)
-    use_chat(qtbot, w, ScriptedChat())
+    use_chat(qtbot, w, ui_chat())
     return w
 
 

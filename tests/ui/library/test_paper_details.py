@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from app.core.errors import ResearchDeskError
 from app.core.records import Paper
 from app.ui.library.paper_details import UNSURE_MARK, PaperDetails
+from tests.support.papers import paper
 
 
 def _paper(**changes) -> Paper:
-    base = Paper(id="smith2020", title="Glacier retreat", authors=["A. Smith", "B. Jones"], published="2020",
-                 abstract="We measure.", doi="", arxiv_id="", source_file="smith.pdf", page_count=3,
-                 page_labels=["1", "2", "3"], content_hash="h", imported_at="", status="indexed")
-    return replace(base, **changes)
+    return paper("smith2020", "Glacier retreat", authors=["A. Smith", "B. Jones"], abstract="We measure.",
+                 source_file="smith.pdf", page_count=3, page_labels=["1", "2", "3"], content_hash="h", **changes)
 
 
 def test_details_mark_unsure_fields_and_return_typed_changes(qtbot):

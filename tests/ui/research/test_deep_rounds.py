@@ -28,20 +28,12 @@ from app.ui.research.controller import ResearchController
 from app.ui.research.pane import ResearchPane
 from app.ui.common.worker import WorkerHost
 
-from tests.ui.shell.test_main_window import make_window  # noqa: F401 - the window fixture, shared (seed_library is in conftest)
+from tests.support.clock import FakeClock
 from tests.support.ui import wait_for_handle
 
 QUESTION = "How fast did alpine glaciers retreat, and how was it measured?"
 GAP_A = "accuracy of repeat photogrammetry"
 GAP_B = "why retreat differs between glaciers"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Pool:

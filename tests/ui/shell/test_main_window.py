@@ -23,27 +23,9 @@ from app.ui.common.answer_render import citation_summary, parse_cite
 from app.ui.shell.main_window import MainWindow
 from app.ui.research.pane import EVIDENCE_ROLE
 
-from tests.support.ui import ScriptedChat, make_corpus, ui_settings, use_chat, wait_for_handle
+from tests.support.ui import make_corpus, ui_chat, use_chat, wait_for_handle
 
 QUESTION = "How fast did alpine glaciers retreat, and how was it measured?"
-
-
-@pytest.fixture
-def make_window(keep_window, tiny_models, tmp_path):
-    def make(library: Path | None = None, seed: Path | None = None, **changes) -> MainWindow:
-        lib = library or tmp_path / "library"
-        if seed is not None:
-            shutil.copytree(seed, lib)
-        settings = ui_settings(tiny_models, lib)
-        for key, value in changes.items():
-            obj = settings
-            *path, last = key.split("__")
-            for part in path:
-                obj = getattr(obj, part)
-            setattr(obj, last, value)
-        return keep_window(MainWindow(settings, str(lib)))
-
-    return make
 
 
 def _drop(window: MainWindow, paths: list[Path]) -> None:
@@ -134,7 +116,7 @@ def test_research_with_real_model_streams_and_renders(make_window, qtbot, seed_l
 
 def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat())
+    use_chat(qtbot, window, ui_chat())
     kind, result, _tokens, _stages = _run(qtbot, window)
     assert kind == "finished", result
     assert result.citations and all(c.status == "verified" for c in result.citations)
@@ -166,7 +148,7 @@ def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_libr
 
 def test_a_claim_no_passage_supports_leaves_the_answer_and_is_named_in_its_notes(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat(verdicts=["supported", "partial", "unsupported"]))
+    use_chat(qtbot, window, ui_chat(verdicts=["supported", "partial", "unsupported"]))
     kind, result, _tokens, _stages = _run(qtbot, window)
     assert kind == "finished", result
     assert result.withdrawn and {c.status for c in result.citations} == {"verified", "partial"}
@@ -182,7 +164,7 @@ def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, 
     clicking a citation highlights the quote the claim rests on, not the whole passage. (With
     withdrawing off: by default an unsupported claim leaves the answer, test below.)"""
     window = make_window(seed=seed_library, research__withdraw_unsupported=False)
-    use_chat(qtbot, window, ScriptedChat(verdicts=["supported", "partial", "unsupported"]))
+    use_chat(qtbot, window, ui_chat(verdicts=["supported", "partial", "unsupported"]))
     kind, result, _tokens, _stages = _run(qtbot, window)
     assert kind == "finished", result
     assert result.claims and all(c.claim is not None for c in result.citations)
@@ -213,7 +195,7 @@ def test_focused_evidence_shows_before_the_first_claim(make_window, qtbot, seed_
     """The focused evidence arrives before any model time: its best sentences fill the answer
     view, linked to their pages, until the claims are written (and stay below them meanwhile)."""
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat(delay=0.1))
+    use_chat(qtbot, window, ui_chat(delay=0.1))
     view = window.answer_view
     handle = window.research.run(QUESTION)
     qtbot.waitUntil(lambda: "Best evidence so far" in view.browser.toPlainText(), timeout=60_000)
@@ -257,7 +239,7 @@ def test_focused_evidence_shows_before_the_first_claim(make_window, qtbot, seed_
 
 def test_improve_save_export_write_files(make_window, qtbot, seed_library, tmp_path):
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat())
+    use_chat(qtbot, window, ui_chat())
     kind, result, _t, _s = _run(qtbot, window)
     assert kind == "finished"
 
@@ -282,7 +264,7 @@ def test_improve_save_export_write_files(make_window, qtbot, seed_library, tmp_p
 
 def test_cancel_mid_run_keeps_library_consistent(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat(delay=0.15))
+    use_chat(qtbot, window, ui_chat(delay=0.15))
     tokens: list[str] = []
     handle = window.research.run(QUESTION)
     handle.event.connect(lambda e: tokens.append(e.text) if isinstance(e, Token) else None)
@@ -391,7 +373,7 @@ def test_deep_research_runs_rounds_within_budget(make_window, qtbot, seed_librar
     """Deep mode through the Deep switch and time budget (a scripted model answers the
     loop's JSON; the core's own tests run the loop on the real tiny model)."""
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat())
+    use_chat(qtbot, window, ui_chat())
     pane = window.research_pane
     assert pane.deep_button.isEnabled()
     pane.set_mode("deep")
@@ -416,7 +398,7 @@ def test_deep_research_runs_rounds_within_budget(make_window, qtbot, seed_librar
 
 def test_cancelled_deep_run_offers_synthesis_from_gathered_evidence(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
-    use_chat(qtbot, window, ScriptedChat(delay=0.2))
+    use_chat(qtbot, window, ui_chat(delay=0.2))
     gathered: list = []
     handle = window.research.run(QUESTION, "deep", None)  # unlimited: only the cancel stops it
     handle.event.connect(lambda e: gathered.append(e.evidence) if isinstance(e, EvidenceFound) and e.evidence else None)

@@ -18,6 +18,8 @@ from app.core.records import Claim, Evidence, Sentence, Support
 from app.core.research.answer.claims import ClaimStream, claims_schema, parse_claims
 from app.core.research.answer.synthesis import RETRY_TEMPERATURE
 from app.core.research.check.support import Pair, check_pairs, check_specifics, quote_for
+from tests.support.answers import answer_with, assert_cited_in_place, judge_and_restate
+from tests.support.chat import ScriptedChat
 from tests.support.evidence_factory import focused_passage
 
 
@@ -354,53 +356,6 @@ def test_prose_answer_reads_only_the_focused_sentences_with_the_real_model(fact_
     assert "first_words_s" in result.timings and result.timings["first_words_s"] <= result.timings["total_s"]
     for c in result.citations:  # checked in the run, like claims
         assert c.support in {v.value for v in Support} | {""}
-
-
-class ScriptedChat(ChatModel):
-    """Replies from a script, streamed in small pieces; fails or cancels where told."""
-
-    name = "scripted"
-    context_length = 4096
-
-    def __init__(self, replies: list[str], cancel_after: int | None = None) -> None:
-        self.replies = list(replies)
-        self.calls: list[dict] = []
-        self.cancel_after = cancel_after
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        self.calls.append({"messages": [dict(m) for m in messages], "schema": json_schema, "temperature": temperature})
-        reply = self.replies.pop(0) if self.replies else '{"verdicts": []}'
-        if callable(reply):  # a reply that reads the prompt (e.g. to cite the right passage number)
-            reply = reply(messages)
-        for i in range(0, len(reply), 7):
-            if self.cancel_after is not None and i >= self.cancel_after:
-                raise Cancelled()
-            if on_token:
-                on_token(reply[i : i + 7])
-        if json_schema is not None:
-            from app.core.models.factory import require_json
-
-            require_json(reply, False, max_tokens)
-        return reply
-
-
-def assert_cited_in_place(result) -> None:
-    """Every claim cites only passages the prompt showed, and every citation's tag stands in the answer where it points."""
-    assert result.claims, result.messages
-    numbers = {e.number for e in result.evidence}
-    assert all(set(c.sources) <= numbers for c in result.claims)
-    for c in result.citations:
-        assert result.answer[c.start : c.end] == f"[{c.paper_id}, page {c.page}]"
-
-
-def answer_with(desk, chat: ChatModel, question: str, overrides: dict | None = None):
-    """(result, events) of one question answered by `chat` in place of the desk's model."""
-    desk.set_chat_model(chat)
-    events: list = []
-    try:
-        return desk.funnel(Task(sink=events.append), overrides=overrides).run(question), events
-    finally:
-        desk._chat = None
 
 
 def test_broken_structure_is_retried_once_then_answered_as_free_text(fact_library):
@@ -966,24 +921,6 @@ def test_a_failed_rating_quotes_by_focus_score_and_the_answer_stands(fact_librar
 
 
 # -- a faulted claim written again from the sentences it rests on (research/answer/rewrite.py) -------------
-def _judge_and_restate(restated: str | None, believed: str):
-    """A scripted model: the rewriting prompt gets `restated` (None: it copies the first sentence
-    it is shown); the support check finds supported only the pairs whose claim is `believed`."""
-    import re
-
-    def reply(messages):
-        text = messages[-1]["content"]
-        if "Sentences from the researcher's papers" in text:
-            if restated is None:  # copy the first quoted sentence, as a small model may
-                return json.dumps({"claim": re.search(r"^- “(.*)”$", text, flags=re.M).group(1) + "."})
-            return json.dumps({"claim": restated})
-        claims = re.findall(r"^\d+\. Claim: (.*)$", text, flags=re.M)
-        return json.dumps({"verdicts": [{"pair": i, "verdict": "supported" if c == believed else "unsupported"}
-                                        for i, c in enumerate(claims, 1)]})
-
-    return reply
-
-
 def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the_key_passages(fact_library):
     """Real library, focusing, quotes and check rules; a scripted model. The first claim gives a
     retreat no passage gives; written again from the key passages and its cited sentences, it
@@ -991,7 +928,7 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
     wrong = "The glacier front retreated 512 metres per year."
     right = "The glacier front retreated 38 metres per year."
     first = json.dumps({"claims": [{"text": wrong, "sources": [1]}]})
-    chat = ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8)
+    chat = ScriptedChat([first] + [judge_and_restate(right, believed=right)] * 8)
     question = "How fast did the glacier front retreat?"
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
     result, events = answer_with(fact_library, chat, question, options)
@@ -1008,8 +945,8 @@ def test_a_first_claim_with_a_figure_no_passage_states_is_written_again_from_the
     assert any(isinstance(e, Stage) and "writing a claim again" in e.detail for e in events)
 
     # A rewritten claim the check does not support changes nothing (the claim stays, marked); nor does rewriting off.
-    for chat, opts in ((ScriptedChat([first] + [_judge_and_restate(right, believed="nothing")] * 8), options),
-                       (ScriptedChat([first] + [_judge_and_restate(right, believed=right)] * 8),
+    for chat, opts in ((ScriptedChat([first] + [judge_and_restate(right, believed="nothing")] * 8), options),
+                       (ScriptedChat([first] + [judge_and_restate(right, believed=right)] * 8),
                         {**options, "rewrite_faulted": False})):
         kept, _ = answer_with(fact_library, chat, question, {**opts, "withdraw_unstated": False, "withdraw_unsupported": False})
         assert kept.claims[0].text == wrong and kept.claims[0].support != "supported"
@@ -1043,7 +980,7 @@ def test_a_claim_only_the_judge_doubts_is_written_again_and_kept_when_the_new_on
     first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
     opts = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
     for withdraw in (False, True):
-        chat = ScriptedChat([first] + [_judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
+        chat = ScriptedChat([first] + [judge_and_restate("Kestrels leave in September.", believed="nothing")] * 8)
         result, _ = answer_with(fact_library, chat, "How were the kestrels tracked?", {**opts, "withdraw_unsupported": withdraw})
         assert sum("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls) == 1
         assert result.claims[0].text == claim and result.claims[0].support == "unsupported"
@@ -1114,7 +1051,7 @@ def _glacier_answer(fact_library, first_claim: str, restated: str, believed: str
     its rewrite writes `restated` and its judge finds only `believed` supported."""
     first = json.dumps({"claims": [{"text": first_claim, "sources": [1]}]})
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
-    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(restated, believed=believed)] * 8),
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [judge_and_restate(restated, believed=believed)] * 8),
                             "How fast did the glacier front retreat?", options)
     return result
 
@@ -1148,7 +1085,7 @@ def test_a_first_claim_that_only_repeats_the_question_is_written_again(fact_libr
     # A yes-or-no question's answer in its own words is no echo; the judge doubting it, it is written again.
     first = json.dumps({"claims": [{"text": echo, "sources": [1]}]})
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2, "withdraw_unsupported": False}
-    chat = ScriptedChat([first] + [_judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
+    chat = ScriptedChat([first] + [judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
     result, _ = answer_with(fact_library, chat, "Did the glacier front retreat fast?", options)
     assert any("Sentences from the researcher's papers" in c["messages"][-1]["content"] for c in chat.calls)
     assert result.claims[0].text == GLACIER_RATE
@@ -1160,7 +1097,7 @@ def test_two_claims_written_again_as_one_sentence_are_said_once(fact_library):
     first = json.dumps({"claims": [{"text": "The glacier front retreated 512 metres per year.", "sources": [1]},
                                    {"text": "The glacier front retreated 640 metres per year.", "sources": [1]}]})
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
-    chat = ScriptedChat([first] + [_judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
+    chat = ScriptedChat([first] + [judge_and_restate(GLACIER_RATE, believed=GLACIER_RATE)] * 8)
     result, _ = answer_with(fact_library, chat, "How fast did the glacier front retreat?", options)
     assert [c.text for c in result.claims if not c.quoted] == [GLACIER_RATE]
     assert sum("written again" in m for m in result.messages) == 2

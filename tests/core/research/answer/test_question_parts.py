@@ -10,7 +10,8 @@ from app.core.events import Task
 from app.core.records import Claim, ResearchResult
 from app.core.research.answer.question_parts import missing_parts_note, open_parts
 from app.core.research.text.question_split import question_ask, question_parts
-from tests.core.research.answer.test_engine import ScriptedChat, answer_with, assert_cited_in_place
+from tests.support.answers import answer_with, assert_cited_in_place
+from tests.support.chat import ScriptedChat
 
 
 @pytest.mark.parametrize("question, parts", [

@@ -62,12 +62,13 @@ def test_under_the_caution_the_models_claims_are_partial_at_most(fact_library):
     """Real library, focusing, quotes and check rules; a scripted model whose judge passes its
     claim. The passages are not about the question (no paper mentions quokkas), so the model's
     citation is marked partial with that reason; the quotes stay quoted, and the notes say why."""
-    from tests.core.research.answer.test_engine import ScriptedChat, _judge_and_restate, answer_with
+    from tests.support.answers import answer_with, judge_and_restate
+    from tests.support.chat import ScriptedChat
 
     claim = "Quokka burrows are measured at centimetre accuracy."
     first = json.dumps({"claims": [{"text": claim, "sources": [1]}]})
     options = {"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}
-    result, _ = answer_with(fact_library, ScriptedChat([first] + [_judge_and_restate(None, believed=claim)] * 8),
+    result, _ = answer_with(fact_library, ScriptedChat([first] + [judge_and_restate(None, believed=claim)] * 8),
                             "How accurate is photogrammetry of quokka burrows?", options)
     assert result.caution and result.claims[0].text == claim
     own = [c for c in result.citations if c.claim == 0]
@@ -79,6 +80,6 @@ def test_under_the_caution_the_models_claims_are_partial_at_most(fact_library):
     # The same claim where the library holds the answer's subject: supported, no caution.
     kept, _ = answer_with(fact_library, ScriptedChat([json.dumps({"claims": [{"text": "The glacier front retreated 38 metres per year.",
                                                                               "sources": [1]}]})]
-                                                     + [_judge_and_restate(None, believed="The glacier front retreated 38 metres per year.")] * 8),
+                                                     + [judge_and_restate(None, believed="The glacier front retreated 38 metres per year.")] * 8),
                           "How fast did the glacier front retreat?", options)
     assert not kept.caution and kept.claims[0].support == "supported"

@@ -15,7 +15,7 @@ from app.core.research.answer.prompt import answer_beginning, claims_prompt, fir
 from app.core.research.answer.worked_answers import fitting_turns, worked_examples, worked_turns
 from app.core.events import Task
 from app.core.settings import ResearchParams
-from tests.core.research.answer.test_engine import assert_cited_in_place
+from tests.support.answers import assert_cited_in_place
 
 HEADER = re.compile(r"^\[(\d+)\] \([^,()]+, page \d+(?:; [^()]+)?\)$", re.M)
 FIGURE = re.compile(r"\d+(?:[.,]\d+)?")

@@ -15,53 +15,22 @@ import time
 import pytest
 
 from app.core import events
-from app.core.errors import Cancelled
 from app.core.events import Task
-from app.core.models.base import ChatModel
 from app.core.records import ResearchResult
 from app.core.research.deep.runner import RETRY_EXHAUSTED, Budget, DeepCancelled, DeepResearch, parse_time
 from app.core.settings import DeepParams
+from tests.support.chat import ScriptedChat, TimedChat
+from tests.support.clock import FakeClock
 from tests.support.paths import REPO
 
 
-class ScriptedChat(ChatModel):
-    """Answers loop decisions from a script, scores every passage 0.8, writes a cited answer."""
-
-    context_length = 2048
-
-    def __init__(self, decisions, clock=None, seconds_per_call=0.0, answer=None):
-        self.decisions = list(decisions)
-        self.clock = clock
-        self.seconds_per_call = seconds_per_call
-        self.answer = answer
-        self.calls = 0
-
-    def chat(self, messages, *, json_schema=None, on_token=None, cancelled=None, **kw):
-        self.calls += 1
-        if self.clock is not None:
-            self.clock.advance(self.seconds_per_call)
-        if json_schema is not None and "gaps" in json_schema["properties"]:
-            d = self.decisions.pop(0) if self.decisions else {"gaps": []}
-            return d if isinstance(d, str) else json.dumps(
-                {"iteration": 0, "summary": "s", "shouldContinue": True, "nextSearchTopic": "", "timeRemainingMinutes": 1.0, **d})
-        if json_schema is not None:
-            n = messages[-1]["content"].count("[Source ")
-            return json.dumps({"items": [{"source": i, "summary": "relevant", "score": 0.8} for i in range(1, n + 1)]})
-        text = self.answer or "Kestrels leave in mid September."
-        if on_token:
-            on_token(text)
-        return text
-
-
-class FakeClock:
-    def __init__(self):
-        self.t = 1000.0
-
-    def __call__(self):
-        return self.t
-
-    def advance(self, s):
-        self.t += s
+def deep_chat(decisions=(), cls: type[ScriptedChat] = ScriptedChat, **options) -> ScriptedChat:
+    """The scripted model as these tests use it (tests/support/chat.py): loop decisions from the
+    script, every passage scored 0.8, and a model that cannot keep to the claims' shape, so the
+    answer is its free text ("Kestrels leave in mid September.", in one piece); it leaves a
+    cancel for the loop to notice."""
+    return cls(decisions=list(decisions), claims=False, answer="Kestrels leave in mid September.", stream="whole",
+               hears_cancel=False, context_length=2048, name="", **options)
 
 
 def deep_for(desk, chat, *, deep=False, minutes=5.0, clock=time.monotonic, task=None, params=None, **overrides):
@@ -125,7 +94,7 @@ def test_speed_meter_expects_the_reply_lengths_it_has_seen():
 
 def test_no_gaps_stops_after_first_decision(fact_library):
     # Without a budget the design's stop rule stands (a budget is used to its deadline: below).
-    run = deep_for(fact_library, ScriptedChat([{"gaps": []}]), minutes=None)
+    run = deep_for(fact_library, deep_chat([{"gaps": []}]), minutes=None)
     result = run.run(QUESTION)
     assert len(result.extra["loop_decisions"]) == 1
     assert result.extra["methodology"]["stop_reason"] == "no gaps left"
@@ -134,16 +103,16 @@ def test_no_gaps_stops_after_first_decision(fact_library):
 
 def test_iteration_cap_is_enforced_whatever_the_model_says(fact_library):
     always = [{"gaps": [f"gap {i}"], "nextSearchTopic": f"kestrel logger weight {i}"} for i in range(20)]
-    standard = deep_for(fact_library, ScriptedChat(always)).run(QUESTION)
+    standard = deep_for(fact_library, deep_chat(always)).run(QUESTION)
     assert len(standard.extra["loop_decisions"]) == 3 and "iteration cap" in standard.extra["limits_hit"]
-    deep = deep_for(fact_library, ScriptedChat(always), deep=True).run(QUESTION)
+    deep = deep_for(fact_library, deep_chat(always), deep=True).run(QUESTION)
     assert len(deep.extra["loop_decisions"]) == 7 and "iteration cap" in deep.extra["limits_hit"]
 
 
 def test_failed_subquestion_is_retried_three_times_then_exhausted(fact_library):
     same = [{"gaps": ["volcanic ash composition"], "nextSearchTopic": "volcanic ash composition"}] * 10
     # A cutoff nothing reaches: every search for the gap comes back empty.
-    run = deep_for(fact_library, ScriptedChat(same), deep=True, cutoff_evidence=0.97)
+    run = deep_for(fact_library, deep_chat(same), deep=True, cutoff_evidence=0.97)
     result = run.run(QUESTION)
     tracking = {t["topic"]: t for t in result.extra["retry_tracking"]}
     assert tracking["volcanic ash composition"]["attempts"] == 3
@@ -153,114 +122,11 @@ def test_failed_subquestion_is_retried_three_times_then_exhausted(fact_library):
 
 
 def test_malformed_decisions_retry_once_then_count_as_no_gaps(fact_library):
-    chat = ScriptedChat(["this is not json", "{still not"])
+    chat = deep_chat(["this is not json", "{still not"])
     result = deep_for(fact_library, chat, minutes=None).run(QUESTION)
     (decision,) = result.extra["loop_decisions"]
     assert decision["malformed"] is True and decision["gaps"] == []
     assert result.answer.strip()
-
-
-def verdict_items(schema: dict, script) -> list:
-    """The support check's verdicts in the shape its schema asks for, cycling through `script`."""
-    n = schema["minItems"]
-    verdicts = [script[i % len(script)] for i in range(n)]
-    if schema["items"].get("type") == "string":
-        return verdicts
-    return [{"pair": i, "verdict": v} for i, v in enumerate(verdicts, 1)]
-
-
-class TimedChat(ChatModel):
-    """A scripted model on a fake clock whose calls cost what a real one's do: reading the prompt
-    at `read` tokens/s, then writing at `write` tokens/s, streamed a token at a time and
-    stopped by `cancelled` between tokens (as llama.cpp is). Writes claims citing the passages
-    it was offered, verdicts from a script, relevance scores, and loop decisions."""
-
-    context_length = 4096
-    # Claims of a realistic length (~35 tokens with their JSON), lower case: no name for the rules to miss.
-    CLAIMS = ["kestrels leave the alpine valleys in autumn, most of them in the second half of september after breeding",
-              "the median departure from the valleys falls in mid september, with little change between the years studied",
-              "young birds depart from the valleys several days later than the adults, which leave first after breeding",
-              "the loggers carried by the birds record their positions every half hour during the autumn departure",
-              "departure timing is known from years of ringing data collected in the valleys by the same field teams",
-              "adults breeding at high altitude leave the valleys earlier than those breeding near the valley floor"]
-
-    def __init__(self, clock, *, read=100.0, write=10.0, decisions=(), verdicts=("supported",), claims_slowdown=1.0):
-        self.clock, self.read, self.write = clock, read, write
-        self.decisions, self.verdicts = list(decisions), list(verdicts)
-        self.claims_slowdown = claims_slowdown
-        self.kinds: list[str] = []
-
-    def chat(self, messages, *, max_tokens=512, temperature=0.2, on_token=None, cancelled=None, json_schema=None, timeout_s=None):
-        props = (json_schema or {}).get("properties", {})
-        prompt = "\n".join(m["content"] for m in messages)
-        slow = 1.0
-        if json_schema is None:
-            kind, reply = "plain", " ".join(str(i) for i in range(1, 41))
-        elif "gaps" in props:
-            kind = "decision"
-            d = self.decisions.pop(0) if self.decisions else {"gaps": []}
-            reply = json.dumps({"iteration": 0, "summary": "s", "shouldContinue": True, "nextSearchTopic": "", "timeRemainingMinutes": 1.0, **d})
-        elif "items" in props:
-            kind = "score"
-            n = prompt.count("[Source ")
-            reply = json.dumps({"items": [{"source": i, "summary": "relevant", "score": 0.8} for i in range(1, n + 1)]})
-        elif "claims" in props:
-            kind, slow = "claims", self.claims_slowdown
-            claims = props["claims"]
-            numbers = claims["items"]["properties"]["sources"]["items"].get("enum") or [1]
-            done = sum(k == "claims" for k in self.kinds)  # the second turn adds the supporting claims
-            texts = self.CLAIMS[1:] if done else self.CLAIMS
-            reply = json.dumps({"claims": [{"text": t, "sources": [numbers[i % len(numbers)]]}
-                                           for i, t in enumerate(texts[: claims["maxItems"]])]})
-        elif "claim" in props:  # a claim the check faulted, written again (research/answer/rewrite.py)
-            kind, reply = "rewrite", json.dumps({"claim": self.CLAIMS[0]})
-        elif "verdicts" in props:
-            kind = "verdicts"
-            reply = json.dumps({"verdicts": verdict_items(props["verdicts"], self.verdicts)})
-            n = props["verdicts"]["minItems"] % len(self.verdicts)  # the script goes on where this call left it
-            self.verdicts = self.verdicts[n:] + self.verdicts[:n]
-        else:
-            raise AssertionError(f"unexpected schema {props}")
-        self.kinds.append(kind)
-        self.clock.advance(self.count_tokens(prompt) / self.read)  # reading: never interrupted
-        pieces = [reply[i : i + 4] for i in range(0, len(reply), 4)][:max_tokens]
-        for piece in pieces:
-            self.clock.advance(slow / self.write)
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            if on_token is not None:
-                on_token(piece)
-        return "".join(pieces)
-
-
-MIGRATION = [
-    "Kestrels ringed in the alpine valleys left for the south in autumn, most of them in the second half of September.",
-    "Young kestrels departed from the valleys several days later than the adults, which left first after the breeding season.",
-    "Departure from the alpine valleys followed the first cold nights, when voles became hard to catch in the meadows.",
-    "GPS loggers carried by the kestrels recorded their positions every half hour during the autumn departure.",
-    "Kestrels that bred at high altitude left the valleys earlier in autumn than those breeding near the valley floor.",
-    "Autumn departure dates of the kestrels varied little between years, despite large differences in the weather.",
-]
-
-
-@pytest.fixture(scope="module")
-def wide_library(tmp_path_factory, tiny_models):
-    """Eight short papers on kestrel migration: more passages than a budget can read."""
-    from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
-    from tests.support.pdf_factory import make_paper
-
-    root = tmp_path_factory.mktemp("wide")
-    (root / "in").mkdir()
-    for n in range(8):
-        pages = [f"# Abstract\n\nA study of kestrel migration from alpine valleys, site {chr(65 + n)}."]
-        pages += [f"# Results {k}\n\n{MIGRATION[(n + k) % len(MIGRATION)]} {MIGRATION[(n + 2 * k + 1) % len(MIGRATION)]}" for k in range(4)]
-        make_paper(root / "in" / f"kestrel{n}.pdf", f"Kestrel Departure at Site {chr(65 + n)}", [f"Author {chr(65 + n)}"], pages)
-    desk = Desk(Settings(chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-                         embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512)), library=str(root / "lib"))
-    assert desk.add([root / "in"]).ok
-    yield desk
-    desk.close()
 
 
 def _ids(evidence):
@@ -280,7 +146,7 @@ def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_libr
     run = deep_for(fact_library, chat, deep=True, minutes=0.5, clock=clock)
     result = run.run(QUESTION)
     assert run.answered_as_standard and not result.extra["loop_decisions"]
-    assert "score" not in chat.kinds and "decision" not in chat.kinds  # no research round was started
+    assert "score" not in chat.kinds and "decide" not in chat.kinds  # no research round was started
     assert result.answer.split("\n\n## Methodology")[0] == standard.answer
     assert [(c.paper_id, c.page, c.support) for c in result.citations] == [(c.paper_id, c.page, c.support) for c in standard.citations]
     assert _ids(result.evidence) == _ids(standard.evidence)
@@ -304,7 +170,7 @@ def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_ans
     used = run.budget.elapsed()
     assert 0.8 * 300 <= used <= 1.1 * 300, used
     assert run.widened and not run.answered_as_standard
-    assert "decision" in chat.kinds and "score" in chat.kinds
+    assert "decide" in chat.kinds and "score" in chat.kinds
     assert _ids(run.standard_evidence) <= _ids(run.pool), "standard mode's evidence is always in the pool"
     fresh = ResearchResult(query=QUESTION)
     run._fill(fresh)  # the evidence the answer is written from, before focusing
@@ -349,7 +215,7 @@ def test_answer_cut_at_the_deadline_keeps_its_complete_claims_and_checks_them(wi
 
 def test_cancel_keeps_gathered_evidence(fact_library):
     task, seen = recording_task()
-    chat = ScriptedChat([{"gaps": ["x"], "nextSearchTopic": "logger weight"}] * 5)
+    chat = deep_chat([{"gaps": ["x"], "nextSearchTopic": "logger weight"}] * 5)
     run = deep_for(fact_library, chat, deep=True, task=task)
     original = run.decide
 
@@ -371,19 +237,12 @@ def test_cancel_keeps_gathered_evidence(fact_library):
     assert result.extra["methodology"]["rounds"] == len(run.decisions)
 
 
-def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, tmp_path, tiny_models):
-    from app.core.settings import ModelConfig, Settings
-
-    config = tmp_path / "cfg"
-    Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    ).save(config / "settings.json")
+def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, cli_env):
     started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "app.cli", "--library", str(fact_library.library.root), "research", "--deep", "--time", "1",
          "--json", QUESTION],
-        capture_output=True, text=True, cwd=REPO, env={**os.environ, "RESEARCH_DESK_CONFIG_DIR": str(config)}, timeout=300)
+        capture_output=True, text=True, cwd=REPO, env={**os.environ, **cli_env}, timeout=300)
     wall = time.monotonic() - started
     assert out.returncode == 0, out.stderr[-2000:]
     record = json.loads(out.stdout)
@@ -406,7 +265,7 @@ class ToolCallingChat(ScriptedChat):
     supports_tools = True
 
     def __init__(self, queries, **kw):
-        super().__init__([], **kw)
+        super().__init__(**kw)
         self.queries = list(queries)
         self.tool_replies: list[str] = []
 
@@ -421,7 +280,7 @@ class ToolCallingChat(ScriptedChat):
 
 def test_tool_calling_loop_enforces_cap_and_retries_inside_the_tool(fact_library):
     queries = ["kestrel departure dates"] + ["volcanic ash composition"] * 4 + [f"extra {i}" for i in range(10)]
-    chat = ToolCallingChat(queries)
+    chat = deep_chat(cls=ToolCallingChat, queries=queries)
     run = deep_for(fact_library, chat, deep=True, cutoff_evidence=0.5)
     result = run.run(QUESTION)
     decisions = result.extra["loop_decisions"]
@@ -457,7 +316,7 @@ def test_rounds_are_reported_as_typed_events_and_fold_into_the_run_log(fact_libr
 
     task, seen = recording_task()
     same = [{"gaps": ["volcanic ash composition"], "nextSearchTopic": "volcanic ash composition", "summary": "Dates covered."}] * 10
-    run = deep_for(fact_library, ScriptedChat(same), deep=True, minutes=None, task=task, cutoff_evidence=0.97)
+    run = deep_for(fact_library, deep_chat(same), deep=True, minutes=None, task=task, cutoff_evidence=0.97)
     result = run.run(QUESTION)
 
     rounds = [e for e in seen if isinstance(e, events.Round)]
@@ -526,7 +385,7 @@ def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_mo
 
     plans = {}
     for kind in (Plain, Keeping, Forgetting):
-        deep = deep_for(fact_library, kind([]), deep=True, minutes=2.0)
+        deep = deep_for(fact_library, deep_chat(cls=kind), deep=True, minutes=2.0)
         deep._chat = deep.funnel.chat_model()
         for prompt, output, seconds in ((400, 4, 6.5), (40, 40, 2.0)):  # reads ~60 tokens/s, writes ~22
             deep.meter.record(prompt, output, seconds)

@@ -144,12 +144,13 @@ def test_focusing_counts_in_the_chat_models_tokens_before_the_model_is_loaded(tm
     from app.core.desk import Desk
     from app.core.models.factory import token_counter
     from app.core.research.answer import synthesis
-    from app.core.settings import ModelConfig, Settings
+    from app.core.settings import ModelConfig
+    from tests.support.library import tiny_settings
 
     counters = _spy_on_counters(monkeypatch)
-    chat_cfg = ModelConfig(path=str(tiny_models["chat"]), context_length=2048)
-    desk = Desk(Settings(chat=chat_cfg, embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512)),
-                library=str(tmp_path / "lib"))
+    settings = tiny_settings(tiny_models)
+    chat_cfg = settings.chat
+    desk = Desk(settings, library=str(tmp_path / "lib"))
     try:
         from tests.support.pdf_factory import make_paper
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from app.core.bibtex import bibtex, citation_keys
-from app.core.records import Citation, Paper
+from app.core.records import Citation
 from app.core.research.evidence.mmr import mmr, scale01
 from app.core.research.answer.references import build_references
+from tests.support.papers import paper
 
 
 def test_mmr_lambda_one_is_relevance_order():
@@ -51,12 +52,8 @@ def test_mmr_edge_cases():
     assert list(scale01(np.array([2.0, 2.0]))) == [1.0, 1.0]
 
 
-def paper(pid, title="T", authors=("Ann Smith",), published="2020"):
-    return Paper(pid, title, list(authors), published, "", "", "", "f.pdf", 1, ["1"], "h", "now")
-
-
 def test_references_sorted_arxiv_first_and_numbered_on_citations():
-    papers = {p.id: p for p in [paper("zoo-2005"), paper("2101.00001v2"), paper("abc-2010"), paper("unused")]}
+    papers = {p.id: p for p in [paper(pid, authors=["Ann Smith"]) for pid in ("zoo-2005", "2101.00001v2", "abc-2010", "unused")]}
     cits = [Citation("", "zoo-2005", 1, "verified"), Citation("", "abc-2010", 2, "verified"),
             Citation("", "2101.00001v2", 3, "verified"), Citation("", "zoo-2005", 4, "verified"),
             Citation("", "not-a-paper", 1, "not-in-evidence")]
@@ -69,9 +66,10 @@ def test_bibtex_keys_stable_and_unique_and_parseable():
     import bibtexparser
 
     papers = [
-        paper("a", "The Econometric Sandwich", ["Achim Zeileis"], "2004-05-01"),
-        paper("b", "Econometric computing with HC and HAC", ["Zeileis, Achim"], "2004"),
-        paper("c", "Fitting Linear Mixed-Effects Models Using lme4 & {braces}", ["Douglas Bates", "Martin Mächler"], "2015"),
+        paper("a", "The Econometric Sandwich", authors=["Achim Zeileis"], published="2004-05-01"),
+        paper("b", "Econometric computing with HC and HAC", authors=["Zeileis, Achim"], published="2004"),
+        paper("c", "Fitting Linear Mixed-Effects Models Using lme4 & {braces}", authors=["Douglas Bates", "Martin Mächler"],
+              published="2015"),
     ]
     keys = citation_keys(papers)
     assert keys == {"a": "zeileis2004econometrica", "b": "zeileis2004econometricb", "c": "bates2015fitting"}

@@ -78,7 +78,7 @@ def test_finished_sentences_blocks_and_mid_page_passages_are_left_alone():
 def test_the_focused_evidence_holds_the_sentence_a_page_break_cut(tmp_path, tiny_models):
     from app.core.desk import Desk
     from app.core.research.answer.synthesis import focus_into
-    from app.core.settings import ModelConfig, Settings
+    from tests.support.library import tiny_settings
     from tests.support.pdf_factory import make_paper
 
     filler = " ".join(f"Observers walked transect {k} at dawn and noted every nest they passed." for k in range(14))
@@ -89,9 +89,7 @@ def test_the_focused_evidence_holds_the_sentence_a_page_break_cut(tmp_path, tiny
     ]
     (tmp_path / "in").mkdir()
     make_paper(tmp_path / "in" / "nests.pdf", "Hatching Success of Ground Nests", ["Ann Field"], pages)
-    settings = Settings(chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-                        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512))
-    desk = Desk(settings, library=str(tmp_path / "lib"))
+    desk = Desk(tiny_settings(tiny_models), library=str(tmp_path / "lib"))
     try:
         assert desk.add([tmp_path / "in"]).ok
         funnel = desk.funnel()
