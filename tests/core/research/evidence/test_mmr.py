@@ -1,14 +1,10 @@
-"""MMR, reference ordering and numbering, BibTeX keys and output."""
+"""MMR (research/evidence/mmr.py) and stage 2's page groups it diversifies over."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.core.bibtex import bibtex, citation_keys
-from app.core.records import Citation
 from app.core.research.evidence.mmr import mmr, scale01
-from app.core.research.answer.references import build_references
-from tests.support.papers import paper
 
 
 def test_mmr_lambda_one_is_relevance_order():
@@ -50,38 +46,3 @@ def test_mmr_edge_cases():
     assert mmr(np.array([]), np.zeros((0, 2)), 5, 0.5) == []
     assert mmr(np.array([0.3]), np.ones((1, 2)), 5, 0.5) == [0]
     assert list(scale01(np.array([2.0, 2.0]))) == [1.0, 1.0]
-
-
-def test_references_sorted_arxiv_first_and_numbered_on_citations():
-    papers = {p.id: p for p in [paper(pid, authors=["Ann Smith"]) for pid in ("zoo-2005", "2101.00001v2", "abc-2010", "unused")]}
-    cits = [Citation("", "zoo-2005", 1, "verified"), Citation("", "abc-2010", 2, "verified"),
-            Citation("", "2101.00001v2", 3, "verified"), Citation("", "zoo-2005", 4, "verified"),
-            Citation("", "not-a-paper", 1, "not-in-evidence")]
-    refs = build_references(cits, papers)
-    assert [r.paper_id for r in refs] == ["2101.00001v2", "abc-2010", "zoo-2005"]
-    assert [c.reference_number for c in cits] == [3, 2, 1, 3, None]
-
-
-def test_bibtex_keys_stable_and_unique_and_parseable():
-    import bibtexparser
-
-    papers = [
-        paper("a", "The Econometric Sandwich", authors=["Achim Zeileis"], published="2004-05-01"),
-        paper("b", "Econometric computing with HC and HAC", authors=["Zeileis, Achim"], published="2004"),
-        paper("c", "Fitting Linear Mixed-Effects Models Using lme4 & {braces}", authors=["Douglas Bates", "Martin Mächler"],
-              published="2015"),
-    ]
-    keys = citation_keys(papers)
-    assert keys == {"a": "zeileis2004econometrica", "b": "zeileis2004econometricb", "c": "bates2015fitting"}
-    assert citation_keys(list(reversed(papers))) == keys
-    text = bibtex(papers, keys)
-    parsed = bibtexparser.loads(text) if hasattr(bibtexparser, "loads") else bibtexparser.parse_string(text)
-    entries = parsed.entries
-    assert len(entries) == 3
-
-
-def test_reference_lists_are_not_evidence():
-    from app.core.research.evidence.reference_lists import is_bibliography
-
-    assert is_bibliography("References") and is_bibliography("## Bibliography ")
-    assert not is_bibliography("Related work") and not is_bibliography("")

@@ -135,3 +135,10 @@ def test_a_reference_list_under_a_numbered_or_non_english_heading_is_not_evidenc
     result = desk.funnel().run("When do kestrels leave the alpine valleys in autumn?", evidence_only=True)
     assert any("14 September" in e.text for e in result.evidence)
     assert not any("Nordic ringing" in e.text or "Doctoral thesis" in e.text for e in result.evidence)
+
+
+def test_reference_lists_are_not_evidence():
+    from app.core.research.evidence.reference_lists import is_bibliography
+
+    assert is_bibliography("References") and is_bibliography("## Bibliography ")
+    assert not is_bibliography("Related work") and not is_bibliography("")
