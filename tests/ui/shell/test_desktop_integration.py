@@ -1,5 +1,6 @@
-"""Desktop integration: --version and About, "Open with" a PDF, the menu bar and its shortcuts,
-recent libraries, the log file, Copy diagnostics without secrets, and the error dialog.
+"""Desktop integration: About, "Open with" a PDF, the menu bar and its shortcuts, recent
+libraries, Copy diagnostics without secrets, and the error dialog (--version and the PDF
+arguments: tests/cli/; the log file and masking: tests/core/desk/test_diagnostics.py).
 
 Windows are real (offscreen) with the real tiny models and a real temp library; the PDFs are
 made with PyMuPDF (tests/support/pdf_factory.py).
@@ -17,10 +18,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu
 
-from app import cli
-from app.about import app_version, version_text
-from app.core import paths
-from app.core.desk import LibraryLayout, last_errors, log_file, mask_secrets, mask_text, setup_logging
+from app.about import app_version
+from app.core.desk import LibraryLayout, last_errors, log_file
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.menus import menu_shortcuts
 from app.ui.shell.recent_libraries import MAX_RECENT, RecentLibraries
@@ -46,28 +45,7 @@ def window_on(keep_window, tiny_models, tmp_path):
     return make
 
 
-# -- --version and About -----------------------------------------------------------------
-
-
-def test_version_names_the_app_and_its_key_libraries(capsys):
-    assert cli.main(["--version"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith(f"research-desk {app_version()}\n")
-    for name in ("PySide6 ", "llama-cpp-python 0.3", "LanceDB ", "PyMuPDF "):
-        assert name in out, out
-    assert "(Qt 6." in out and "(MuPDF 1." in out
-    assert "not installed" not in out
-    assert out.strip() == version_text()
-    with pytest.raises(SystemExit) as exit_:  # after other options, argparse's action answers
-        cli.main(["--library", "somewhere", "--version"])
-    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == version_text()
-
-
-def test_version_from_a_fresh_process_is_quick_and_opens_no_window():
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "--version"], capture_output=True, text=True,
-                          cwd=REPO, timeout=60, env={"PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen"})
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == f"research-desk {app_version()}"
+# -- About -------------------------------------------------------------------------------------
 
 
 def test_about_dialog_lists_versions_and_models(window_on, qtbot):
@@ -85,26 +63,6 @@ def test_about_dialog_lists_versions_and_models(window_on, qtbot):
 
 
 # -- Open with Research Desk ---------------------------------------------------------------
-
-
-def test_pdf_arguments_go_to_the_window(monkeypatch, tmp_path):
-    opened = {}
-    monkeypatch.setattr("app.ui.main.run_app", lambda **kw: opened.update(kw) or 0)
-    one = make_paper(tmp_path / "one.pdf", "One", ["A B"], PAGES)
-    two = tmp_path / "Two Words.PDF"
-    two.write_bytes(one.read_bytes())
-    assert cli.main(["--library", str(tmp_path / "lib"), str(one), str(two)]) == 0
-    assert opened == {"library": str(tmp_path / "lib"), "files": [str(one), str(two)]}
-    # The desktop entry's Exec line is what a file manager runs: `research-desk %F`.
-    entry = (REPO / "packaging" / "research-desk.desktop").read_text(encoding="utf-8")
-    exec_line = next(line for line in entry.splitlines() if line.startswith("Exec="))
-    assert exec_line == "Exec=research-desk %F"
-    assert cli.main([f"file://{one}"]) == 0 and opened["files"] == [str(one)]
-    # A subcommand is still a subcommand, and a word that is neither still a usage error.
-    assert cli.papers_to_open(["list", "--json"], cli.build_parser().commands) == ([], ["list", "--json"])
-    with pytest.raises(SystemExit) as exit_:
-        cli.main(["lsit"])
-    assert exit_.value.code == 2
 
 
 def test_open_with_imports_the_pdfs_and_shows_the_first(window_on, qtbot, tmp_path):
@@ -227,45 +185,7 @@ def test_window_remembers_libraries_and_reopens_one(window_on, qtbot, tmp_path):
     assert f"Library: {second}" in window.library_label.text()
 
 
-# -- logging and diagnostics -----------------------------------------------------------------
-
-
-def test_log_file_is_set_up_once_in_the_log_folder_and_reads_back_errors(tmp_path):
-    path = setup_logging()
-    assert path == log_file() == paths.log_dir() / "research-desk.log"
-    assert str(path).startswith(str(tmp_path))  # RESEARCH_DESK_LOG_DIR (conftest) points here
-    setup_logging()
-    handlers = [h for h in logging.getLogger().handlers if getattr(h, "baseFilename", "") == str(path)]
-    assert len(handlers) == 1
-    log = logging.getLogger("app.test")
-    log.info("an ordinary line")
-    try:
-        raise ValueError("the cause")
-    except ValueError:
-        log.exception("it failed with api_key=sk-abcdefghijklmnopqrstu")
-    for h in handlers:
-        h.flush()
-    errors = last_errors()
-    assert len(errors) == 1
-    assert "it failed" in errors[0] and "ValueError: the cause" in errors[0] and "Traceback" in errors[0]
-    assert "sk-abcdefghijklmnop" not in errors[0]
-
-
-def test_masking_hides_keys_tokens_and_uri_credentials():
-    masked = mask_secrets({
-        "chat": {"api_key": "sk-live-123456789012345", "base_url": "https://alice:hunter2@llm.lab/v1", "model": "qwen"},
-        "embedding": {"api_key": "not-needed"},
-        "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "AWS_SESSION_TOKEN": "FQoGZXIvYXdz", "library": "s3://bucket/papers",
-        "research": {"first_claim_tokens": 300, "keywords": ["a"]},
-    })
-    text = repr(masked)
-    for secret in ("sk-live", "hunter2", "alice", "wJalr", "FQoG"):
-        assert secret not in text
-    assert masked["embedding"]["api_key"] == "not-needed"
-    assert masked["chat"]["model"] == "qwen" and masked["library"] == "s3://bucket/papers"
-    assert masked["research"]["first_claim_tokens"] == 300
-    assert "hunter2" not in mask_text("GET https://bob:hunter2@minio:9000/x?X-Amz-Signature=abcdef123456789 Bearer eyJhbGciOiJIUz")
-    assert "abcdef123456789" not in mask_text("url?X-Amz-Signature=abcdef123456789&x=1")
+# -- diagnostics -------------------------------------------------------------------------------
 
 
 def test_copy_diagnostics_has_versions_settings_and_errors_without_secrets(window_on, qtbot, monkeypatch):
@@ -324,37 +244,6 @@ def test_an_uncaught_exception_in_the_window_shows_the_dialog(window_on, qtbot):
     dialog.close()
     window.shutdown()
     assert sys.excepthook is sys.__excepthook__ or "error_dialog" not in getattr(sys.excepthook, "__module__", "")
-
-
-# -- packaging --------------------------------------------------------------------------------------
-
-
-def test_bundle_recipe_collects_every_runtime_dependency():
-    """Each dependency in pyproject.toml is collected by the PyInstaller spec or left to a hook
-    PyInstaller ships; none that the project dropped is still listed."""
-    import ast
-    import re
-    import tomllib
-    from importlib.metadata import packages_distributions
-
-    spec = ast.parse((REPO / "packaging" / "research-desk.spec").read_text(encoding="utf-8"))
-    lists = {node.targets[0].id: ast.literal_eval(node.value) for node in spec.body
-             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("COLLECTED", "HOOKED")}
-    bundled = set(lists["COLLECTED"]) | set(lists["HOOKED"])
-    modules_of: dict[str, set[str]] = {}
-    for module, dists in packages_distributions().items():
-        for dist in dists:
-            modules_of.setdefault(re.sub(r"[-_.]+", "-", dist).lower(), set()).add(module)
-    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    needed = {}
-    for dep in deps:
-        name = re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", dep).group(0)).lower()
-        needed[name] = modules_of.get(name, set()) - {"_yaml", "__editable__"}
-    missing = {name: sorted(mods) for name, mods in needed.items() if mods and not mods & bundled}
-    assert not missing, f"pyproject dependencies the bundle does not collect: {missing}"
-    known = set().union(*needed.values()) | {"llama_cpp", "lance", "docx", "yaml"}
-    stale = sorted(m for m in bundled if m not in known)
-    assert not stale, f"the spec collects packages the project no longer uses: {stale}"
 
 
 def _second_start(qtbot, files: list[str], library: str = "") -> str:
