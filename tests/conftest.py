@@ -29,6 +29,21 @@ TEST_MODELS = Path(
 os.environ["RESEARCH_DESK_MODELS_DIR"] = str(TEST_MODELS)
 
 
+# A test that asks for these fixtures (itself or through another fixture) runs a real GGUF model
+# through llama.cpp (`model`) or needs Qt (`gui`); tests/ui/conftest.py marks every UI test `gui`.
+MODEL_FIXTURES = {"tiny_models", "models_dir"}
+QT_FIXTURES = {"qtbot", "qapp"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if used & MODEL_FIXTURES:
+            item.add_marker(pytest.mark.model)
+        if used & QT_FIXTURES:
+            item.add_marker(pytest.mark.gui)
+
+
 @pytest.fixture(scope="session")
 def models_dir(tmp_path_factory) -> Path:
     """Provisioned model files, shared by the whole test session."""

@@ -1,5 +1,5 @@
 """Fixtures of the UI tests: a library seeded once with the three UI test papers, real main
-windows on it; every test here needs Qt (marked `gui`, below)."""
+windows on it. Every test here needs Qt: marked `gui` below."""
 
 from __future__ import annotations
 
@@ -7,6 +7,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/ui/ needs Qt: marked `gui` (a hook sees the whole session's items)."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.gui)
 
 
 @pytest.fixture(scope="session")
