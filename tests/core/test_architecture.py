@@ -39,7 +39,7 @@ def test_importing_every_core_module_loads_no_qt():
         f"bad = [m for m in sys.modules if m.split('.')[0] in {QT_PACKAGES!r}]\n"
         "print(bad); sys.exit(1 if bad else 0)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=CORE.parents[1])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
