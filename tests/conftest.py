@@ -8,25 +8,40 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.papers import FACT_PAPERS
+
+# Fixtures that serve several test folders, kept in tests/support/ beside the helpers they go with.
+pytest_plugins = ["tests.support.cli", "tests.support.catalog"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-REPO = Path(__file__).resolve().parents[1]
 # Process-wide thread pools kept on purpose (idle threads, reused by every search).
 KEPT_POOLS = ("retrieval_",)
 
+# Tests use only what the repository carries or builds: no machine paths (tests/support/paths.py
+# has the repository's). Checks on the real development corpus live in bench/ (bench/corpus_checks.py).
 
-# Reference outputs of the upstream MiniLM converter and model (copied from the team share).
-REFERENCE = REPO / "tests" / "data" / "reference"
-# Tests use only what the repository carries or builds: no machine paths. Checks on the real
-# development corpus live in bench/ (bench/corpus_checks.py). CORPUS remains for the one test
-# that still reads it (tests/test_library_import.py), and only where $RESEARCH_DESK_CORPUS names it.
-CORPUS = Path(os.environ.get("RESEARCH_DESK_CORPUS") or REPO / "tests" / "data" / "no-corpus")
 # The same cache folder `scripts/install.sh --test` provisions into, so the tests
 # reuse the converted models instead of converting them again in every run.
 TEST_MODELS = Path(
     os.environ.get("RESEARCH_DESK_MODELS_DIR") or Path.home() / ".cache" / "research-desk" / "test-models"
 )
 os.environ["RESEARCH_DESK_MODELS_DIR"] = str(TEST_MODELS)
+
+
+# A test that asks for these fixtures (itself or through another fixture) runs a real GGUF model
+# through llama.cpp (`model`) or needs Qt (`gui`); tests/ui/conftest.py marks every UI test `gui`.
+MODEL_FIXTURES = {"tiny_models", "models_dir"}
+QT_FIXTURES = {"qtbot", "qapp"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if used & MODEL_FIXTURES:
+            item.add_marker(pytest.mark.model)
+        if used & QT_FIXTURES:
+            item.add_marker(pytest.mark.gui)
 
 
 @pytest.fixture(scope="session")
@@ -72,18 +87,12 @@ def _no_leaked_threads():
 def make_desk(tiny_models):
     """Factory: a Desk on a library folder, with the real tiny models configured."""
     from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
+    from tests.support.library import tiny_settings
 
     desks = []
 
     def factory(library: Path, **settings_changes) -> "Desk":
-        settings = Settings(
-            chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-            embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-        )
-        for key, value in settings_changes.items():
-            setattr(settings, key, value)
-        desk = Desk(settings, library=str(library))
+        desk = Desk(tiny_settings(tiny_models, **settings_changes), library=str(library))
         desks.append(desk)
         return desk
 
@@ -92,98 +101,18 @@ def make_desk(tiny_models):
         desk.close()
 
 
-FACT_PAPERS = {
-    "kestrel.pdf": (
-        "Kestrel Migration Timing in Alpine Valleys",
-        ["Maria Lindqvist", "Tomas Berg"],
-        [
-            "# Abstract\n\nWe study when kestrels leave alpine valleys in autumn using ten years of ringing data.",
-            "# Methods\n\nBirds were fitted with 4 gram GPS loggers. The loggers recorded a position every 30 minutes.",
-            "# Results\n\nThe median departure date was 14 September. Young birds departed 9 days later than adults.",
-        ],
-    ),
-    "glacier.pdf": (
-        "Glacier Retreat Measured by Drone Photogrammetry",
-        ["Anil Gupta"],
-        [
-            "# Abstract\n\nDrone photogrammetry measures glacier retreat at centimetre accuracy.",
-            "# Method\n\nWe flew a quadcopter at 120 metres altitude and processed images with structure from motion.",
-            "# Findings\n\nThe glacier front retreated 38 metres per year between 2015 and 2021.",
-        ],
-    ),
-}
-
-
 @pytest.fixture
 def fact_pdfs(tmp_path) -> Path:
     """Two small papers whose facts sit on known pages."""
-    from tests.pdf_factory import make_paper
+    from tests.support.library import write_papers
 
-    folder = tmp_path / "incoming"
-    folder.mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(folder / name, title, authors, pages)
-    return folder
+    return write_papers(tmp_path / "incoming", FACT_PAPERS)
 
 
 @pytest.fixture(scope="session")
 def fact_library(tmp_path_factory, tiny_models):
     """A Desk on a library holding the two fact papers, built once per test session."""
-    from app.core.desk import Desk
-    from app.core.settings import ModelConfig, Settings
-    from tests.pdf_factory import make_paper
+    from tests.support.library import desk_on, tiny_settings
 
-    root = tmp_path_factory.mktemp("facts")
-    (root / "in").mkdir()
-    for name, (title, authors, pages) in FACT_PAPERS.items():
-        make_paper(root / "in" / name, title, authors, pages)
-    settings = Settings(
-        chat=ModelConfig(path=str(tiny_models["chat"]), context_length=2048),
-        embedding=ModelConfig(path=str(tiny_models["embedding"]), context_length=512),
-    )
-    desk = Desk(settings, library=str(root / "lib"))
-    assert desk.add([root / "in"]).ok
-    yield desk
-    desk.close()
-
-
-@pytest.fixture(scope="session")
-def seed_library(tmp_path_factory, tiny_models) -> Path:
-    """A library with the three UI test papers (tests/test_ui_helpers.py), imported once through the core."""
-    from app.core.desk import Desk
-    from tests.test_ui_helpers import make_corpus, ui_settings
-
-    root = tmp_path_factory.mktemp("seed")
-    papers = make_corpus(root / "papers")
-    library = root / "library"
-    desk = Desk(ui_settings(tiny_models, library), str(library))
-    try:
-        report = desk.add([papers])
-        assert report.count("added") == 3, report.outcomes
-    finally:
-        desk.close()
-    return library
-
-
-@pytest.fixture
-def keep_window(qtbot, qapp):
-    """Adopts real main windows (offscreen, light theme): sized, their library loaded; shut down
-    after the test, with their worker threads joined."""
-    from app.ui.common import theme
-
-    windows = []
-    theme.apply_theme(qapp, "light")
-
-    def adopt(window):
-        qtbot.addWidget(window)
-        window.resize(1400, 900)
-        window.show()
-        qtbot.waitUntil(lambda: window.library.location != "", timeout=30_000)
-        windows.append(window)
-        return window
-
-    yield adopt
-    for window in windows:
-        window.shutdown()
-        assert not window.host._thread.isRunning()
-        assert not window.aux._thread.isRunning()
+    with desk_on(tmp_path_factory.mktemp("facts"), FACT_PAPERS, tiny_settings(tiny_models)) as desk:
+        yield desk
