@@ -339,7 +339,7 @@ def part_disk(work: Path, env: dict, levels_kb: list[int]) -> None:
 
 # -- fuzzed PDFs ---------------------------------------------------------------------------------
 def seed_pdfs(work: Path) -> list[bytes]:
-    from tests.pdf_factory import make_paper
+    from tests.support.pdf_factory import make_paper
 
     seeds = [(CORPUS / n).read_bytes() for n in SMALL_PAPERS[:2]]
     for i in range(2):
@@ -494,7 +494,7 @@ INJECT_QUESTIONS = ["What nest temperature did kestrels have?", "When do kestrel
 
 
 def part_inject(work: Path) -> None:
-    from tests.pdf_factory import make_paper
+    from tests.support.pdf_factory import make_paper
 
     folder = work / "inject-papers"
     folder.mkdir(exist_ok=True)

@@ -6,7 +6,7 @@ Every paper is read twice in one run: "before" with MuPDF's own words (`page.get
 as the code read them until letter_spacing.py), "after" as an import reads it now. Corpora:
 ../shared/corpus/mixed (its metadata.jsonl has the true titles), ../shared/corpus/r-papers
 (bench/questions/r-papers-metadata.jsonl), and "synthetic": the held-out letter-spaced papers of
-tests/letter_spaced_pdfs.py (titles, names and tracking the tests do not use), made afresh.
+tests/support/letter_spaced_pdfs.py (titles, names and tracking the tests do not use), made afresh.
 
 A broken word, measured without a word list: a token that is rare in the paper's own text (at
 most twice in its markdown) and makes, joined with its neighbour, a word the paper uses ("abstr"
@@ -48,7 +48,7 @@ from app.core.pdf import accents, letter_spacing, extract as pdf_extract, rows a
 from app.core.errors import ImportFailure  # noqa: E402
 from app.core.pdf.metadata import layout as meta_layout  # noqa: E402
 from metadata import norm  # noqa: E402
-from tests.letter_spaced_pdfs import HELD_OUT, make_tracked_paper  # noqa: E402
+from tests.support.letter_spaced_pdfs import HELD_OUT, make_tracked_paper  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus"
 TRUTH = {"mixed": SHARED / "mixed" / "metadata.jsonl", "r-papers": ROOT / "bench" / "questions" / "r-papers-metadata.jsonl"}

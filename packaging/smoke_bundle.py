@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from app.core.models import provision  # noqa: E402
 from app.core.settings import ModelConfig, Settings  # noqa: E402
-from tests.pdf_factory import make_paper  # noqa: E402
+from tests.support.pdf_factory import make_paper  # noqa: E402
 
 QUESTION = "When do kestrels leave alpine valleys?"
 

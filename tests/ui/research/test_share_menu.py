@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.core.desk import Desk
 from app.core.records import ResearchResult
 from app.ui.shell.main_window import MainWindow
-from tests.test_share import CLAIMS, cited_answer
+from tests.support.shared_answer import CLAIMS, cited_answer
 
 SHARE_ITEMS = ["Share as web page…", "Share as evidence bundle (.zip, verifiable)…", "Share as annotated PDFs (folder)…"]
 
