@@ -173,7 +173,7 @@ def test_measuring_a_bomb_stays_within_memory_and_leaves_no_content(tmp_path):
     bomb = _paper_with_a_bomb_on_page_2(tmp_path / "nests.pdf")
     script = (
         "import resource, sys, time\n"
-        "from app.core import pdf_extract\n"
+        "from app.core.pdf import extract as pdf_extract\n"
         "import pymupdf\n"
         "pymupdf.open().close()\n"  # MuPDF's own start-up is not the guard's memory
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
