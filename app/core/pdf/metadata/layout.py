@@ -106,7 +106,8 @@ def _line(line: dict, bno: int, pno: int) -> Line | None:
     text = clean("".join(t for _, t in spans))
     if not text:
         return None
-    main = clean("".join("," if s["size"] < 0.8 * size and len(t.strip()) <= 4 else t for s, t in spans))
+    # A space set in a small font of its own (OUP's "dummy-space" glyphs) is a space, not a mark.
+    main = clean("".join("," if s["size"] < 0.8 * size and 0 < len(t.strip()) <= 4 else t for s, t in spans))
     horizontal = abs(line["dir"][0]) > 0.99
     return Line(text, main, size, bold * 2 > chars, italic * 2 > chars, tuple(line["bbox"]), bno, pno, horizontal)
 

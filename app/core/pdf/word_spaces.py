@@ -1,0 +1,447 @@
+"""Word boundaries from the glyphs: a space is where the type leaves one, checked by the paper's words.
+
+MuPDF ends a word at a space character, drawn by the PDF or added by MuPDF where two glyphs
+stand apart. Some producers draw spaces that leave no room at all: Oxford University Press's
+Nucleic Acids Research PDFs (Acrobat Distiller) carry a "dummy-space" glyph wherever the
+typesetter kerned a pair, so MuPDF reads "Lineag e-det ermining", "kno wn f or", "ha v e",
+"Gerg ely Nag y" where the page prints "Lineage-determining", "known for", "have", "Gergely Nagy".
+
+The room a space leaves is the gap between the glyph before it and the glyph after it (the next
+word's left edge minus the previous one's advance), in em of the larger of the two. In the two
+NAR papers of ../shared/corpus/printed the gaps at those false spaces are -0.07 to +0.03 em (a
+kerning pair), at real word spaces 0.15 em and more (a justified line squeezing the font's
+0.25-0.28 em space); over the 59 papers of the two bench corpora no space between two letters
+of text has a gap under 0.10 em. A line's own word spaces set the scale (`word_space`: the median
+of its gaps that can be word spaces, at least `SPACE_FLOOR`, about the narrowest space a font
+sets), and a space is
+
+- inside a word (`KERN`) when its gap is under `KERN_SHARE` of that and under `KERN_MAX`: it
+  goes, whatever stands on either side ("( Spi1 )", "Daniel, B. , Nagy" print "(Spi1)",
+  "Daniel,B., Nagy"), unless it sits between two letters and the paper's words say otherwise;
+- in doubt (`DOUBT`) when under `DOUBT_SHARE` of it (and under `PLAUSIBLE`), between two
+  letters of one size: it goes only where the paper's words say so;
+- a word space otherwise, as MuPDF reads it.
+
+Never judged: a gap beside a spacing accent (TeX's, joined by accents.py) or in a math font (a
+formula's variables stand where they stand), vertical or upside-down lines, and the lines of a
+letter-spaced style (letter_spacing.py, whose tracking moves every gap; it calls this module).
+
+The paper's words (`Vocabulary`) are the letter runs it prints whole: touching no space inside a
+word or in doubt. A space between two letters inside a word stays where the word it would make
+is printed nowhere whole while the pieces on either side are (words of two letters or more); a
+space in doubt goes only where the word it makes is printed whole and a piece is not. So "kno wn"
+and "se v eral" join by their gaps, and a squeezed "published immediately" stays two words.
+
+Reading: one pass over the document (`document`, once per document, when the first page is read)
+takes every page's words (`extractWORDS`, with the page's plain text what the old pass over the
+pages for line_breaks' spellings cost), finds the lines with a gap narrower than a word space can
+be, reads the dict of only those pages for the fonts and sizes, and keeps for each such line the
+gaps to close; with them it counts the paper's words and its spellings for words broken at a line's
+end (`spellings`). Reading a page then closes the kept gaps in its dict (`close_gaps`, checked
+against the line's words as they were read), and `page_words` gives MuPDF's words joined the same
+way, with one box around each, for finding a passage on the page again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pymupdf
+
+from ..text.line_breaks import document_words
+from .accents import TYPOGRAPHIC_ACCENTS, join_accents
+from .page_furniture import per_document
+
+log = logging.getLogger(__name__)
+
+# pdf_rows.TEXT_FLAGS (not imported: rows imports letter_spacing, which imports this module).
+FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+KERN_SHARE = 0.35  # of the line's word space: a gap under it sits inside a word…
+KERN_MAX = 0.10  # em: …and under this (no word space between two letters of the corpora was narrower)
+DOUBT_SHARE = 0.6  # of the line's word space: under it (and under PLAUSIBLE) a gap between letters is in doubt
+SPACE_FLOOR = 0.2  # em: about the narrowest word space a font sets (Times' 0.25 em, squeezed by justification)
+PLAUSIBLE = 0.15  # em: a gap from here on can be a word space, and sets the line's word space
+HEIGHT_SHARE = 0.7  # a word's box is at least this many em high: the quick pass's scale, before the sizes are read
+KERN, DOUBT = "kern", "doubt"
+_RUN = re.compile(r"[^\x00-\x20\u00a0]+")  # MuPDF's words: runs between whitespace and control characters
+_LETTERS = re.compile(r"[^\W\d_]+")
+_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|msbm|eufm|rsfs)|math|symbol", re.I)
+_ACCENTS = frozenset(TYPOGRAPHIC_ACCENTS + "`")
+
+LineKey = tuple[int, int]  # (block number, line number) as MuPDF numbers them on a page
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The space between a line's word `k` and word `k + 1` (MuPDF's words)."""
+
+    k: int
+    em: float
+    letters: bool  # a letter on either side
+    alike: bool  # one size on either side
+    text: bool = True  # neither side in a math font nor a spacing accent
+
+
+def word_space(gaps: list[float]) -> float:
+    """The line's word space (em): the median of its gaps that can be word spaces, at least `SPACE_FLOOR`."""
+    wide = [g for g in gaps if g >= PLAUSIBLE]
+    return max(statistics.median(wide), SPACE_FLOOR) if wide else SPACE_FLOOR
+
+
+def zones(gaps: list[Gap]) -> dict[int, str]:
+    """The gaps of one line inside a word (KERN) or in doubt (DOUBT), by their index `k`."""
+    if not gaps:
+        return {}
+    space = word_space([g.em for g in gaps])
+    kern, doubt = min(KERN_SHARE * space, KERN_MAX), min(DOUBT_SHARE * space, PLAUSIBLE)
+    out = {}
+    for g in gaps:
+        if not g.text:
+            continue
+        if g.em < kern:
+            out[g.k] = KERN
+        elif g.em < doubt and g.letters and g.alike:
+            out[g.k] = DOUBT
+    return out
+
+
+# --------------------------------------------------------------------------- one line
+
+
+@dataclass
+class _Line:
+    """A dict line with MuPDF's words of it: their texts are the line's runs between spaces."""
+
+    line: dict[str, Any]
+    runs: list[str]
+    starts: list[int]  # where each run starts in the line's text
+    ends: list[int]
+    text: str
+    span_starts: list[int]  # where each span starts in the line's text
+
+
+def _line(line: dict[str, Any]) -> _Line:
+    spans = line["spans"]
+    text = "".join(s["text"] for s in spans)
+    runs = list(_RUN.finditer(text))
+    span_starts, at = [], 0
+    for s in spans:
+        span_starts.append(at)
+        at += len(s["text"])
+    return _Line(line, [r.group() for r in runs], [r.start() for r in runs], [r.end() for r in runs], text, span_starts)
+
+
+def _span(ln: _Line, pos: int) -> dict[str, Any]:
+    return ln.line["spans"][bisect.bisect_right(ln.span_starts, pos) - 1]
+
+
+def line_gaps(ln: _Line, words: list[tuple]) -> list[Gap]:
+    """The gaps between the line's words (`words`: MuPDF's, one per run of `ln`)."""
+    out = []
+    for k in range(len(words) - 1):
+        a, b = _span(ln, ln.ends[k] - 1), _span(ln, ln.starts[k + 1])
+        size = max(a["size"], b["size"], 1.0)
+        left, right = ln.text[ln.ends[k] - 1], ln.text[ln.starts[k + 1]]
+        text = (left not in _ACCENTS and right not in _ACCENTS
+                and not _MATH_FONT.search(a["font"]) and not _MATH_FONT.search(b["font"]))
+        out.append(Gap(k, (words[k + 1][0] - words[k][2]) / size, left.isalpha() and right.isalpha(),
+                       abs(a["size"] - b["size"]) <= 0.1 * size, text))
+    return out
+
+
+def _pieces(runs: list[str], k: int, zone_of: dict[int, str]) -> tuple[str, str, str]:
+    """(word, left piece, right piece): the letters across gap `k`, with the line's runs joined
+    across every gap inside a word or in doubt around it ("Lineag e-det ermining", gap 0:
+    "Lineage", "Lineag", "e")."""
+    lo = k
+    while lo - 1 in zone_of:
+        lo -= 1
+    hi = k + 1
+    while hi in zone_of:
+        hi += 1
+    parts = runs[lo:hi + 1]
+    joined = "".join(parts)
+    bounds = [sum(len(r) for r in parts[:i]) for i in range(1, len(parts))]
+    cut = bounds[k - lo]
+    for m in _LETTERS.finditer(joined):
+        if m.start() < cut < m.end():
+            left = max([b for b in bounds if m.start() < b < cut], default=m.start())
+            right = min([b for b in bounds if cut < b < m.end()], default=m.end())
+            return m.group(), joined[left:cut], joined[cut:right]
+    return "", "", ""
+
+
+# --------------------------------------------------------------------------- the paper's words
+
+
+@dataclass
+class Vocabulary:
+    """The words a document prints whole (lower case): letter runs touching no gap inside a word
+    or in doubt."""
+
+    whole: Counter = field(default_factory=Counter)
+
+    def printed(self, word: str) -> bool:
+        return self.whole[word.lower()] > 0
+
+    def is_word(self, piece: str) -> bool:
+        return len(piece) >= 2 and self.printed(piece)
+
+    def joins(self, zone: str, word: str, left: str, right: str) -> bool:
+        """Whether a gap between two letters in `zone` is inside `word` (pieces `left`, `right`)."""
+        if not word:
+            return zone == KERN
+        both = self.is_word(left) and self.is_word(right)
+        if zone == KERN:
+            return self.printed(word) or not both
+        return self.printed(word) and not both
+
+    def count(self, runs: list[str], split: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+        """Count a line's letter runs but those touching a gap `split` between two letters, and a
+        line-end hyphen's."""
+        n = len(runs)
+        for i, run in enumerate(runs):
+            found = list(_LETTERS.finditer(run))
+            if not found:
+                continue
+            first = 1 if i - 1 in split and found[0].start() == 0 else 0
+            last = len(found)
+            if (i in split and found[-1].end() == len(run)) or (i == n - 1 and run.endswith("-")):
+                last -= 1
+            self.whole.update(m.group().lower() for m in found[first:last])
+
+
+def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str], vocab: Vocabulary | None) -> set[int]:
+    """The gaps of one line to close: inside a word, or in doubt, as the paper's words say (with
+    no vocabulary, by the gaps alone: every gap inside a word)."""
+    close = set()
+    for g in gaps:
+        zone = zone_of.get(g.k)
+        if zone is None:
+            continue
+        if not g.letters or vocab is None:
+            if zone == KERN:
+                close.add(g.k)
+            continue
+        if vocab.joins(zone, *_pieces(runs, g.k, zone_of)):
+            close.add(g.k)
+    return close
+
+
+# --------------------------------------------------------------------------- a page
+
+
+def _words_by_line(words: list[tuple]) -> dict[LineKey, list[tuple]]:
+    by: dict[LineKey, list[tuple]] = {}
+    for w in words:
+        by.setdefault((w[5], w[6]), []).append(w)
+    return by
+
+
+def _narrow_by_height(words: list[tuple]) -> bool:
+    """Whether any two words of a line stand closer than a word space can (the sizes unread: a
+    word's box is at least `HEIGHT_SHARE` em high)."""
+    prev = None
+    for w in words:
+        if (prev is not None and prev[6] == w[6] and prev[5] == w[5]
+                and w[0] - prev[2] < PLAUSIBLE / HEIGHT_SHARE * max(w[3] - w[1], prev[3] - prev[1])):
+            return True
+        prev = w
+    return False
+
+
+@dataclass
+class _Split:
+    """A line with gaps inside a word or in doubt, as the document pass read it."""
+
+    runs: list[str]
+    gaps: list[Gap]
+    zone_of: dict[int, str]
+
+
+def _split_lines(data: dict[str, Any], words: list[tuple]) -> dict[LineKey, _Split]:
+    """The page's lines with a gap inside a word or in doubt (`data`: the page's dict, `words`:
+    its words, from one text page)."""
+    by = _words_by_line(words)
+    out = {}
+    for block in data["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for i, line in enumerate(block["lines"]):
+            line_words = by.get((block["number"], i), [])
+            if len(line_words) < 2 or not line["spans"] or line["dir"][0] < 0.99:
+                continue  # one word; vertical or upside-down text
+            limit = PLAUSIBLE * max(s["size"] for s in line["spans"])
+            if all(b[0] - a[2] >= limit for a, b in zip(line_words, line_words[1:])):
+                continue
+            ln = _line(line)
+            if ln.runs != [w[4] for w in line_words]:
+                continue
+            gaps = line_gaps(ln, line_words)
+            zone_of = zones(gaps)
+            if zone_of:
+                out[(block["number"], i)] = _Split(ln.runs, gaps, zone_of)
+    return out
+
+
+# --------------------------------------------------------------------------- the document
+
+
+@dataclass
+class Document:
+    """What the document pass keeps: per page, each line's gaps to close (with the line's runs as
+    read, to check them against), the paper's words, and its spellings for line_breaks."""
+
+    closed: dict[int, dict[LineKey, tuple[list[str], frozenset[int]]]] = field(default_factory=dict)
+    vocab: Vocabulary = field(default_factory=Vocabulary)
+    spellings: Counter = field(default_factory=Counter)
+
+    @property
+    def kerned(self) -> bool:
+        return bool(self.closed)
+
+
+def _page_text(words: list[tuple], closed: dict[LineKey, tuple[list[str], frozenset[int]]]) -> str:
+    """A page's plain text from its words, one line of them for each of MuPDF's lines, with the
+    gaps `closed` closed."""
+    lines: dict[LineKey, list[str]] = {}
+    for w in words:
+        lines.setdefault((w[5], w[6]), []).append(w[4])
+    out = []
+    for key, runs in lines.items():
+        close = closed[key][1] if key in closed and closed[key][0] == runs else frozenset()
+        out.append("".join(r + ("" if k in close or k == len(runs) - 1 else " ") for k, r in enumerate(runs)))
+    return "\n".join(out)
+
+
+@per_document
+def document(doc: pymupdf.Document) -> Document:
+    """Read every page's words once (see the module docstring); a page MuPDF cannot read is left out."""
+    result = Document()
+    split_pages: dict[int, dict[LineKey, _Split]] = {}
+    texts: list[str] = []
+    for pno in range(doc.page_count):
+        try:
+            textpage = doc.load_page(pno).get_textpage(flags=FLAGS)
+            words = textpage.extractWORDS()
+            split = _split_lines(textpage.extractDICT(), words) if _narrow_by_height(words) else {}
+            text = textpage.extractText() if not split else ""
+        except Exception as exc:  # noqa: BLE001 - a damaged page has no words to give
+            log.info("page %d: words not read: %s", pno + 1, exc)
+            continue
+        runs_by_line: dict[LineKey, list[str]] = {}
+        for w in words:
+            runs_by_line.setdefault((w[5], w[6]), []).append(w[4])
+        for key, runs in runs_by_line.items():
+            s = split.get(key)
+            result.vocab.count(runs, {g.k for g in s.gaps if g.letters and g.k in s.zone_of} if s else frozenset())
+        if split:
+            split_pages[pno] = split
+            # Spellings by the gaps alone (the vocabulary is not counted yet): what line_breaks asks.
+            text = _page_text(words, {k: (s.runs, frozenset(decide(s.runs, s.gaps, s.zone_of, None)))
+                                      for k, s in split.items()})
+        texts.append(join_accents(text))
+    result.spellings = document_words(texts)
+    for pno, split in split_pages.items():
+        closed = {}
+        for key, s in split.items():
+            close = decide(s.runs, s.gaps, s.zone_of, result.vocab)
+            if close:
+                closed[key] = (s.runs, frozenset(close))
+        if closed:
+            result.closed[pno] = closed
+    return result
+
+
+def spellings(doc: pymupdf.Document) -> Counter:
+    """How often the document spells each word within a line (line_breaks.document_words), read
+    with its spaces inside words closed."""
+    return document(doc).spellings
+
+
+def close_gaps(page: pymupdf.Page, data: dict[str, Any],
+               skip: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    """Close in the page's dict `data` (read with FLAGS) the spaces inside its words, in place:
+    a span's space characters go, a span left empty goes. A line that does not read as the
+    document pass read it is left as it is, and so is one that `skip(line)` names."""
+    doc = page.parent
+    if doc is None:
+        return
+    closed = document(doc).closed.get(page.number)
+    if not closed:
+        return
+    for block in data["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for i, line in enumerate(block["lines"]):
+            found = closed.get((block["number"], i))
+            if found is None or not line["spans"] or (skip is not None and skip(line)):
+                continue
+            ln = _line(line)
+            if ln.runs != found[0]:
+                continue
+            _drop(ln, found[1])
+
+
+def _drop(ln: _Line, close: frozenset[int]) -> None:
+    drop: set[int] = set()
+    for k in close:
+        drop.update(range(ln.ends[k], ln.starts[k + 1]))
+    spans = ln.line["spans"]
+    for span, start in zip(spans, ln.span_starts):
+        text = span["text"]
+        if any(start <= p < start + len(text) for p in drop):
+            span["text"] = "".join(c for j, c in enumerate(text) if start + j not in drop)
+    kept = [s for s in spans if s["text"]]
+    ln.line["spans"] = kept or spans[:1]
+
+
+def page_words(page: pymupdf.Page, flags: int = FLAGS) -> list[tuple]:
+    """`page.get_text("words", flags=flags)` with the words a space inside them split joined again:
+    one box around the pieces, one text (for finding a passage on the page again)."""
+    words = page.get_text("words", flags=flags)
+    closed = document(page.parent).closed.get(page.number) if page.parent is not None else None
+    if not closed:
+        return words
+    out: list[tuple] = []
+    for key, line_words in _words_by_line(words).items():
+        found = closed.get(key)
+        close = found[1] if found is not None and found[0] == [w[4] for w in line_words] else frozenset()
+        joining = False
+        for k, w in enumerate(line_words):
+            if joining:
+                last = out.pop()
+                w = (min(last[0], w[0]), min(last[1], w[1]), max(last[2], w[2]), max(last[3], w[3]), last[4] + w[4], *last[5:])
+            out.append(w)
+            joining = k in close
+    return out
+
+
+def as_read(page: pymupdf.Page, text: str) -> str:
+    """`text` with each word that `page` prints with a space inside it (closed by this module)
+    written as MuPDF reads it there ("marrow-derived" → "marro w-deriv ed"), for MuPDF's search; ""
+    where the page has no such word or `text` holds none of them."""
+    closed = document(page.parent).closed.get(page.number) if page.parent is not None else None
+    if not closed:
+        return ""
+    read: dict[str, str] = {}
+    for runs, close in closed.values():
+        k = 0
+        while k < len(runs):
+            j = k
+            while j in close:
+                j += 1
+            if j > k:
+                read.setdefault("".join(runs[k:j + 1]), " ".join(runs[k:j + 1]))
+            k = j + 1
+    tokens = text.split()
+    if not any(t in read for t in tokens):
+        return ""
+    return " ".join(read.get(t, t) for t in tokens)
