@@ -19,6 +19,7 @@ _FURNITURE = re.compile(
     re.I,
 )
 _TRAILING_MARKS = re.compile(r"[\s,*∗†‡§¶#]+$")
+_WRAPS_AT_COMMA = re.compile(r"[^\W\d_],\s*$")
 
 
 @dataclass
@@ -104,7 +105,10 @@ def from_layout(front: Front) -> TitleFound:
     distinct = seed.size >= front.body * 1.15
     if not distinct and not (seed.bold or seed.main.isupper()):
         return TitleFound()  # body-sized plain text: a paragraph, not a title
-    text = " ".join(_TRAILING_MARKS.sub("", ln.main) for ln in picked)
+    # A line's trailing marks go (superscripts read as ","), but not a comma the title prints
+    # where it wraps ("…: Origins," over "Developments and Future Directions").
+    text = " ".join(_TRAILING_MARKS.sub("", ln.main) + ("," if _WRAPS_AT_COMMA.search(ln.text) else "")
+                    for ln in picked[:-1]) + " " + _TRAILING_MARKS.sub("", picked[-1].main)
     text = _TRAILING_MARKS.sub("", clean(text.replace(" ,", " ")))
     return TitleFound(text[:400], picked, distinct)
 
