@@ -68,12 +68,15 @@ KERN_MAX = 0.10  # em: …and under this (no word space between two letters of t
 DOUBT_SHARE = 0.6  # of the line's word space: under it (and under PLAUSIBLE) a gap between letters is in doubt
 SPACE_FLOOR = 0.2  # em: about the narrowest word space a font sets (Times' 0.25 em, squeezed by justification)
 PLAUSIBLE = 0.15  # em: a gap from here on can be a word space, and sets the line's word space
-HEIGHT_SHARE = 0.7  # a word's box is at least this many em high: the quick pass's scale, before the sizes are read
+HEIGHT_SHARE = 0.9  # a word's box is about this many em high or more (font ascender to descender): the quick pass's scale
 KERN, DOUBT = "kern", "doubt"
 _RUN = re.compile(r"[^\x00-\x20\u00a0]+")  # MuPDF's words: runs between whitespace and control characters
 _LETTERS = re.compile(r"[^\W\d_]+")
 _MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|msbm|eufm|rsfs)|math|symbol", re.I)
 _ACCENTS = frozenset(TYPOGRAPHIC_ACCENTS + "`")
+SPLIT = "\x01"  # marks a gap between two letters inside a word or in doubt in the text the vocabulary counts
+_AT_SPLIT = re.compile(r"[^\W\d_]*\x01[^\W\d_]*")
+_BROKEN_AT_END = re.compile(r"[^\W\d_]+-\n[^\W\d_]+")
 
 LineKey = tuple[int, int]  # (block number, line number) as MuPDF numbers them on a page
 
@@ -203,19 +206,13 @@ class Vocabulary:
             return self.printed(word) or not both
         return self.printed(word) and not both
 
-    def count(self, runs: list[str], split: set[int] = frozenset()) -> None:  # type: ignore[assignment]
-        """Count a line's letter runs but those touching a gap `split` between two letters, and a
-        line-end hyphen's."""
-        n = len(runs)
-        for i, run in enumerate(runs):
-            found = list(_LETTERS.finditer(run))
-            if not found:
-                continue
-            first = 1 if i - 1 in split and found[0].start() == 0 else 0
-            last = len(found)
-            if (i in split and found[-1].end() == len(run)) or (i == n - 1 and run.endswith("-")):
-                last -= 1
-            self.whole.update(m.group().lower() for m in found[first:last])
+    def count(self, text: str) -> None:
+        """Count the letter runs of a page's plain text, but those touching a `SPLIT` mark (a gap
+        inside a word or in doubt, between two letters) and the two pieces of a word broken at a
+        line's end."""
+        if SPLIT in text:
+            text = _AT_SPLIT.sub(" ", text)
+        self.whole.update(_LETTERS.findall(_BROKEN_AT_END.sub(" ", text).lower()))
 
 
 def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str], vocab: Vocabulary | None) -> set[int]:
@@ -245,16 +242,22 @@ def _words_by_line(words: list[tuple]) -> dict[LineKey, list[tuple]]:
     return by
 
 
-def _narrow_by_height(words: list[tuple]) -> bool:
-    """Whether any two words of a line stand closer than a word space can (the sizes unread: a
-    word's box is at least `HEIGHT_SHARE` em high)."""
-    prev = None
-    for w in words:
-        if (prev is not None and prev[6] == w[6] and prev[5] == w[5]
-                and w[0] - prev[2] < PLAUSIBLE / HEIGHT_SHARE * max(w[3] - w[1], prev[3] - prev[1])):
-            return True
-        prev = w
-    return False
+def _narrow_lines(words: list[tuple]) -> set[LineKey]:
+    """The quick look at a page before its fonts and sizes are read: the lines where two words stand
+    as close as a gap inside a word can (a word's box is at least `HEIGHT_SHARE` em high), none
+    where no two words of one height do, no spacing accent beside the gap (a formula's indices
+    and raised marks alone do not make a page worth reading closer)."""
+    lines: set[LineKey] = set()
+    alike = False
+    factor = KERN_MAX / HEIGHT_SHARE
+    for a, b in zip(words, words[1:]):
+        if a[6] != b[6] or a[5] != b[5]:
+            continue
+        ha, hb = a[3] - a[1], b[3] - b[1]
+        if b[0] - a[2] < factor * (ha if ha > hb else hb) and a[4][-1] not in _ACCENTS and b[4][0] not in _ACCENTS:
+            lines.add((a[5], a[6]))
+            alike = alike or abs(ha - hb) <= 0.1 * max(ha, hb)
+    return lines if alike else set()
 
 
 @dataclass
@@ -266,10 +269,10 @@ class _Split:
     zone_of: dict[int, str]
 
 
-def _split_lines(data: dict[str, Any], words: list[tuple]) -> dict[LineKey, _Split]:
+def _split_lines(data: dict[str, Any], words: list[tuple], narrow: set[LineKey] | None = None) -> dict[LineKey, _Split]:
     """The page's lines with a gap inside a word or in doubt (`data`: the page's dict, `words`:
-    its words, from one text page)."""
-    by = _words_by_line(words)
+    its words, from one text page; `narrow`: the lines to look at, all where None)."""
+    by = _words_by_line(words if narrow is None else [w for w in words if (w[5], w[6]) in narrow])
     out = {}
     for block in data["blocks"]:
         if block.get("type", 0) != 0:
@@ -308,16 +311,17 @@ class Document:
         return bool(self.closed)
 
 
-def _page_text(words: list[tuple], closed: dict[LineKey, tuple[list[str], frozenset[int]]]) -> str:
+def _page_text(words: list[tuple], closed: dict[LineKey, tuple[list[str], frozenset[int]]],
+               marks: str = "") -> str:
     """A page's plain text from its words, one line of them for each of MuPDF's lines, with the
-    gaps `closed` closed."""
+    gaps `closed` closed (`marks`: written where they were)."""
     lines: dict[LineKey, list[str]] = {}
     for w in words:
         lines.setdefault((w[5], w[6]), []).append(w[4])
     out = []
     for key, runs in lines.items():
         close = closed[key][1] if key in closed and closed[key][0] == runs else frozenset()
-        out.append("".join(r + ("" if k in close or k == len(runs) - 1 else " ") for k, r in enumerate(runs)))
+        out.append("".join(r + (marks if k in close else "" if k == len(runs) - 1 else " ") for k, r in enumerate(runs)))
     return "\n".join(out)
 
 
@@ -326,33 +330,37 @@ def document(doc: pymupdf.Document) -> Document:
     """Read every page's words once (see the module docstring); a page MuPDF cannot read is left out."""
     result = Document()
     split_pages: dict[int, dict[LineKey, _Split]] = {}
-    texts: list[str] = []
+    texts: list[str] = []  # each page's plain text: the spellings' and the vocabulary's
+    marked: dict[int, str] = {}  # a split page's, with the gaps between letters marked SPLIT: the vocabulary's
     for pno in range(doc.page_count):
         try:
             textpage = doc.load_page(pno).get_textpage(flags=FLAGS)
             words = textpage.extractWORDS()
-            split = _split_lines(textpage.extractDICT(), words) if _narrow_by_height(words) else {}
-            text = textpage.extractText() if not split else ""
+            narrow = _narrow_lines(words)
+            split = _split_lines(textpage.extractDICT(), words, narrow) if narrow else {}
+            text = "" if split else textpage.extractText()
         except Exception as exc:  # noqa: BLE001 - a damaged page has no words to give
             log.info("page %d: words not read: %s", pno + 1, exc)
             continue
-        runs_by_line: dict[LineKey, list[str]] = {}
-        for w in words:
-            runs_by_line.setdefault((w[5], w[6]), []).append(w[4])
-        for key, runs in runs_by_line.items():
-            s = split.get(key)
-            result.vocab.count(runs, {g.k for g in s.gaps if g.letters and g.k in s.zone_of} if s else frozenset())
         if split:
-            split_pages[pno] = split
-            # Spellings by the gaps alone (the vocabulary is not counted yet): what line_breaks asks.
+            # The spellings with the gaps inside words closed by their width alone (the paper's
+            # words are counted after all pages are read).
             text = _page_text(words, {k: (s.runs, frozenset(decide(s.runs, s.gaps, s.zone_of, None)))
                                       for k, s in split.items()})
-        texts.append(join_accents(text))
-    result.spellings = document_words(texts)
+            between = {k: (s.runs, frozenset(g.k for g in s.gaps if g.letters and g.k in s.zone_of))
+                       for k, s in split.items()}
+            if any(between[k][1] for k in between):
+                marked[len(texts)] = _page_text(words, between, SPLIT)
+            split_pages[pno] = split
+        texts.append(text)
+    if marked:  # the paper's words are asked only where a gap between two letters is judged
+        for i, text in enumerate(texts):
+            result.vocab.count(marked.get(i, text))
+    result.spellings = document_words(join_accents(t) for t in texts)
     for pno, split in split_pages.items():
         closed = {}
         for key, s in split.items():
-            close = decide(s.runs, s.gaps, s.zone_of, result.vocab)
+            close = decide(s.runs, s.gaps, s.zone_of, result.vocab if marked else None)
             if close:
                 closed[key] = (s.runs, frozenset(close))
         if closed:
