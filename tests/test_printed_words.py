@@ -124,7 +124,7 @@ def test_normally_set_type_is_read_as_mupdf_reads_it(tmp_path):
     markdown = _markdown(path)
     assert text in markdown and "Tight spaces in a line remain" in markdown
     with pymupdf.open(path) as doc:
-        assert not word_spaces.document(doc).kerned
+        assert word_spaces.page_closed(doc[0]) == {}
 
 
 def _lands_on(page: pymupdf.Page, rects: list[pymupdf.Rect], sentence: str) -> None:

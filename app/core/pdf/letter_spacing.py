@@ -232,7 +232,7 @@ def page_dict(page: pymupdf.Page, flags: int) -> dict[str, Any]:
         log.info("letter spacing not read on page %d: %s", page.number + 1, exc)
         styles = _Styles()
     try:  # spaces that leave no room between two glyphs (word_spaces.py), in the lines not letter-spaced
-        word_spaces.close_gaps(page, data, skip=lambda line: styles.tracked(_style(line)))
+        word_spaces.close_gaps(page, textpage, data, skip=lambda line: styles.tracked(_style(line)))
     except Exception as exc:  # noqa: BLE001
         log.info("word spaces not read on page %d: %s", page.number + 1, exc)
     try:

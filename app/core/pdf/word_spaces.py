@@ -26,20 +26,32 @@ Never judged: a gap beside a spacing accent (TeX's, joined by accents.py) or in 
 formula's variables stand where they stand), vertical or upside-down lines, and the lines of a
 letter-spaced style (letter_spacing.py, whose tracking moves every gap; it calls this module).
 
-The paper's words (`Vocabulary`) are the letter runs it prints whole: touching no space inside a
-word or in doubt. A space between two letters inside a word stays where the word it would make
+The paper's words (`Vocabulary`) are the letter runs it prints whole: touching no gap between two
+letters as close as one inside a word. A space between two letters inside a word stays where the word it would make
 is printed nowhere whole while the pieces on either side are (words of two letters or more); a
 space in doubt goes only where the word it makes is printed whole and a piece is not. So "kno wn"
 and "se v eral" join by their gaps, and a squeezed "published immediately" stays two words.
 
-Reading: one pass over the document (`document`, once per document, when the first page is read)
-takes every page's words (`extractWORDS`, with the page's plain text what the old pass over the
-pages for line_breaks' spellings cost), finds the lines with a gap narrower than a word space can
-be, reads the dict of only those pages for the fonts and sizes, and keeps for each such line the
-gaps to close; with them it counts the paper's words and its spellings for words broken at a line's
-end (`spellings`). Reading a page then closes the kept gaps in its dict (`close_gaps`, checked
-against the line's words as they were read), and `page_words` gives MuPDF's words joined the same
-way, with one box around each, for finding a passage on the page again.
+Reading: one pass over the document (`document`, once per document, when a page is first read)
+takes every page's words and plain text (`extractWORDS` beside the text the old pass for
+line_breaks' spellings read) and finds the lines where two words stand as close as a gap inside a
+word can, by their boxes' heights (`_narrow_lines`: a page opens only where two words of one
+height do, so a formula's indices alone do not open one; only such lines are judged, so a space
+is in doubt only on a line with a gap inside a word). It gives line_breaks its spellings
+(`spellings`) with those gaps closed, and keeps the pages' text for the paper's words, counted the
+first time a gap between two letters asks for them. The first time a page with such lines is read,
+its dict's fonts and sizes judge them (`page_closed`) and the gaps to close are kept, with each
+line's words as read; every later reading of the page closes them in its dict (`close_gaps`), and
+`page_words` gives MuPDF's words joined the same way, one box around each, for finding a passage on
+the page again (`as_read` writes a passage as MuPDF reads the page, for its search).
+
+Long module: the rule for a line's gaps, the paper's words that check it and the reading that
+applies it to every text path (dict, words, search) are one decision; apart, the page's text and the
+highlight's search could close different spaces.
+
+Measured (2026-12-07, bench/printed.py, docs/lab/2026-12-07-printed.md): words split inside 351
+of 30,407 body tokens of the two NAR papers before, none after; the bench corpora's text changes
+on 6 lines of 59 papers (a formula's "−→p )" reads "−→p)", "Development ," reads "Development,").
 """
 
 from __future__ import annotations
@@ -186,8 +198,8 @@ def _pieces(runs: list[str], k: int, zone_of: dict[int, str]) -> tuple[str, str,
 
 @dataclass
 class Vocabulary:
-    """The words a document prints whole (lower case): letter runs touching no gap inside a word
-    or in doubt."""
+    """The words a document prints whole (lower case): letter runs touching no gap between two
+    letters as close as one inside a word."""
 
     whole: Counter = field(default_factory=Counter)
 
@@ -215,9 +227,10 @@ class Vocabulary:
         self.whole.update(_LETTERS.findall(_BROKEN_AT_END.sub(" ", text).lower()))
 
 
-def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str], vocab: Vocabulary | None) -> set[int]:
-    """The gaps of one line to close: inside a word, or in doubt, as the paper's words say (with
-    no vocabulary, by the gaps alone: every gap inside a word)."""
+def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str],
+           vocab: Callable[[], Vocabulary] | None) -> set[int]:
+    """The gaps of one line to close: inside a word, or in doubt, as the paper's words say (asked
+    only for a gap between two letters; with none, by the gaps alone: every gap inside a word)."""
     close = set()
     for g in gaps:
         zone = zone_of.get(g.k)
@@ -227,7 +240,7 @@ def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str], vocab: Voc
             if zone == KERN:
                 close.add(g.k)
             continue
-        if vocab.joins(zone, *_pieces(runs, g.k, zone_of)):
+        if vocab().joins(zone, *_pieces(runs, g.k, zone_of)):
             close.add(g.k)
     return close
 
@@ -297,92 +310,125 @@ def _split_lines(data: dict[str, Any], words: list[tuple], narrow: set[LineKey] 
 # --------------------------------------------------------------------------- the document
 
 
+Closed = dict[LineKey, tuple[list[str], frozenset[int]]]  # a page's lines: their runs as read, the gaps to close
+
+
 @dataclass
 class Document:
-    """What the document pass keeps: per page, each line's gaps to close (with the line's runs as
-    read, to check them against), the paper's words, and its spellings for line_breaks."""
+    """What the document pass keeps: the pages with words as close as a gap inside a word can be
+    (and their lines), the spellings for line_breaks, the paper's words (counted when first asked,
+    from the pages' text), and each page's gaps to close, judged when the page is first read."""
 
-    closed: dict[int, dict[LineKey, tuple[list[str], frozenset[int]]]] = field(default_factory=dict)
-    vocab: Vocabulary = field(default_factory=Vocabulary)
+    narrow: dict[int, set[LineKey]] = field(default_factory=dict)
     spellings: Counter = field(default_factory=Counter)
+    closed: dict[int, Closed] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)  # until the vocabulary is counted
+    marked: dict[int, str] = field(default_factory=dict)
+    _vocab: Vocabulary | None = None
 
     @property
-    def kerned(self) -> bool:
-        return bool(self.closed)
+    def vocab(self) -> Vocabulary:
+        if self._vocab is None:
+            self._vocab = Vocabulary()
+            for i, text in enumerate(self.texts):
+                self._vocab.count(self.marked.get(i, text))
+            self.texts, self.marked = [], {}
+        return self._vocab
 
 
-def _page_text(words: list[tuple], closed: dict[LineKey, tuple[list[str], frozenset[int]]],
-               marks: str = "") -> str:
-    """A page's plain text from its words, one line of them for each of MuPDF's lines, with the
-    gaps `closed` closed (`marks`: written where they were)."""
+def _page_text(words: list[tuple], tight: set[tuple[LineKey, int]], mark: str = "", letters: bool = False) -> str:
+    """A page's plain text from its words, one line of them for each of MuPDF's lines, the gaps
+    `tight` (line, k) closed, or written `mark` (with `letters`: only between two letters)."""
     lines: dict[LineKey, list[str]] = {}
     for w in words:
         lines.setdefault((w[5], w[6]), []).append(w[4])
     out = []
     for key, runs in lines.items():
-        close = closed[key][1] if key in closed and closed[key][0] == runs else frozenset()
-        out.append("".join(r + (marks if k in close else "" if k == len(runs) - 1 else " ") for k, r in enumerate(runs)))
+        parts = []
+        for k, r in enumerate(runs):
+            parts.append(r)
+            if k < len(runs) - 1:
+                close = (key, k) in tight and (not letters or (r[-1:].isalpha() and runs[k + 1][:1].isalpha()))
+                parts.append(mark if close else " ")
+        out.append("".join(parts))
     return "\n".join(out)
+
+
+def _tight(words: list[tuple], narrow: set[LineKey]) -> set[tuple[LineKey, int]]:
+    """The gaps (line, k) of the `narrow` lines as close as `_narrow_lines` looks for: inside a
+    word by the words' heights alone, for the spellings and the paper's words."""
+    out = set()
+    for key, line_words in _words_by_line([w for w in words if (w[5], w[6]) in narrow]).items():
+        for k, (a, b) in enumerate(zip(line_words, line_words[1:])):
+            if b[0] - a[2] < KERN_MAX / HEIGHT_SHARE * max(a[3] - a[1], b[3] - b[1]) \
+                    and a[4][-1] not in _ACCENTS and b[4][0] not in _ACCENTS:
+                out.add((key, k))
+    return out
 
 
 @per_document
 def document(doc: pymupdf.Document) -> Document:
     """Read every page's words once (see the module docstring); a page MuPDF cannot read is left out."""
     result = Document()
-    split_pages: dict[int, dict[LineKey, _Split]] = {}
-    texts: list[str] = []  # each page's plain text: the spellings' and the vocabulary's
-    marked: dict[int, str] = {}  # a split page's, with the gaps between letters marked SPLIT: the vocabulary's
     for pno in range(doc.page_count):
         try:
             textpage = doc.load_page(pno).get_textpage(flags=FLAGS)
             words = textpage.extractWORDS()
             narrow = _narrow_lines(words)
-            split = _split_lines(textpage.extractDICT(), words, narrow) if narrow else {}
-            text = "" if split else textpage.extractText()
+            text = textpage.extractText() if not narrow else ""
         except Exception as exc:  # noqa: BLE001 - a damaged page has no words to give
             log.info("page %d: words not read: %s", pno + 1, exc)
             continue
-        if split:
-            # The spellings with the gaps inside words closed by their width alone (the paper's
-            # words are counted after all pages are read).
-            text = _page_text(words, {k: (s.runs, frozenset(decide(s.runs, s.gaps, s.zone_of, None)))
-                                      for k, s in split.items()})
-            between = {k: (s.runs, frozenset(g.k for g in s.gaps if g.letters and g.k in s.zone_of))
-                       for k, s in split.items()}
-            if any(between[k][1] for k in between):
-                marked[len(texts)] = _page_text(words, between, SPLIT)
-            split_pages[pno] = split
-        texts.append(text)
-    if marked:  # the paper's words are asked only where a gap between two letters is judged
-        for i, text in enumerate(texts):
-            result.vocab.count(marked.get(i, text))
-    result.spellings = document_words(join_accents(t) for t in texts)
-    for pno, split in split_pages.items():
-        closed = {}
-        for key, s in split.items():
-            close = decide(s.runs, s.gaps, s.zone_of, result.vocab if marked else None)
-            if close:
-                closed[key] = (s.runs, frozenset(close))
-        if closed:
-            result.closed[pno] = closed
+        if narrow:
+            result.narrow[pno] = narrow
+            tight = _tight(words, narrow)
+            result.marked[len(result.texts)] = _page_text(words, tight, SPLIT, letters=True)
+            text = _page_text(words, tight)
+        result.texts.append(text)
+    result.spellings = document_words(join_accents(t) for t in result.texts)
+    if not result.narrow:
+        result.texts = []  # no page will ask for the paper's words
     return result
 
 
 def spellings(doc: pymupdf.Document) -> Counter:
     """How often the document spells each word within a line (line_breaks.document_words), read
-    with its spaces inside words closed."""
+    with its spaces inside words closed (by the words' heights: the sizes are read page by page)."""
     return document(doc).spellings
 
 
-def close_gaps(page: pymupdf.Page, data: dict[str, Any],
-               skip: Callable[[dict[str, Any]], bool] | None = None) -> None:
-    """Close in the page's dict `data` (read with FLAGS) the spaces inside its words, in place:
-    a span's space characters go, a span left empty goes. A line that does not read as the
-    document pass read it is left as it is, and so is one that `skip(line)` names."""
+def page_closed(page: pymupdf.Page, data: dict[str, Any] | None = None, words: list[tuple] | None = None) -> Closed:
+    """The page's gaps to close, by line: judged with the fonts and sizes of its dict `data` (read
+    with FLAGS, `words` from the same text page) the first time the page is read, then kept."""
     doc = page.parent
     if doc is None:
+        return {}
+    state = document(doc)
+    narrow = state.narrow.get(page.number)
+    if not narrow:
+        return {}
+    if page.number not in state.closed:
+        if data is None or words is None:
+            textpage = page.get_textpage(flags=FLAGS)
+            data, words = textpage.extractDICT(), textpage.extractWORDS()
+        closed = {}
+        for key, s in _split_lines(data, words, narrow).items():
+            close = decide(s.runs, s.gaps, s.zone_of, lambda: state.vocab)
+            if close:
+                closed[key] = (s.runs, frozenset(close))
+        state.closed[page.number] = closed
+    return state.closed[page.number]
+
+
+def close_gaps(page: pymupdf.Page, textpage: pymupdf.TextPage, data: dict[str, Any],
+               skip: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    """Close in the page's dict `data` (read with FLAGS from `textpage`) the spaces inside its
+    words, in place: a span's space characters go, a span left empty goes. A line that does not
+    read as it was judged is left as it is, and so is one that `skip(line)` names."""
+    doc = page.parent
+    if doc is None or not document(doc).narrow.get(page.number):
         return
-    closed = document(doc).closed.get(page.number)
+    closed = page_closed(page, data, None if page.number in document(doc).closed else textpage.extractWORDS())
     if not closed:
         return
     for block in data["blocks"]:
@@ -399,14 +445,16 @@ def close_gaps(page: pymupdf.Page, data: dict[str, Any],
 
 
 def _drop(ln: _Line, close: frozenset[int]) -> None:
-    drop: set[int] = set()
-    for k in close:
-        drop.update(range(ln.ends[k], ln.starts[k + 1]))
     spans = ln.line["spans"]
-    for span, start in zip(spans, ln.span_starts):
-        text = span["text"]
-        if any(start <= p < start + len(text) for p in drop):
-            span["text"] = "".join(c for j, c in enumerate(text) if start + j not in drop)
+    cut: dict[int, list[int]] = {}  # span index: its characters to drop (positions in the line's text)
+    for k in close:
+        for p in range(ln.ends[k], ln.starts[k + 1]):
+            cut.setdefault(bisect.bisect_right(ln.span_starts, p) - 1, []).append(p)
+    for i, positions in cut.items():
+        start, text = ln.span_starts[i], spans[i]["text"]
+        for p in sorted(positions, reverse=True):
+            text = text[:p - start] + text[p - start + 1:]
+        spans[i]["text"] = text
     kept = [s for s in spans if s["text"]]
     ln.line["spans"] = kept or spans[:1]
 
@@ -415,7 +463,7 @@ def page_words(page: pymupdf.Page, flags: int = FLAGS) -> list[tuple]:
     """`page.get_text("words", flags=flags)` with the words a space inside them split joined again:
     one box around the pieces, one text (for finding a passage on the page again)."""
     words = page.get_text("words", flags=flags)
-    closed = document(page.parent).closed.get(page.number) if page.parent is not None else None
+    closed = page_closed(page)
     if not closed:
         return words
     out: list[tuple] = []
@@ -436,7 +484,7 @@ def as_read(page: pymupdf.Page, text: str) -> str:
     """`text` with each word that `page` prints with a space inside it (closed by this module)
     written as MuPDF reads it there ("marrow-derived" → "marro w-deriv ed"), for MuPDF's search; ""
     where the page has no such word or `text` holds none of them."""
-    closed = document(page.parent).closed.get(page.number) if page.parent is not None else None
+    closed = page_closed(page)
     if not closed:
         return ""
     read: dict[str, str] = {}
