@@ -21,12 +21,11 @@ from typing import Callable, Iterable, Iterator
 import pymupdf
 
 from . import ocr, bombs as pdf_bombs
-from .accents import join_accents, tex_form
+from .accents import tex_form
 from ..errors import ImportFailure
-from ..text.line_breaks import document_words
 from .mupdf_guard import MUPDF
 from .ocr import readable_fraction as _readable_fraction
-from . import layout as pdf_layout
+from . import layout as pdf_layout, word_spaces
 from .layout import _body_size, _render  # noqa: F401 - re-exported
 from .rows import TEXT_FLAGS, Block
 from ..records import PageText, PaperMeta
@@ -278,16 +277,6 @@ def _classified_blocks(page: pymupdf.Page, body_size: float) -> list[Block]:
     return pdf_layout._classified_blocks(page, body_size, _name_parts)
 
 
-def _plain_pages(doc: pymupdf.Document, skipped: set[int]) -> Iterator[str]:
-    """Each readable page's plain text (a page MuPDF cannot read is left to `iter_pages` to report)."""
-    for pno in range(doc.page_count):
-        if pno + 1 not in skipped:
-            try:
-                yield join_accents(doc.load_page(pno).get_text(flags=TEXT_FLAGS))
-            except Exception:  # noqa: BLE001 - its spellings are not needed to read the others
-                continue
-
-
 def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
                before: Callable[[int], None] | None = None) -> Iterator[PageText]:
     """Yield each page's markdown in turn; only one page's text is held at a time.
@@ -299,7 +288,7 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
     with MUPDF:  # page by page, so that another thread's MuPDF work can run between pages
         body = _body_size(doc)
         labels = page_labels(doc)
-        words = document_words(_plain_pages(doc, skipped))  # ~2 ms a page
+        words = word_spaces.spellings(doc)  # read with the document's words once (word_spaces.py)
     for pno in range(doc.page_count):
         md = ""
         if pno + 1 not in skipped:
@@ -347,8 +336,10 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
 def _search(page: pymupdf.Page, snippet: str) -> list[pymupdf.Rect]:
     """MuPDF's hits for `snippet` as stored, else as the page may print it: a compound broken at a
     line's end is one word to MuPDF's search ("velocity-\\ndependent"; the stored text keeps its
-    hyphen, line_breaks.py), and a pdfTeX page holds "f¨ur" where the stored text reads "für"."""
-    for form in dict.fromkeys((snippet, _COMPOUND.sub("", snippet), tex_form(snippet))):  # each once
+    hyphen, line_breaks.py), a pdfTeX page holds "f¨ur" where the stored text reads "für", and a page
+    whose words hold spaces MuPDF reads ("marro w-deriv ed", word_spaces.py) is searched as it reads."""
+    forms = (snippet, _COMPOUND.sub("", snippet), tex_form(snippet), word_spaces.as_read(page, snippet))
+    for form in dict.fromkeys(f for f in forms if f):  # each once
         if hits := page.search_for(form, flags=SEARCH_FLAGS):
             return hits
     return []

@@ -29,6 +29,7 @@ from typing import Any
 
 import pymupdf
 
+from . import word_spaces
 from .accents import join_accents
 
 Spans = list[tuple[dict[str, Any], str]]  # a line's spans, each with its text as read
@@ -139,7 +140,8 @@ def words_without_marks(page: Any, layout: dict) -> list[tuple]:
     mark left out of the word it ends (a mark standing alone left out), an exponent written with
     superscript characters, a stacked "±" read as one, a TeX accent joined to its letter.
     `layout`: the page's `get_text("dict")`, which the caption reader reads too."""
-    words = [(*w[:4], join_accents(w[4]), *w[5:]) for w in page.get_text("words", flags=WORD_FLAGS)]
+    # Words a space inside them split joined again, as the page's text reads them (word_spaces.py).
+    words = [(*w[:4], join_accents(w[4]), *w[5:]) for w in word_spaces.page_words(page, WORD_FLAGS)]
     raised = _raised_spans(layout)
     if not raised:
         return words

@@ -8,7 +8,9 @@ affiliation or a place that looks like a name ("South Africa") is set differentl
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 
 from .layout import Line
 from .text import clean, key
@@ -154,3 +156,42 @@ def split_metadata_authors(text: str) -> list[str]:
         parts = [f"{parts[1]} {parts[0]}"]
     parts = [re.sub(r"\s*\([^)]*\)", "", p).strip() for p in parts]
     return parts if parts and all(len(p.split()) >= 2 and not _NOT_NAME.search(p) for p in parts) else []
+
+
+def _letters_of(text: str, *, drop_marks: bool) -> str:
+    """Letters of `text`, case folded: accents taken off (`drop_marks`), or accented letters left
+    out, as producers write names into the info dictionary ("Grüschow" → "Grschow")."""
+    text = unicodedata.normalize("NFKD", text)
+    if drop_marks:
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    else:
+        text = "".join(c for c in unicodedata.normalize("NFC", text) if c.isascii())
+    return "".join(c for c in text.casefold() if c.isalpha())
+
+
+def as_printed(names: list[str], page_words: list[str]) -> list[str]:
+    """The info dictionary's `names` as the page prints them: each one's words in printed order,
+    with their diacritics ("Grschow Sabine" → "Sabine Grüschow", "Bode BelaE." → "Bela E. Bode");
+    a name the page does not print stays as it is (the dictionary is a hint, the page decides)."""
+    if not names:
+        return []
+    letters = [(_letters_of(w, drop_marks=True), _letters_of(w, drop_marks=False)) for w in page_words]
+    return [_printed(name, page_words, letters) for name in names]
+
+
+def _printed(name: str, page_words: list[str], letters: list[tuple[str, str]]) -> str:
+    parts = [p for p in re.split(r"[\s,]+", name) if p]
+    if not parts or len(parts) > 4:
+        return name
+    wanted = set()
+    for order in itertools.permutations(parts):
+        wanted.add("".join(_letters_of(p, drop_marks=True) for p in order))
+        wanted.add("".join(_letters_of(p, drop_marks=False) for p in order))
+    for size in range(len(parts), len(parts) + 3):  # an initial the dictionary ran into a name ("BelaE.")
+        for i in range(len(page_words) - size + 1):
+            window = letters[i:i + size]
+            if "".join(a for a, _ in window) in wanted or "".join(b for _, b in window) in wanted:
+                printed = clean(" ".join(_MARKERS.sub("", w).strip(",;") for w in page_words[i:i + size]))
+                if looks_like_name(printed):
+                    return printed
+    return name

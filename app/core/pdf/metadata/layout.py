@@ -30,6 +30,10 @@ _COVER = re.compile(r"your use of the jstor archive|jstor\.org/stable|this conte
                     r"see discussions, stats,? and author profiles|researchgate\.net/publication", re.I)
 
 
+# A raised footnote or affiliation mark ("1", "a", "*", "1,2,*"); a charge or an exponent ("+", "−1") is text.
+_FOOTNOTE_MARK = re.compile(r"[\d,*∗†‡§¶#a-z]+")
+
+
 @dataclass
 class Line:
     text: str  # the whole line, superscripts included
@@ -41,6 +45,10 @@ class Line:
     block: int
     page: int  # 0-based page number
     horizontal: bool = True
+    printed: str = ""  # footnote marks left out, other raised text as printed ("KIR+CD8+ T cells"): titles
+
+    def __post_init__(self) -> None:
+        self.printed = self.printed or self.main
 
     @property
     def x0(self) -> float:
@@ -106,9 +114,12 @@ def _line(line: dict, bno: int, pno: int) -> Line | None:
     text = clean("".join(t for _, t in spans))
     if not text:
         return None
-    main = clean("".join("," if s["size"] < 0.8 * size and len(t.strip()) <= 4 else t for s, t in spans))
+    # A space set in a small font of its own (OUP's "dummy-space" glyphs) is a space, not a mark.
+    raised = [s["size"] < 0.8 * size and 0 < len(t.strip()) <= 4 for s, t in spans]
+    main = clean("".join("," if up else t for (s, t), up in zip(spans, raised)))
+    printed = clean("".join("" if up and _FOOTNOTE_MARK.fullmatch(t.strip()) else t for (s, t), up in zip(spans, raised)))
     horizontal = abs(line["dir"][0]) > 0.99
-    return Line(text, main, size, bold * 2 > chars, italic * 2 > chars, tuple(line["bbox"]), bno, pno, horizontal)
+    return Line(text, main, size, bold * 2 > chars, italic * 2 > chars, tuple(line["bbox"]), bno, pno, horizontal, printed)
 
 
 def body_size(lines: list[Line]) -> float:

@@ -36,7 +36,9 @@ def _front_end(front: Front, after: float, abstract_y: float) -> float:
 def _authors(front: Front, region: list[Line], info_author: str) -> tuple[list[str], bool]:
     """(authors, unsure)."""
     page = author_reader.from_layout(region)
-    meta = author_reader.split_metadata_authors(info_author)
+    # The dictionary's names as the page prints them, where it does ("Grschow Sabine": "Sabine Grüschow").
+    meta = author_reader.as_printed(author_reader.split_metadata_authors(info_author),
+                                    " ".join(ln.text for ln in front.lines).split())
     if page and meta:
         page_keys = [key(n.split()[-1]) for n in page]
         meta_keys = [key(n.split()[-1]) for n in meta]

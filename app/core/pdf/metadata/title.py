@@ -19,6 +19,7 @@ _FURNITURE = re.compile(
     re.I,
 )
 _TRAILING_MARKS = re.compile(r"[\s,*∗†‡§¶#]+$")
+_WRAPS_AT_COMMA = re.compile(r"[^\W\d_],\s*$")
 
 
 @dataclass
@@ -78,6 +79,19 @@ def _numbered_heading(ln: Line, lines: list[Line]) -> bool:
                and abs((o.y0 + o.y1) / 2 - (ln.y0 + ln.y1) / 2) < 0.6 * ln.size for o in lines if o is not ln)
 
 
+def _row_start(seed: Line, cands: list[Line]) -> Line:
+    """The first piece of the seed's row: MuPDF ends a line at a raised mark, so a title that opens
+    "KIR⁺CD8⁺ T cells" gives "KIR+CD8+" and "T cells …" side by side, and the first is too short to
+    seed the title itself."""
+    while True:
+        left = [ln for ln in cands if ln is not seed and abs(ln.y1 - seed.y1) < 0.4 * seed.size
+                and abs(ln.size - seed.size) <= 0.6 and ln.bold == seed.bold
+                and 0 <= seed.x0 - ln.bbox[2] < 2 * seed.size]
+        if not left:
+            return seed
+        seed = max(left, key=lambda ln: ln.bbox[2])
+
+
 def from_layout(front: Front) -> TitleFound:
     cands = [ln for ln in front.lines if _candidate(ln, front)]
     if not cands:
@@ -89,6 +103,7 @@ def from_layout(front: Front) -> TitleFound:
     seed = min((ln for ln in seeds if ln.size >= biggest - 0.5), key=lambda ln: (ln.y0, ln.x0))
     if _symbols(seed.main):
         return TitleFound()  # the title is there but unreadable (OCR's work), not the next-largest line
+    seed = _row_start(seed, cands)
     ordered = sorted(cands, key=lambda ln: (ln.y0, ln.x0))
     i = ordered.index(seed)
     picked = [seed]
@@ -104,7 +119,10 @@ def from_layout(front: Front) -> TitleFound:
     distinct = seed.size >= front.body * 1.15
     if not distinct and not (seed.bold or seed.main.isupper()):
         return TitleFound()  # body-sized plain text: a paragraph, not a title
-    text = " ".join(_TRAILING_MARKS.sub("", ln.main) for ln in picked)
+    # A line's trailing marks go (superscripts read as ","), but not a comma the title prints
+    # where it wraps ("…: Origins," over "Developments and Future Directions").
+    text = " ".join(_TRAILING_MARKS.sub("", ln.printed) + ("," if _WRAPS_AT_COMMA.search(ln.text) else "")
+                    for ln in picked[:-1]) + " " + _TRAILING_MARKS.sub("", picked[-1].printed)
     text = _TRAILING_MARKS.sub("", clean(text.replace(" ,", " ")))
     return TitleFound(text[:400], picked, distinct)
 

@@ -1,0 +1,289 @@
+"""Text as printed, paper by paper: words split inside, titles and authors against the truth, import time.
+
+    .venv/bin/python bench/printed.py [--corpus printed|mixed|r-papers|all] [--show] [--against REV] [--ocr PAGES]
+    .venv/bin/python bench/printed.py --time N [--against REV]
+
+Reads every PDF of ../shared/corpus/printed, mixed and r-papers as an import does (open, metadata,
+every page's markdown) and prints, per corpus:
+
+- words split inside: a body token (letters, in the markdown's lines that are not headings) that
+  joins with the next one, two, or three tokens, separated by single spaces, into a word the paper
+  prints whole elsewhere (in its markdown), where the pieces are not all words the paper prints on
+  their own twice or more ("ha v e" where "have" is printed, "kno wn", "Lineag e-det ermining";
+  not "a new" where "anew" is printed too). Normal type has a floor of these (a word the paper
+  also prints as a compound: "data set" and "dataset"): compare the corpora, not the figures with
+  zero. Per paper with `--show`, with the first pieces found.
+- titles: equal to metadata.jsonl's after bench/metadata.py's normalisation (case, accents,
+  punctuation) with as many commas, and where not, how it is broken: empty (the import shows the
+  file name), a file name, comma-joined (commas between the words), split inside a word (equal
+  once spaces are dropped, more words), commas differ, cut at a line (the start of the true
+  title), other. Papers without a text layer have no title unless `--ocr` reads their first pages;
+- authors where the truth lists them: the list equal as printed (diacritics and order), and equal by
+  bench/metadata.py's looser rule (surname and first name, accents dropped);
+- the CPU time the reading took.
+
+With `--against REV` (and no --time), the same figures for the app/ of git revision REV.
+
+`--time N`: the CPU time of reading all three corpora, N rounds; with `--against REV`, the app/
+of git revision REV (extracted with `git archive` into a temporary folder) is read in turn with
+this checkout's, round by round, each in a fresh process, and the least time of each is compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "corpus"
+TRUTH = {
+    "printed": SHARED / "printed" / "metadata.jsonl",
+    "mixed": SHARED / "mixed" / "metadata.jsonl",
+    "r-papers": ROOT / "bench" / "questions" / "r-papers-metadata.jsonl",
+}
+_TOKEN = re.compile(r"[^\W\d_]+")
+_PIECES = 4  # a word split into up to this many pieces is found
+
+# The reading that --time runs, in a fresh process whose app/ is the checkout timed.
+_TIMED = """
+import sys, time, glob
+from app.core.pdf import extract as px
+from app.core.errors import ImportFailure
+files = [f for c in sys.argv[1:] for f in sorted(glob.glob(c + "/*.pdf"))]
+start = time.process_time()
+for f in files:
+    try:
+        doc = px.open_pdf(f)
+    except ImportFailure:
+        continue
+    px.extract_meta(doc, f.rsplit("/", 1)[-1])
+    for _page in px.iter_pages(doc):
+        pass
+    doc.close()
+print(time.process_time() - start)
+"""
+
+
+def norm(text: str) -> str:
+    """bench/metadata.py's normalisation: accents dropped, case folded, punctuation as spaces."""
+    text = unicodedata.normalize("NFKD", text or "")
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = re.sub(r"[\u00b4\u00a8\u02d8\u02db\u00b8`\u02c6\u02dc\u02c7\u02d9]", "", text)
+    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
+def same_name(got: str, want: str) -> bool:
+    """bench/metadata.py's rule: the surname equal and the first name agreeing (an initial with a name)."""
+    g, w = norm(got).split(), norm(want).split()
+    if not g or not w:
+        return False
+    if len(g) == 1 or len(w) == 1:
+        return g == w
+    if g[-1] != w[-1]:
+        return False
+    return g[0][0] == w[0][0] if min(len(g[0]), len(w[0])) == 1 else g[0] == w[0]
+
+
+def split_words(lines: list[str], vocab: Counter) -> tuple[int, int, list[str]]:
+    """(tokens split inside, tokens, the splits found) of `lines`, by the rule in the module docstring."""
+    split = tokens = 0
+    found: list[str] = []
+    for line in lines:
+        parts = line.split(" ")
+        tokens += len(_TOKEN.findall(line))
+        i = 0
+        while i < len(parts) - 1:
+            hit = 0
+            for n in range(min(_PIECES, len(parts) - i), 1, -1):
+                pieces = parts[i:i + n]
+                # The word's letters: the first piece's last letters, the last piece's first, the
+                # middle pieces whole and all letters ("Lineag e-det ermining": "lineage", "determining").
+                head, tail = re.search(r"[\w]+$", pieces[0]), re.match(r"[\w]+", pieces[-1])
+                if not (head and tail and _TOKEN.fullmatch(head.group()) and _TOKEN.fullmatch(tail.group())
+                        and all(_TOKEN.fullmatch(p) for p in pieces[1:-1])):
+                    continue  # letters only: "Figure S9" is no "figures", "the N62R1" no "then"
+                if any(a[-1].islower() and b[0].isupper() for a, b in zip(pieces, pieces[1:])):
+                    continue  # "a TF", "the Y/CCAAT": a word does not turn to capitals mid-way
+                word = (head.group() + "".join(pieces[1:-1]) + tail.group()).lower()
+                bits = [head.group(), *pieces[1:-1], tail.group()]
+                if len(word) >= 3 and vocab[word] and not all(vocab[b.lower()] >= 2 and len(b) >= 2 for b in bits):
+                    hit = n
+                    break
+            if hit:
+                split += hit
+                found.append(" ".join(parts[i:i + hit]))
+                i += hit
+            else:
+                i += 1
+    return split, tokens, found
+
+
+def title_verdict(got: str, want: str, filename: str) -> str:
+    if norm(got) == norm(want) and got.count(",") == want.count(","):
+        return "right"
+    if not got.strip():
+        return "empty"
+    if got.strip() == Path(filename).stem or re.fullmatch(r"[\w.%-]+\.(pdf|docx?|tex|dvi)|[\w%.-]*\d{4}[\w%.-]*", got.strip()):
+        return "file name"
+    g, w = norm(got), norm(want)
+    if "," in got and got.count(",") > want.count(",") + 1 and g.replace(" ", "") == w.replace(" ", ""):
+        return "comma-joined"
+    if g.replace(" ", "") == w.replace(" ", ""):
+        return "split inside a word" if len(g.split()) > len(w.split()) else "commas differ"
+    if w.startswith(g):
+        return "cut at a line"
+    return "other"
+
+
+@dataclass
+class Paper:
+    name: str
+    seconds: float
+    split: int = 0
+    tokens: int = 0
+    found: list[str] = field(default_factory=list)
+    title: str = ""
+    title_verdict: str = ""
+    authors: list[str] = field(default_factory=list)
+    authors_exact: bool | None = None
+    authors_loose: bool | None = None
+
+
+def truth(corpus: str) -> dict[str, dict]:
+    path = TRUTH[corpus]
+    if not path.is_file():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {r["file"]: r for r in rows}
+
+
+OCR_PAGES = 0  # --ocr: the first pages of a paper without a text layer are read by OCR first, as an import does
+
+
+def read(path: Path, gold: dict | None) -> Paper | None:
+    from app.core.errors import ImportFailure
+    from app.core.pdf import extract as px, ocr
+
+    start = time.process_time()
+    try:
+        doc = px.open_pdf(path)
+    except ImportFailure:
+        return None
+    try:
+        if OCR_PAGES and ocr.available() and not px.has_text_layer(doc):
+            reader = ocr.PageOcr(doc, text_layer=False)
+            for pno in range(min(OCR_PAGES, doc.page_count)):
+                reader.ensure(pno)
+        meta = px.extract_meta(doc, path.name)
+        markdown = "\n".join(p.markdown for p in px.iter_pages(doc))
+    finally:
+        doc.close()
+    paper = Paper(path.name, time.process_time() - start, title=meta.title, authors=meta.authors)
+    vocab = Counter(t.lower() for t in _TOKEN.findall(markdown))
+    body = [ln for ln in markdown.splitlines() if not ln.startswith("#")]
+    paper.split, paper.tokens, paper.found = split_words(body, vocab)
+    if gold:
+        paper.title_verdict = title_verdict(meta.title, gold.get("title", ""), path.name)
+        want = gold.get("authors")
+        if want:
+            nfc = [unicodedata.normalize("NFC", a) for a in meta.authors]
+            paper.authors_exact = nfc == [unicodedata.normalize("NFC", a) for a in want]
+            paper.authors_loose = len(meta.authors) == len(want) and all(map(same_name, meta.authors, want))
+    return paper
+
+
+def run_corpus(corpus: str, show: bool) -> None:
+    gold = truth(corpus)
+    papers = [p for f in sorted((SHARED / corpus).glob("*.pdf")) if (p := read(f, gold.get(f.name))) is not None]
+    split, tokens = sum(p.split for p in papers), sum(p.tokens for p in papers)
+    verdicts = Counter(p.title_verdict for p in papers if p.title_verdict)
+    scored = [p for p in papers if p.authors_exact is not None]
+    print(f"{corpus}: {len(papers)} papers read, {sum(p.seconds for p in papers):.1f} s CPU")
+    print(f"  words split inside: {split}/{tokens} body tokens ({split / max(tokens, 1):.2%}); "
+          f"worst paper {max((p.split / max(p.tokens, 1) for p in papers), default=0):.2%}")
+    print(f"  titles right {verdicts['right']}/{sum(verdicts.values())}"
+          + "".join(f", {v} {n}" for v, n in sorted(verdicts.items()) if v != "right"))
+    if scored:
+        print(f"  authors as printed (diacritics, order) {sum(bool(p.authors_exact) for p in scored)}/{len(scored)}, "
+              f"by bench/metadata.py's rule {sum(bool(p.authors_loose) for p in scored)}/{len(scored)}")
+    if show:
+        for p in papers:
+            flag = "" if p.title_verdict in ("", "right") else f"  title {p.title_verdict}: {p.title!r}"
+            names = "" if p.authors_exact in (None, True) else f"  authors {p.authors}"
+            print(f"  - {p.name}: split {p.split}/{p.tokens} ({p.split / max(p.tokens, 1):.2%}) "
+                  f"{p.found[:6]}{flag}{names}")
+
+
+def timed(app_root: Path, corpora: list[Path]) -> float:
+    env = dict(os.environ, PYTHONPATH=str(app_root))
+    out = subprocess.run([sys.executable, "-c", _TIMED, *map(str, corpora)], cwd=app_root, env=env,
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def extract_app(rev: str, into: str) -> None:
+    """The app/ of git revision `rev`, written under the folder `into`."""
+    archive = subprocess.run(["git", "archive", rev, "app"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
+
+
+def timing(rounds: int, against: str | None, names: list[str]) -> None:
+    corpora = [SHARED / c for c in names]
+    files = sum(len(list(c.glob("*.pdf"))) for c in corpora)
+    if against is None:
+        best = min(timed(ROOT, corpora) for _ in range(rounds))
+        print(f"reading {files} PDFs: least CPU time of {rounds} rounds {best:.2f} s")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        extract_app(against, tmp)
+        times: dict[str, list[float]] = {against: [], "this checkout": []}
+        for _ in range(rounds):
+            times[against].append(timed(Path(tmp), corpora))
+            times["this checkout"].append(timed(ROOT, corpora))
+    base, now = min(times[against]), min(times["this checkout"])
+    print(f"reading {files} PDFs ({', '.join(names)}), least CPU time of {rounds} alternating rounds: "
+          f"{against} {base:.2f} s, this checkout {now:.2f} s ({now / base - 1:+.1%})")
+    for name, ts in times.items():
+        print(f"  {name}: {' '.join(f'{t:.2f}' for t in ts)}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default="all", choices=["all", *TRUTH])
+    ap.add_argument("--show", action="store_true", help="one line per paper")
+    ap.add_argument("--time", type=int, default=0, metavar="N", help="time N rounds of reading instead")
+    ap.add_argument("--against", metavar="REV", help="the app/ of this git revision instead (with --time: beside this one)")
+    ap.add_argument("--ocr", type=int, default=0, metavar="PAGES",
+                    help="OCR the first PAGES pages of papers without a text layer first, as an import does (slow)")
+    args = ap.parse_args()
+    global OCR_PAGES
+    OCR_PAGES = args.ocr
+    names = list(TRUTH) if args.corpus == "all" else [args.corpus]
+    if args.time:
+        timing(args.time, args.against, names)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.against:
+            extract_app(args.against, tmp)
+            print(f"(the app/ of {args.against})")
+        sys.path.insert(0, tmp if args.against else str(ROOT))
+        for corpus in names:
+            if (SHARED / corpus).is_dir():
+                run_corpus(corpus, args.show)
+            else:
+                print(f"{corpus}: {SHARED / corpus} not found, skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
