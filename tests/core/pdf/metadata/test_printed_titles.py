@@ -13,9 +13,10 @@ import pytest
 from app.core.pdf import extract as pdf_extract
 from app.core.pdf.metadata import authors as author_reader, reconcile, title as title_reader
 from app.core.pdf.metadata.layout import read_front
-from tests.kerned_pdfs import Paper, make_kerned_paper
+from tests.support.kerned_pdfs import Paper, make_kerned_paper
+from tests.support.paths import REPO
 
-PRINTED = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "printed"
+PRINTED = REPO.parent / "shared" / "corpus" / "printed"
 
 NAR_LIKE = Paper(
     title_lines=["Lineag|e-det|ermining tr|anscription fact|or-driv|en promot|ers", "regulate cell type-specific macrophage gene expression"],

@@ -1,6 +1,6 @@
 """Words as printed where the PDF draws spaces inside them (word_spaces.py): kerned NAR papers.
 
-Synthetic papers (tests/kerned_pdfs.py) draw a space glyph at each kerned pair, as Oxford University
+Synthetic papers (tests/support/kerned_pdfs.py) draw a space glyph at each kerned pair, as Oxford University
 Press's Acrobat Distiller PDFs do; the two real papers of ../shared/corpus/printed are read where
 they are (skipped elsewhere).
 """
@@ -16,9 +16,10 @@ import pytest
 
 from app.core.pdf import extract as pdf_extract, word_spaces
 from app.core.pdf.rows import TEXT_FLAGS
-from tests.kerned_pdfs import Paper, kerned_line, make_kerned_paper
+from tests.support.kerned_pdfs import Paper, kerned_line, make_kerned_paper
+from tests.support.paths import REPO
 
-PRINTED = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "printed"
+PRINTED = REPO.parent / "shared" / "corpus" / "printed"
 
 ABSTRACT = [
     "DNA intercalators are mainly kno|wn f|or their capacity to kill cancer cells. R|ecently, se|v|eral",
