@@ -24,9 +24,10 @@ every page's markdown) and prints, per corpus:
 
 With `--against REV` (and no --time), the same figures for the app/ of git revision REV.
 
-`--time N`: the CPU time of reading all three corpora, N rounds; with `--against REV`, the app/
-of git revision REV (extracted with `git archive` into a temporary folder) is read in turn with
-this checkout's, round by round, each in a fresh process, and the least time of each is compared.
+`--time N`: the CPU time of reading the corpora, each PDF's least of N rounds, per corpus; with
+`--against REV`, the app/ of git revision REV (extracted with `git archive` into a temporary
+folder) reads each PDF in turn with this checkout's, each side in a process of its own, so that the
+load of a shared machine falls on both alike.
 """
 
 from __future__ import annotations
@@ -54,23 +55,25 @@ TRUTH = {
 _TOKEN = re.compile(r"[^\W\d_]+")
 _PIECES = 4  # a word split into up to this many pieces is found
 
-# The reading that --time runs, in a fresh process whose app/ is the checkout timed.
-_TIMED = """
-import sys, time, glob
+# The reading that --time runs, in a worker process whose app/ is the checkout timed: a PDF's path
+# on each line of its input, the CPU seconds it took to read it (open, metadata, every page) on each
+# line of its output.
+_WORKER = """
+import sys, time
 from app.core.pdf import extract as px
 from app.core.errors import ImportFailure
-files = [f for c in sys.argv[1:] for f in sorted(glob.glob(c + "/*.pdf"))]
-start = time.process_time()
-for f in files:
+for line in sys.stdin:
+    f = line.strip()
+    start = time.process_time()
     try:
         doc = px.open_pdf(f)
+        px.extract_meta(doc, f.rsplit("/", 1)[-1])
+        for _page in px.iter_pages(doc):
+            pass
+        doc.close()
     except ImportFailure:
-        continue
-    px.extract_meta(doc, f.rsplit("/", 1)[-1])
-    for _page in px.iter_pages(doc):
         pass
-    doc.close()
-print(time.process_time() - start)
+    print(time.process_time() - start, flush=True)
 """
 
 
@@ -224,11 +227,24 @@ def run_corpus(corpus: str, show: bool) -> None:
                   f"{p.found[:6]}{flag}{names}")
 
 
-def timed(app_root: Path, corpora: list[Path]) -> float:
-    env = dict(os.environ, PYTHONPATH=str(app_root))
-    out = subprocess.run([sys.executable, "-c", _TIMED, *map(str, corpora)], cwd=app_root, env=env,
-                         capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+class _Worker:
+    """A process reading PDFs with the app/ under `root`, one at a time."""
+
+    def __init__(self, root: Path) -> None:
+        env = dict(os.environ, PYTHONPATH=str(root))
+        self.proc = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=root, env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def read(self, path: Path) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{path}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
 
 
 def extract_app(rev: str, into: str) -> None:
@@ -238,23 +254,33 @@ def extract_app(rev: str, into: str) -> None:
 
 
 def timing(rounds: int, against: str | None, names: list[str]) -> None:
-    corpora = [SHARED / c for c in names]
-    files = sum(len(list(c.glob("*.pdf"))) for c in corpora)
-    if against is None:
-        best = min(timed(ROOT, corpora) for _ in range(rounds))
-        print(f"reading {files} PDFs: least CPU time of {rounds} rounds {best:.2f} s")
-        return
+    """Each PDF read by each checkout in turn, `rounds` times; a PDF's time is its least, so that a
+    moment of load on a shared machine weighs on neither side."""
+    files = [(c, f) for c in names for f in sorted((SHARED / c).glob("*.pdf"))]
     with tempfile.TemporaryDirectory() as tmp:
-        extract_app(against, tmp)
-        times: dict[str, list[float]] = {against: [], "this checkout": []}
-        for _ in range(rounds):
-            times[against].append(timed(Path(tmp), corpora))
-            times["this checkout"].append(timed(ROOT, corpora))
-    base, now = min(times[against]), min(times["this checkout"])
-    print(f"reading {files} PDFs ({', '.join(names)}), least CPU time of {rounds} alternating rounds: "
-          f"{against} {base:.2f} s, this checkout {now:.2f} s ({now / base - 1:+.1%})")
-    for name, ts in times.items():
-        print(f"  {name}: {' '.join(f'{t:.2f}' for t in ts)}")
+        sides = {"this checkout": ROOT}
+        if against is not None:
+            extract_app(against, tmp)
+            sides = {against: Path(tmp), "this checkout": ROOT}
+        workers = {name: _Worker(root) for name, root in sides.items()}
+        best: dict[str, dict[Path, float]] = {name: {} for name in sides}
+        try:
+            for _ in range(rounds):
+                for _corpus, f in files:
+                    for name, worker in workers.items():
+                        t = worker.read(f)
+                        best[name][f] = min(best[name].get(f, t), t)
+        finally:
+            for worker in workers.values():
+                worker.close()
+    print(f"reading {len(files)} PDFs, each one's least CPU time of {rounds} rounds, the checkouts in turn:")
+    for corpus in names:
+        row = {name: sum(t for f, t in best[name].items() if f.parent.name == corpus) for name in sides}
+        print(f"  {corpus:9}" + "".join(f"  {name} {t:.2f} s" for name, t in row.items())
+              + (f"  ({row['this checkout'] / row[against] - 1:+.1%})" if against else ""))
+    total = {name: sum(best[name].values()) for name in sides}
+    print(f"  {'all':9}" + "".join(f"  {name} {t:.2f} s" for name, t in total.items())
+          + (f"  ({total['this checkout'] / total[against] - 1:+.1%})" if against else ""))
 
 
 def main() -> int:

@@ -158,9 +158,14 @@ def split_metadata_authors(text: str) -> list[str]:
     return parts if parts and all(len(p.split()) >= 2 and not _NOT_NAME.search(p) for p in parts) else []
 
 
+_NOT_LETTER = re.compile(r"[^A-Za-z]+")
+
+
 def _letters_of(text: str, *, drop_marks: bool) -> str:
     """Letters of `text`, case folded: accents taken off (`drop_marks`), or accented letters left
     out, as producers write names into the info dictionary ("Grüschow" → "Grschow")."""
+    if text.isascii():
+        return _NOT_LETTER.sub("", text).lower()
     text = unicodedata.normalize("NFKD", text)
     if drop_marks:
         text = "".join(c for c in text if not unicodedata.combining(c))
