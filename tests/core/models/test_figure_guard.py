@@ -109,6 +109,7 @@ def test_the_real_model_writes_only_figures_its_evidence_prints(chat):
     assert again == free
 
 
+@pytest.mark.slow
 def test_an_answer_holds_the_real_models_claims_to_the_figures_of_their_passages(fact_library):
     """Through the answer engine: each claim-writing call gets the figures of the turn that holds
     the passages and the question (not the worked answers' invented ones), and the real model's

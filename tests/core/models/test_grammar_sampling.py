@@ -41,6 +41,7 @@ def models(tiny_models):
     fast.close()
 
 
+@pytest.mark.slow
 def test_greedy_reply_is_the_grammar_first_chains_reply(models):
     stock, fast = models
     expected = _reply(stock, 0.0)
