@@ -152,6 +152,7 @@ def _multi_page_pdf(path, n=6):
     return path
 
 
+@pytest.mark.slow
 def test_truncated_pdf_is_damaged_not_scanned_and_keeps_early_pages(make_desk, tmp_path):
     full = _multi_page_pdf(tmp_path / "full.pdf")
     data = full.read_bytes()
