@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.papers import FACT_PAPERS
 from tests.support.pdf_factory import make_paper
 from tests.support.cli import run_cli
 
 
+@pytest.mark.slow
 def test_add_bib_then_check_a_markdown_draft(tmp_path, cli_env):
     folder = tmp_path / "refs"
     folder.mkdir()

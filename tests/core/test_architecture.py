@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.paths import REPO
 
 CORE = REPO / "app" / "core"
@@ -27,6 +29,7 @@ def test_no_qt_import_statement_in_core():
     assert not offenders, f"Qt imported in app/core: {offenders}"
 
 
+@pytest.mark.slow
 def test_importing_every_core_module_loads_no_qt():
     modules = sorted(
         "app.core." + ".".join(p.relative_to(CORE).with_suffix("").parts)

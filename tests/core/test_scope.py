@@ -78,6 +78,7 @@ def test_scoped_evidence_stays_within_the_scope(scoped_library, scope_of):
     assert scoped.extra["scope"]["tag"] == scope.tag
 
 
+@pytest.mark.slow
 def test_scoped_real_answer_cites_only_the_scope(scoped_library):
     desk, ids = scoped_library
     result = desk.research(QUESTION, Task(), scope=Scope(tag="pyrenees"))  # the real tiny model

@@ -23,6 +23,7 @@ from tests.support.catalog import catalog_entry, fake_wheel
 
 
 
+@pytest.mark.slow
 def test_built_wheel_carries_the_resources_and_the_catalog_and_runs_from_them(tmp_path):
     # A copy of what the sdist holds (MANIFEST.in), so the build writes nothing into the checkout.
     src = tmp_path / "src"

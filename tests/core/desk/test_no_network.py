@@ -131,6 +131,7 @@ def test_the_guard_refuses_and_records_an_outside_connection(guarded_network):
     assert attempts == ["create_connection ('192.0.2.1', 80)", "getaddrinfo 'example.com'"]
 
 
+@pytest.mark.slow
 def test_import_and_research_with_llamacpp_stay_on_the_machine(guarded_network, make_desk, fact_pdfs, tmp_path):
     attempts, allowed = guarded_network
     desk = make_desk(tmp_path / "lib")

@@ -156,6 +156,7 @@ def _assert_pages_hold_quotes(desk, rows) -> None:
 
 
 # -- real end to end ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_real_draft_cites_library_papers_and_pages(draft_library, real_draft):
     result, files, events = real_draft
     papers = draft_library.library.list_papers()
@@ -184,6 +185,7 @@ def test_real_draft_cites_library_papers_and_pages(draft_library, real_draft):
     assert "## Searches" in ledger_md and result.searches[0].query[:40] in ledger_md
 
 
+@pytest.mark.slow
 def test_cli_draft_writes_all_files(draft_library, tmp_path, tiny_models):
     config = tmp_path / "cfg"
     _settings(tiny_models).save(config / "settings.json")
@@ -403,6 +405,7 @@ def _timed_drafter(desk, chat, clock, section, context, minutes):
     return SectionDrafter(funnel, DeepParams(), section, context_from_dict(context), time_minutes=minutes, clock=clock)
 
 
+@pytest.mark.slow
 def test_draft_budget_too_small_for_scoring_writes_from_retrieval_within_the_budget(wide_library):
     clock = FakeClock()
     # Writing and checking a full methods section: ~110 s; a scoring round ~50 s.
@@ -417,6 +420,7 @@ def test_draft_budget_too_small_for_scoring_writes_from_retrieval_within_the_bud
     assert drafter.budget.elapsed() <= 1.1 * 60, drafter.budget.elapsed()
 
 
+@pytest.mark.slow
 def test_draft_bigger_budget_keeps_searching_to_its_deadline(wide_library):
     clock = FakeClock()
     chat = TimedChat(clock, summary="Relevant.", name="timed")  # the agent judges the evidence sufficient at once

@@ -38,6 +38,7 @@ def _same_answer(a, b) -> None:
     assert a.timings == b.timings and a.claim_counts() == b.claim_counts()
 
 
+@pytest.mark.slow
 def test_real_answer_is_kept_and_reopens_as_it_was_after_a_restart(history_library, tiny_models):
     desk = history_library
     before = desk.history_count()

@@ -190,6 +190,7 @@ class Recorder:
 
 
 # -- Zotero ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_zotero_import_metadata_collections_and_resync(make_desk, zotero, tmp_path):
     z, ids = zotero
     desk = make_desk(tmp_path / "lib")
@@ -245,6 +246,7 @@ def test_zotero_import_metadata_collections_and_resync(make_desk, zotero, tmp_pa
     assert any("Autumn Departure" in r["text"] for r in profile)  # scoping sees the new title
 
 
+@pytest.mark.slow
 def test_zotero_pdf_already_imported_as_bare_file_takes_zotero_metadata(make_desk, zotero, tmp_path):
     z, ids = zotero
     desk = make_desk(tmp_path / "lib")
@@ -260,6 +262,7 @@ def test_zotero_pdf_already_imported_as_bare_file_takes_zotero_metadata(make_des
     assert len(desk.library.list_papers()) == 2  # no second copy of the kestrel paper
 
 
+@pytest.mark.slow
 def test_zotero_reads_while_zotero_holds_its_exclusive_lock(make_desk, zotero, tmp_path):
     z, ids = zotero
     z.con.close()
@@ -283,6 +286,7 @@ def test_zotero_reads_while_zotero_holds_its_exclusive_lock(make_desk, zotero, t
         zotero_con.close()
 
 
+@pytest.mark.slow
 def test_zotero_bad_databases_get_clear_messages(zotero, tmp_path):
     z, _ = zotero
     never = lambda entries, task: pytest.fail("nothing may be imported from an unusable database")  # noqa: E731
@@ -302,6 +306,7 @@ def test_zotero_bad_databases_get_clear_messages(zotero, tmp_path):
         import_zotero(never, tmp_path / "other.sqlite")
 
 
+@pytest.mark.slow
 def test_zotero_locked_copy_gives_clear_message(zotero, tmp_path, monkeypatch):
     """A file that cannot be opened for reading (Windows shares the locked database with no one)."""
     z, _ = zotero

@@ -179,6 +179,7 @@ def test_cancelled_import_resumes_without_duplicates(make_desk, fact_pdfs, tmp_p
     assert len(ids) == len(set(ids)), "resumed import duplicated chunk rows"
 
 
+@pytest.mark.slow
 def test_large_pdf_streams_with_bounded_memory(make_desk, tmp_path):
     big = pdf_factory.make_large(tmp_path / "big.pdf", n_pages=1000)
     desk = make_desk(tmp_path / "lib")
@@ -203,6 +204,7 @@ KILL_PAPERS = {  # file: (title, topic) — twelve pages each, so the kill lands
 }
 
 
+@pytest.mark.slow
 def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
     from tests.support.pdf_factory import make_paper
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.core.library.store import SUMMARY_CHUNKS
 from app.core.ingest.summarize import split_to_budget, summarize_paper
 from app.core.ingest.summary_index import index_summary_side
@@ -21,6 +23,7 @@ def rows(desk, paper_id):
     return table.search().where(f"paper_id = '{paper_id}'").limit(1000).to_list()
 
 
+@pytest.mark.slow
 def test_summarize_and_notes_are_indexed(fact_library):
     desk = fact_library
     paper = next(p for p in desk.library.list_papers() if p.title.startswith("Kestrel"))

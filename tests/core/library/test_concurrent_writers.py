@@ -73,6 +73,7 @@ def _check_library(lib: Path, expected_hashes: set[str], env: dict) -> None:
     assert validated.returncode == 0, validated.stdout + validated.stderr
 
 
+@pytest.mark.slow
 def test_three_concurrent_adds_keep_every_paper_once(tmp_path, cli_env):
     src = tmp_path / "src"
     src.mkdir()
@@ -122,6 +123,7 @@ def _wait_until_importing(proc: subprocess.Popen, lib: Path) -> str:
     raise AssertionError("the writer never started importing")
 
 
+@pytest.mark.slow
 def test_killed_writer_paper_is_taken_over_by_the_next(tmp_path, cli_env):
     pdf = _big_paper(tmp_path)
     lib = tmp_path / "lib"
@@ -145,6 +147,7 @@ def test_killed_writer_paper_is_taken_over_by_the_next(tmp_path, cli_env):
     _check_library(lib, {file_hash(pdf)}, cli_env)
 
 
+@pytest.mark.slow
 def test_stalled_writer_is_left_alone_until_its_lease_expires(tmp_path, cli_env):
     pdf = _big_paper(tmp_path)
     lib = tmp_path / "lib"

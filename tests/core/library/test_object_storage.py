@@ -81,6 +81,7 @@ def _another_machine(monkeypatch, tmp_path, name: str) -> None:
     monkeypatch.setenv("RESEARCH_DESK_CACHE_DIR", str(tmp_path / name))
 
 
+@pytest.mark.slow
 def test_s3_library_imports_answers_and_opens_a_cited_page(s3, make_desk, fact_pdfs, tmp_path, monkeypatch):
     desk = make_desk(URI)
     report = desk.add([fact_pdfs])
@@ -179,6 +180,7 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_two_writers_on_one_bucket_both_see_every_paper(s3, cli_env, make_desk, tmp_path, monkeypatch):
     """Two CLI processes with their own caches import into one bucket at the same time."""
     folders = {}

@@ -61,6 +61,7 @@ def test_chat_streams_tokens_and_returns_their_concatenation(chat):
     assert reply.strip()
 
 
+@pytest.mark.slow
 def test_a_reseeded_model_writes_the_same_sampled_reply_again(chat):
     ask = [{"role": "user", "content": "Write one sentence about a river."}]
     replies = []
@@ -109,6 +110,7 @@ def test_chat_count_tokens_uses_the_tokenizer(chat):
     assert chat.context_length == 2048
 
 
+@pytest.mark.slow
 def test_prefilled_prompt_beginning_is_restored_and_gives_the_same_reply(chat, tiny_models, caplog):
     """A beginning read ahead is put back after another prompt evicted it, and the reply is
     the one a fresh model gives to the whole prompt (greedy decoding)."""
@@ -131,6 +133,7 @@ def test_prefilled_prompt_beginning_is_restored_and_gives_the_same_reply(chat, t
         fresh.close()
 
 
+@pytest.mark.slow
 def test_beginnings_used_by_every_answer_stay_kept_beside_one_new_each_time(chat):
     """Each answer reads ahead the answer prompt's beginning, the quote rating's system prompt,
     a rating beginning that holds its question (new every time) and the check's, in that order.

@@ -95,6 +95,7 @@ def chat(tiny_models):
     model.close()
 
 
+@pytest.mark.slow
 def test_the_real_model_writes_only_figures_its_evidence_prints(chat):
     free = json.loads(chat.chat(COPY, max_tokens=60, temperature=0.0, json_schema=CLAIM_SCHEMA))["claim"]
     assert "43.48" in free, "unheld, the model copies the figure (the case the guard must change)"
@@ -109,6 +110,7 @@ def test_the_real_model_writes_only_figures_its_evidence_prints(chat):
     assert again == free
 
 
+@pytest.mark.slow
 def test_an_answer_holds_the_real_models_claims_to_the_figures_of_their_passages(fact_library):
     """Through the answer engine: each claim-writing call gets the figures of the turn that holds
     the passages and the question (not the worked answers' invented ones), and the real model's

@@ -41,6 +41,7 @@ def models(tiny_models):
     fast.close()
 
 
+@pytest.mark.slow
 def test_greedy_reply_is_the_grammar_first_chains_reply(models):
     stock, fast = models
     expected = _reply(stock, 0.0)
@@ -53,6 +54,7 @@ def test_greedy_reply_is_the_grammar_first_chains_reply(models):
         assert parse_claims(expected, {1, 2})
 
 
+@pytest.mark.slow
 def test_hot_sampling_redraws_refused_tokens_and_stays_schema_valid(models):
     _, fast = models
     redrawn = 0
@@ -73,6 +75,7 @@ def test_a_grammar_llama_cpp_cannot_parse_is_a_runtime_error(models):
         GrammarLastSampler(fast, broken, top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0, temp=0.2, seed=1)
 
 
+@pytest.mark.slow
 def test_the_chat_backend_samples_grammar_last_and_free_text_as_before(tiny_models):
     chat = LlamaCppChat(ModelConfig(backend="llamacpp", path=str(tiny_models["chat"]), context_length=1024))
     try:

@@ -29,6 +29,7 @@ def pairs():
     return pairs_of(picked)
 
 
+@pytest.mark.slow
 def test_p_yes_through_the_server_equals_in_process_within_0_02(tiny_models, pairs, tmp_path):
     local = LlamaCppChat(ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2))
     try:
@@ -117,6 +118,7 @@ def test_a_server_without_logprobs_judges_in_words(words_server, pairs):
     assert checked[0].verdict == "supported" and checked[0].confidence is None
 
 
+@pytest.mark.slow
 def test_an_answer_judged_by_a_server_without_probabilities_says_uncalibrated_in_its_notes(make_desk, fact_pdfs, tmp_path, words_server):
     desk = make_desk(tmp_path / "lib")
     assert desk.add([fact_pdfs]).ok

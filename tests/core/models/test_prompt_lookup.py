@@ -52,6 +52,7 @@ MESSAGES = [
 ]
 
 
+@pytest.mark.slow
 def test_the_backend_drafts_from_the_prompt_and_writes_the_same_claim_in_fewer_passes(chat):
     schema = claims_schema([1], min_items=1, max_items=1)
     before = chat.choice_probabilities(MESSAGES, ["yes", "no"])

@@ -64,6 +64,7 @@ def test_the_backend_reads_the_opening_and_the_model_writes_the_rest(chat):
     assert chat._llm.reply_opening is None  # consumed: the next reply starts clean
 
 
+@pytest.mark.slow
 def test_an_opening_the_grammar_refuses_is_not_used(chat, monkeypatch):
     monkeypatch.setattr(reply_opening, "forced_opening", lambda schema: '{"answer": "')
     reply = chat.chat(MESSAGES, max_tokens=400, temperature=0.2, json_schema=claims_schema([1, 2], min_items=1, max_items=1))

@@ -484,6 +484,7 @@ def large_pdf(tmp_path_factory) -> Path:
     return pf.make_large(tmp_path_factory.mktemp("large") / "book.pdf", n_pages=1000)
 
 
+@pytest.mark.slow
 def test_iter_pages_streams_a_1000_page_pdf_in_bounded_memory(large_pdf):
     doc = px.open_pdf(large_pdf)
     tracemalloc.start()

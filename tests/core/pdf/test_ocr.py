@@ -99,6 +99,7 @@ def test_text_layer_from_ocr_gives_markdown_with_heading(recognised):
     assert "counted feathers on forty birds trapped near the ridge" in md
 
 
+@pytest.mark.slow
 def test_scanned_paper_imports_is_found_and_highlighted(make_desk, tmp_path):
     src = tmp_path / "in"
     src.mkdir()
@@ -151,6 +152,7 @@ def _multi_page_pdf(path, n=6):
     return path
 
 
+@pytest.mark.slow
 def test_truncated_pdf_is_damaged_not_scanned_and_keeps_early_pages(make_desk, tmp_path):
     full = _multi_page_pdf(tmp_path / "full.pdf")
     data = full.read_bytes()

@@ -50,6 +50,7 @@ def test_questions_from_a_papers_sentences_and_their_answers():
     assert is_right(d, "Use increased with size.") and not is_right(d, "It increased, then decreased.")
 
 
+@pytest.mark.slow
 def test_calibrate_chooses_cutoffs_by_the_rule_and_the_factory_uses_them(tiny_models, some_pairs):
     cfg = ModelConfig(path=str(tiny_models["chat"]), context_length=2048, threads=2)
     chat = factory.make_chat(cfg)
@@ -80,6 +81,7 @@ def test_calibrate_chooses_cutoffs_by_the_rule_and_the_factory_uses_them(tiny_mo
     assert calibrations.model_key(ModelConfig(backend="openai", base_url="http://h:1/v1/", model="m")) == "openai:http://h:1/v1|m"
 
 
+@pytest.mark.slow
 def test_desk_calibrates_the_judge_and_keeps_its_cutoffs(make_desk, tmp_path, some_pairs, tiny_models):
     desk = make_desk(tmp_path / "lib")
     assert desk.model_state().uncalibrated_judge == desk.chat_config().describe()  # the window offers calibrating
@@ -140,6 +142,7 @@ def test_a_judge_that_does_not_load_or_a_server_that_is_down_keeps_the_previous_
     assert desk.choose_judge("same") == "judge: the chat model"
 
 
+@pytest.mark.slow
 def test_rate_asks_questions_made_from_the_library_and_keeps_the_report(make_desk, tmp_path, some_pairs, tiny_models):
     from tests.support.pdf_factory import make_paper
 

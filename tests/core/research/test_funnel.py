@@ -49,6 +49,7 @@ def test_evidence_holds_the_right_pages(fact_library):
             assert e.text and e.page >= 1
 
 
+@pytest.mark.slow
 def test_full_run_with_tiny_model_streams_and_checks_citations(fact_library):
     events: list = []
     funnel = fact_library.funnel(Task(sink=events.append))
@@ -113,6 +114,7 @@ def test_checker_flags_a_page_outside_the_evidence(fact_library):
     assert any("could not be verified" in m for m in result.messages)
 
 
+@pytest.mark.slow
 def test_follow_ups_save_export_improve(fact_library, tmp_path):
     funnel = fact_library.funnel()
     result = funnel.run("How fast did the glacier front retreat each year?")
@@ -211,6 +213,7 @@ def test_no_relevant_papers_and_no_indexed_content(fact_library, make_desk, fact
     assert info.value.action == "reindex"
 
 
+@pytest.mark.slow
 def test_cli_research_json_and_followups(fact_library, tmp_path, cli_env):
     env = {**os.environ, **cli_env}
     lib = str(fact_library.library.root)

@@ -97,6 +97,7 @@ def _is_colour_of(fmt, verdict: str) -> bool:
     return (got.red(), got.green(), got.blue()) == (want.red(), want.green(), want.blue()) and got.alpha() < 255
 
 
+@pytest.mark.slow
 def test_check_tab_real_model_colours_opens_and_exports(window, qtbot, tmp_path, monkeypatch):
     draft, bib = _files(tmp_path)
     arrived: list[int] = []
@@ -177,6 +178,7 @@ class SlowVerdicts(ScriptedChat):
         return super().chat(messages, cancelled=cancelled, **kw)
 
 
+@pytest.mark.slow
 def test_cancel_keeps_the_sentences_done(window, qtbot, tmp_path):
     text = "".join(f"The glacier front retreated 38 metres per year, study {n} [@gupta2021].\n\n" for n in range(1, 7))
     draft, bib = _files(tmp_path, text)
@@ -200,6 +202,7 @@ def test_cancel_keeps_the_sentences_done(window, qtbot, tmp_path):
     assert json.loads(out.read_text())["partial"] is True
 
 
+@pytest.mark.slow
 def test_latex_and_docx_citations_found_in_the_text(window, qtbot, qapp, tmp_path):
     """Scripted verdicts (not found → red); citations located in LaTeX and in a .docx's text citations."""
     import docx
@@ -256,6 +259,7 @@ def test_citation_locations_in_the_text():
     assert prose[s:e] == "Gupta et al., 2021"
 
 
+@pytest.mark.slow
 def test_bad_input_is_a_problem_line_and_nothing_is_lost(window, qtbot, tmp_path):
     tab, view = window.checker.tab, window.checker.view
     pdf = tmp_path / "notes.pdf"

@@ -61,6 +61,7 @@ def _tab_to(qtbot, window: QWidget, target: QWidget, limit: int = 120) -> int:
 # -- names ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_control_of_the_window_has_an_accessible_name(window, qtbot, qapp):
     win = window()
     qtbot.waitUntil(lambda: len(win.library_pane.papers()) == 3, timeout=30_000)
@@ -86,6 +87,7 @@ def test_every_control_of_the_window_has_an_accessible_name(window, qtbot, qapp)
     bare.deleteLater()
 
 
+@pytest.mark.slow
 def test_dialogs_are_named_when_they_take_the_focus(window, qtbot):
     from app.ui.library.labels_dialog import LabelsDialog
 
@@ -124,6 +126,7 @@ def test_add_a_paper_by_keyboard(window, qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: win.reader.isVisible() and win.pdf_viewer.current_page == 1, timeout=10_000)
 
 
+@pytest.mark.slow
 def test_ask_then_open_a_citation_by_keyboard(window, qtbot):
     win = window()
     use_chat(qtbot, win, ui_chat())
@@ -152,6 +155,7 @@ def test_ask_then_open_a_citation_by_keyboard(window, qtbot):
     assert win.pdf_viewer.paper.id == first.paper_id and win.pdf_viewer.current_page == (first.page or 1)
 
 
+@pytest.mark.slow
 def test_check_a_draft_by_keyboard(window, qtbot, tmp_path, monkeypatch):
     win = window()
     use_chat(qtbot, win, ui_chat(verdicts=["supported"]))

@@ -206,6 +206,7 @@ def test_form_survives_a_restart(pane_and_controller, tmp_path):
 
 
 # -- rendering ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_render_links_each_key_author_year_with_marks(window):
     result = scripted_result(window.library_pane.papers())
     html = render_draft(result)
@@ -222,6 +223,7 @@ def test_render_links_each_key_author_year_with_marks(window):
     assert 'class="pending"' in streaming and "<h1>Methods</h1>" in streaming
 
 
+@pytest.mark.slow
 def test_citation_links_open_the_pdf_at_the_evidence_page_with_the_quote(window, qtbot):
     result = scripted_result(window.library_pane.papers())
     window.work_tabs.setCurrentWidget(window.draft_pane)
@@ -254,6 +256,7 @@ def test_citation_links_open_the_pdf_at_the_evidence_page_with_the_quote(window,
     assert opened[-1][:2] == (cite.paper_id, cite.page) and "Honeybee" in viewer.paper.title
 
 
+@pytest.mark.slow
 def test_copy_markdown_and_latex(window, qtbot):
     result = scripted_result(window.library_pane.papers())
     window.draft.set_result(result)
@@ -266,6 +269,7 @@ def test_copy_markdown_and_latex(window, qtbot):
 
 
 # -- the real thing ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_real_draft_through_the_tab_renders_and_exports(window, qtbot, tmp_path):
     """The tiny real GGUF drafts an introduction from the three-paper library within
     a one-minute budget; the rendered draft has citation links and Save files writes the .bib."""
@@ -304,6 +308,7 @@ def test_real_draft_through_the_tab_renders_and_exports(window, qtbot, tmp_path)
     assert view.banner.isVisible() and str(out) in view.banner.message.text()
 
 
+@pytest.mark.slow
 def test_cancel_mid_draft_stops_and_leaves_the_worker_usable(window, qtbot):
     pane = window.draft_pane
     pane.form.fields["concept"].setPlainText(CONTEXT["concept"])

@@ -17,6 +17,8 @@ from app.ui.shell.main_window import MainWindow
 
 from tests.support.ui import make_corpus, ui_chat, ui_settings, use_chat, wait_for_handle
 
+pytestmark = pytest.mark.slow  # every test here takes more than ~5 s on 2 cores
+
 GLACIERS = "How fast did alpine glaciers retreat, and how was it measured?"
 BEES = "How do honeybees navigate when the sun is hidden?"
 

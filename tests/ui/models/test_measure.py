@@ -13,6 +13,8 @@ from app.ui.shell.main_window import MainWindow
 
 from tests.support.ui import ui_settings
 
+pytestmark = pytest.mark.slow  # every test here takes more than ~5 s on 2 cores
+
 SHOTS = Path("/tmp/h51-shots")
 
 

@@ -4,6 +4,7 @@ another thread is in MuPDF."""
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from app.ui.reader.highlight import locate_passage, passage_words
 
@@ -52,6 +53,7 @@ def test_highlight_waits_while_another_thread_is_in_mupdf(tmp_path):
     assert results and results[0].found
 
 
+@pytest.mark.slow
 def test_import_and_highlights_on_two_threads(tmp_path, make_desk, fact_pdfs):
     """An import (its reader thread in MuPDF page by page) and a stream of viewer highlights on
     another thread both finish, and correctly: the lock hands MuPDF back and forth between pages."""

@@ -173,6 +173,7 @@ def test_reading_position_is_kept_per_paper_and_across_restarts(viewer, qtbot, p
 # -- the library pane's text search, through the real window ----------------------------------
 
 
+@pytest.mark.slow
 def test_library_text_search_lists_pages_and_opens_the_viewer_there(keep_window, seed_library, tiny_models, tmp_path, qtbot):
     """Keyboard only: type in the filter, Enter, arrow to a place, Enter: the PDF at its page, the words marked."""
     import shutil

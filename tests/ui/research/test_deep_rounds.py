@@ -427,6 +427,7 @@ def test_cancelled_deep_run_marks_the_round_and_offers_the_report(desk_less, qtb
 
 
 # -- one real deep run through the window -------------------------------------------------------
+@pytest.mark.slow
 def test_real_model_deep_run_fills_the_rounds_view(qtbot, make_window, seed_library):
     """The tiny real GGUF, one minute: rounds appear live and the answer has its Methodology."""
     window = make_window(seed=seed_library)

@@ -269,6 +269,7 @@ def test_a_second_start_hands_its_pdfs_to_the_running_window(window_on, qtbot, t
     assert _second_start(qtbot, [str(pdf)], str(tmp_path / "elsewhere")) == "False"
 
 
+@pytest.mark.slow
 def test_the_desktop_entrys_command_opens_a_pdf_and_quits_cleanly_on_sigterm(tiny_models, tmp_path):
     """What a file manager runs (`research-desk /path/paper.pdf`), as a process, offscreen."""
     import os

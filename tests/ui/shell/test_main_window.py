@@ -97,6 +97,7 @@ def test_failed_import_shows_reason_in_tooltip(make_window, qtbot, tmp_path):
 # -- research ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_research_with_real_model_streams_and_renders(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     kind, result, tokens, stages = _run(qtbot, window)
@@ -114,6 +115,7 @@ def test_research_with_real_model_streams_and_renders(make_window, qtbot, seed_l
     assert window.research_pane.run_button.text() == "Run"
 
 
+@pytest.mark.slow
 def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     use_chat(qtbot, window, ui_chat())
@@ -146,6 +148,7 @@ def test_citation_opens_pdf_at_page_with_highlight(make_window, qtbot, seed_libr
     assert yellow > 50, "no highlight painted"
 
 
+@pytest.mark.slow
 def test_a_claim_no_passage_supports_leaves_the_answer_and_is_named_in_its_notes(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     use_chat(qtbot, window, ui_chat(verdicts=["supported", "partial", "unsupported"]))
@@ -159,6 +162,7 @@ def test_a_claim_no_passage_supports_leaves_the_answer_and_is_named_in_its_notes
     assert "\u2717" not in text and "1 unsupported claim withdrawn (see notes)" in window.answer_view.status.text()
 
 
+@pytest.mark.slow
 def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, seed_library):
     """Claims checked as supported / partly supported / unsupported each show their own mark;
     clicking a citation highlights the quote the claim rests on, not the whole passage. (With
@@ -191,6 +195,7 @@ def test_verdicts_are_marked_and_a_citation_opens_its_quote(make_window, qtbot, 
     assert "quote" in viewer.info.text()
 
 
+@pytest.mark.slow
 def test_focused_evidence_shows_before_the_first_claim(make_window, qtbot, seed_library):
     """The focused evidence arrives before any model time: its best sentences fill the answer
     view, linked to their pages, until the claims are written (and stay below them meanwhile)."""
@@ -237,6 +242,7 @@ def test_focused_evidence_shows_before_the_first_claim(make_window, qtbot, seed_
     assert all(parse_cite(a).sentence is None for a in view.anchors() if a.startswith("cite:"))
 
 
+@pytest.mark.slow
 def test_improve_save_export_write_files(make_window, qtbot, seed_library, tmp_path):
     window = make_window(seed=seed_library)
     use_chat(qtbot, window, ui_chat())
@@ -262,6 +268,7 @@ def test_improve_save_export_write_files(make_window, qtbot, seed_library, tmp_p
     assert window.answer_view.banner.isVisible() and "refs.bib" in window.answer_view.banner.message.text()
 
 
+@pytest.mark.slow
 def test_cancel_mid_run_keeps_library_consistent(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     use_chat(qtbot, window, ui_chat(delay=0.15))
@@ -308,6 +315,7 @@ def test_lmstudio_unreachable_shows_banner_with_action(make_window, qtbot, seed_
     assert window.research_pane.run_button.text() == "Run"
 
 
+@pytest.mark.slow
 def test_what_lives_as_long_as_the_window_is_out_of_the_collectors_reach(make_window, qtbot, seed_library):
     """Once a library has loaded, the objects alive then are frozen (app/ui/shell/heap.py): a full
     collection no longer walks them. Closing the window hands them back."""
@@ -318,6 +326,7 @@ def test_what_lives_as_long_as_the_window_is_out_of_the_collectors_reach(make_wi
     assert gc.get_freeze_count() == 0
 
 
+@pytest.mark.slow
 def test_event_loop_never_stalls_during_import_and_research(make_window, qtbot, tmp_path, seed_library):
     """A 10 ms timer measures the longest gap in the UI event loop while the worker
     imports PDFs and then runs research with the real models."""
@@ -369,6 +378,7 @@ def test_event_loop_never_stalls_during_import_and_research(make_window, qtbot, 
     assert worst < 200, f"the UI thread stalled for {worst:.0f} ms"
 
 
+@pytest.mark.slow
 def test_deep_research_runs_rounds_within_budget(make_window, qtbot, seed_library):
     """Deep mode through the Deep switch and time budget (a scripted model answers the
     loop's JSON; the core's own tests run the loop on the real tiny model)."""
@@ -396,6 +406,7 @@ def test_deep_research_runs_rounds_within_budget(make_window, qtbot, seed_librar
     assert any(a.startswith("cite:") for a in window.answer_view.anchors())
 
 
+@pytest.mark.slow
 def test_cancelled_deep_run_offers_synthesis_from_gathered_evidence(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     use_chat(qtbot, window, ui_chat(delay=0.2))
@@ -415,6 +426,7 @@ def test_cancelled_deep_run_offers_synthesis_from_gathered_evidence(make_window,
     assert "cancelled by the user" in result.answer
 
 
+@pytest.mark.slow
 def test_summary_view_and_notes_autosave_reindex(make_window, qtbot, seed_library):
     window = make_window(seed=seed_library)
     paper = next(p for p in window.library_pane.papers() if "Glacier" in p.title)
@@ -438,6 +450,7 @@ def test_summary_view_and_notes_autosave_reindex(make_window, qtbot, seed_librar
     assert kind == "finished" and any("Rhone" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_remove_from_context_menu_asks_first(make_window, qtbot, seed_library, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
@@ -462,6 +475,7 @@ def test_remove_from_context_menu_asks_first(make_window, qtbot, seed_library, m
     assert not (Path(window.library.location) / "pdfs" / f"{paper.id}.pdf").exists()
 
 
+@pytest.mark.slow
 def test_settings_dialog_saves_and_applies(make_window, qtbot, seed_library):
     from app.core.settings import Settings
     from app.ui.common import theme as ui_theme

@@ -170,6 +170,7 @@ def test_unreadable_corrections_file_is_kept_aside_not_lost(tmp_path, caplog):
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "{broken"
 
 
+@pytest.mark.slow
 def test_a_correction_survives_reimport_and_index_rebuild(make_desk, tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -235,6 +235,7 @@ def test_the_quote_is_the_sentence_with_the_claims_figure_not_the_one_framed_lik
     assert pairs[0].quote == "We find that there are 10^6.6 near-Earth objects larger than 10 meters."
 
 
+@pytest.mark.slow
 def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_models):
     from app.core.models.llamacpp import LlamaCppChat
     from app.core.settings import ModelConfig
@@ -252,6 +253,7 @@ def test_support_check_with_the_real_model_never_passes_a_changed_number(tiny_mo
     assert all(p.quote in PASSAGE for p in pairs)
 
 
+@pytest.mark.slow
 def test_the_judge_reads_a_probability_and_a_restored_beginning_changes_nothing(tiny_models):
     """With llama.cpp the model's verdict is cut from P(yes); the judge's fixed beginning,
     read once and restored after other prompts evicted it, gives the probability a cold read gives."""
@@ -289,6 +291,7 @@ def test_the_verdict_is_cut_where_the_models_catalog_entry_says():
 
 # -- the whole engine on a real library with the real tiny model -------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("overrides", [
     {"first_claim_tokens": 300},  # one turn: the evidence fits the first
     {"first_claim_tokens": 1},  # the first turn, then key sentences (the default)
@@ -319,6 +322,7 @@ def test_structured_answer_end_to_end_with_the_real_model(fact_library, override
             assert set(c) == {"paper_id", "page", "printed_page", "support", "quote"}
 
 
+@pytest.mark.slow
 def test_prose_answer_reads_only_the_focused_sentences_with_the_real_model(fact_library):
     """The free-text path (structured_answers off) reads the same focused evidence as claims:
     the sentences on the question, shown before any word is written, not whole passages."""
@@ -724,6 +728,7 @@ def test_the_model_rates_the_best_candidates_and_an_answering_sentence_outranks_
     assert key_sentences(claims, evidence, 1, rate=rate, rated=0)[0].sources == [1] and len(asked) == 1
 
 
+@pytest.mark.slow
 def test_rating_key_sentences_with_the_real_model_reads_the_question_once(tiny_models):
     """P(yes) per sentence from llama.cpp; the question's part of the prompt is read once and
     kept, and reading it from the cache gives the probabilities a cold read gives."""
@@ -764,6 +769,7 @@ def test_key_sentences_replace_the_second_turn_and_are_supported_as_quoted(fact_
             assert result.answer[: c.start].rstrip().endswith(c.quote.rstrip(".") + "”")
 
 
+@pytest.mark.slow
 def test_key_sentences_with_the_real_model(fact_library):
     result = fact_library.funnel(overrides={"first_claim_tokens": 1, "first_turn_claims": 3, "key_sentences": 2}).run(
         "When do kestrels depart from alpine valleys in autumn?")
@@ -1146,6 +1152,7 @@ def test_a_quoted_table_caption_brings_its_rows_to_the_claim_written_again():
     assert all(n == 1 for _, n in sentences_for(other[0], other, [prose, table]))
 
 
+@pytest.mark.slow
 def test_rewriting_with_the_real_model_keeps_the_answer_consistent(fact_library, tiny_models):
     """The tiny real model writes the claim again (llama.cpp, its grammar, the probability
     judge): the first claim is then either the one the model first wrote, untouched, or a new
@@ -1349,6 +1356,7 @@ def test_certainty_a_hedged_passage_lacks_is_doubtful(claim, passage, cap):
         assert finding.missing == ["establish"] and "suggest" in finding.reason
 
 
+@pytest.mark.slow
 def test_the_real_model_judges_a_claim_without_its_unstated_reason(tiny_models):
     """Through llama.cpp: the model reads the finding alone (its confidence is recorded), and the
     claim whose reason the passage does not give is never called supported."""
@@ -1369,6 +1377,7 @@ def test_the_real_model_judges_a_claim_without_its_unstated_reason(tiny_models):
         assert "moved inland" in pair.reason
 
 
+@pytest.mark.slow
 def test_passages_the_prompt_could_not_hold_still_give_quotes(fact_library):
     """With quotes, the model reads only the first turn's passages; the others are quoted from,
     never put in a prompt, so the evidence budget cuts none of them. Where a second turn reads

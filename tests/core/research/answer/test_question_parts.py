@@ -102,6 +102,7 @@ def test_an_answer_names_the_part_of_the_question_the_papers_leave_open(fact_lib
     assert not result.open_parts and not any("may be left unanswered" in m for m in result.messages), result.messages
 
 
+@pytest.mark.slow
 def test_the_missing_part_with_the_real_model(fact_library):
     result = fact_library.funnel(Task(sink=lambda e: None), overrides={"first_claim_tokens": 1, "key_sentences": 2}).run(
         f"When do kestrels depart from alpine valleys in autumn, and {LAKE}?")

@@ -93,6 +93,7 @@ class _Recording:
         return self._chat.chat(messages, **kwargs)
 
 
+@pytest.mark.slow
 def test_the_real_model_answers_after_the_worked_answers_its_context_holds(fact_library):
     """SmolLM2 in a 2,048-token context: the worked answers come before the question, and the
     model's claim cites only the passages it was shown."""

@@ -5,6 +5,8 @@ and the model as before."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.core.records import Evidence, Support
 from app.core.research.check.support import Pair, check_pairs
 from app.core.research.check.table_row_rule import states_row
@@ -58,6 +60,7 @@ def test_a_figure_for_another_column_row_or_group_is_not():
     assert states_row("The baseline alone had a top-1 error of 12.4 %.", NESTED)
 
 
+@pytest.mark.slow
 def test_the_support_check_passes_a_right_row_claim_and_asks_the_model_about_the_others(tiny_models):
     from app.core.models.llamacpp import LlamaCppChat
     from app.core.settings import ModelConfig

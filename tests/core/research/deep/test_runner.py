@@ -155,6 +155,7 @@ def test_budget_too_small_for_a_round_answers_exactly_as_standard_mode(fact_libr
     assert "too short for a research round" in result.answer  # the report says so too
 
 
+@pytest.mark.slow
 def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_answer(wide_library):
     clock = FakeClock()
     # A slow machine (reads 50, writes 5 tokens/s): reading the library takes longer than the budget.
@@ -185,6 +186,7 @@ def test_bigger_budget_is_used_to_its_deadline_and_ends_with_a_checked_cited_ans
     assert "## Methodology" in result.answer and "the search widened" in result.answer
 
 
+@pytest.mark.slow
 def test_unsupported_citations_stay_marked_in_the_report_where_withdrawing_is_off(wide_library):
     clock = FakeClock()
     chat = TimedChat(clock, read=50.0, write=5.0, verdicts=("supported", "supported", "unsupported", "unsupported"))
@@ -195,6 +197,7 @@ def test_unsupported_citations_stay_marked_in_the_report_where_withdrawing_is_of
     assert "not supported by the passage they cite" in result.answer
 
 
+@pytest.mark.slow
 def test_answer_cut_at_the_deadline_keeps_its_complete_claims_and_checks_them(wide_library):
     clock = FakeClock()
     # The answer writes 8x slower than the model measured (a busy machine): the deadline cuts it.
@@ -237,6 +240,7 @@ def test_cancel_keeps_gathered_evidence(fact_library):
     assert result.extra["methodology"]["rounds"] == len(run.decisions)
 
 
+@pytest.mark.slow
 def test_deep_end_to_end_with_real_tiny_model_within_budget(fact_library, cli_env):
     started = time.monotonic()
     out = subprocess.run(
@@ -345,6 +349,7 @@ def test_rounds_are_reported_as_typed_events_and_fold_into_the_run_log(fact_libr
     assert log.phase == "finished" and "all gaps exhausted" in log.report_line
 
 
+@pytest.mark.slow
 def test_the_plan_prices_the_answer_as_the_backend_runs_it(fact_library, tiny_models):
     """llama.cpp keeps the answer prompt's beginning, read when the model loads, and checks a pair
     by its probability of "yes": the plan counts neither that beginning nor written verdicts, but

@@ -53,6 +53,7 @@ def test_the_first_turn_takes_the_best_passages_up_to_its_budget_and_at_least_on
     assert split_first(evidence, 0, cost) == (evidence, [])
 
 
+@pytest.mark.slow
 def test_an_answer_times_its_reading_and_the_next_answer_reads_more_with_the_real_model(fact_library):
     desk = fact_library
     chat = desk.chat()
