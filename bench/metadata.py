@@ -49,12 +49,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import sys
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from names import norm, same_name  # bench/names.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -70,26 +70,8 @@ CORPORA = {
 FIELDS = ("title", "authors", "first_author", "year", "doi", "abstract", "venue")
 
 
-def norm(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text or "")
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    # Spacing accents (´ ¨ ˘ ˛ ¸ `) left by TeX text layers are marks, not letters.
-    text = re.sub(r"[\u00b4\u00a8\u02d8\u02db\u00b8`\u02c6\u02dc\u02c7\u02d9]", "", text)
-    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
 
 
-def same_name(got: str, want: str) -> bool:
-    g, w = norm(got).split(), norm(want).split()
-    if not g or not w:
-        return False
-    if len(g) == 1 or len(w) == 1:
-        return g == w
-    if g[-1] != w[-1]:
-        return False
-    a, b = g[0], w[0]
-    if len(a) == 1 or len(b) == 1:
-        return a[0] == b[0]
-    return a == b
 
 
 def same_venue(got: str, want: str) -> bool:

@@ -45,6 +45,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from names import norm, same_name  # bench/names.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpus"
 TRUTH = {
@@ -77,24 +79,8 @@ for line in sys.stdin:
 """
 
 
-def norm(text: str) -> str:
-    """bench/metadata.py's normalisation: accents dropped, case folded, punctuation as spaces."""
-    text = unicodedata.normalize("NFKD", text or "")
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = re.sub(r"[\u00b4\u00a8\u02d8\u02db\u00b8`\u02c6\u02dc\u02c7\u02d9]", "", text)
-    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
 
 
-def same_name(got: str, want: str) -> bool:
-    """bench/metadata.py's rule: the surname equal and the first name agreeing (an initial with a name)."""
-    g, w = norm(got).split(), norm(want).split()
-    if not g or not w:
-        return False
-    if len(g) == 1 or len(w) == 1:
-        return g == w
-    if g[-1] != w[-1]:
-        return False
-    return g[0][0] == w[0][0] if min(len(g[0]), len(w[0])) == 1 else g[0] == w[0]
 
 
 def split_words(lines: list[str], vocab: Counter) -> tuple[int, int, list[str]]:
