@@ -64,6 +64,18 @@ def default_library() -> Path:
     return data_dir() / "library"
 
 
+def cache_dir() -> Path:
+    """Folder of what can be made again (saved model states). RESEARCH_DESK_CACHE_DIR overrides."""
+    env = os.environ.get("RESEARCH_DESK_CACHE_DIR")
+    return Path(env) if env else Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def prefix_states_dir() -> Path:
+    """Saved KV states of prompt beginnings (llama_prefix.py). RESEARCH_DESK_PREFIX_STATES_DIR overrides (tests)."""
+    env = os.environ.get("RESEARCH_DESK_PREFIX_STATES_DIR")
+    return Path(env) if env else cache_dir() / "prefix-states"
+
+
 def log_dir() -> Path:
     """Folder of the log file (research-desk.log). RESEARCH_DESK_LOG_DIR overrides (tests)."""
     env = os.environ.get("RESEARCH_DESK_LOG_DIR")
