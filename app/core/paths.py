@@ -70,10 +70,13 @@ def cache_dir() -> Path:
     return Path(env) if env else Path(platformdirs.user_cache_dir(APP_NAME))
 
 
-def prefix_states_dir() -> Path:
-    """Saved KV states of prompt beginnings (llama_prefix.py). RESEARCH_DESK_PREFIX_STATES_DIR overrides (tests)."""
+def prefix_states_dir() -> Path | None:
+    """Saved KV states of prompt beginnings (prefix_store.py). RESEARCH_DESK_PREFIX_STATES_DIR overrides
+    (tests); set empty, none are saved or loaded (a bench's cold start without them)."""
     env = os.environ.get("RESEARCH_DESK_PREFIX_STATES_DIR")
-    return Path(env) if env else cache_dir() / "prefix-states"
+    if env is not None:
+        return Path(env) if env else None
+    return cache_dir() / "prefix-states"
 
 
 def log_dir() -> Path:

@@ -108,7 +108,8 @@ class LlamaCppChat(ChatModel):
         self._lock = threading.Lock()
         self.name = path.stem
         self.context_length = self._llm.n_ctx()
-        self._prefixes = WarmPrefixes(self._llm, PrefixStore(prefix_states_dir(), model_key(path, self.context_length)))
+        states = prefix_states_dir()
+        self._prefixes = WarmPrefixes(self._llm, PrefixStore(states, model_key(path, self.context_length)) if states else None)
         self._choice_tokens: dict[str, set[int]] = {}
         self.drafts: PromptLookup | None = PromptLookup()  # replies copy their prompt (None: a token a pass)
 
