@@ -25,9 +25,11 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 MAGIC = b"RDPREFIX1\n"
-# Files kept in the folder (a few MB each with the starter model): the three or four beginnings
-# every answer reads, for a few models. Dropped least recently used first.
+# Files kept in the folder: the three or four beginnings every answer reads, for a few models;
+# and their bytes (the starter model's answer beginning with its worked answers is ~25 MB).
+# Dropped least recently used first.
 MAX_FILES = 24
+MAX_BYTES = 256 * 2**20
 
 
 def model_key(model_path: str | Path, n_ctx: int) -> dict[str, Any]:
@@ -116,9 +118,14 @@ class PrefixStore:
         self._trim()
 
     def _trim(self) -> None:
+        """Drop the least recently used files beyond `MAX_FILES` or `MAX_BYTES` (the newest always stays)."""
         try:
-            files = sorted(self.folder.glob("*.kv"), key=lambda p: p.stat().st_mtime_ns)
-            for old in files[:-MAX_FILES]:
-                old.unlink(missing_ok=True)
+            files = sorted(((p.stat().st_mtime_ns, p.stat().st_size, p) for p in self.folder.glob("*.kv")), reverse=True)
+            kept = total = 0
+            for _, size, path in files:
+                if kept and (kept >= MAX_FILES or total + size > MAX_BYTES):
+                    path.unlink(missing_ok=True)
+                    continue
+                kept, total = kept + 1, total + size
         except OSError:
             pass

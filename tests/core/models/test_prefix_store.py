@@ -110,3 +110,22 @@ def test_a_file_that_is_not_a_state_or_for_another_beginning_is_ignored(tmp_path
     messages = [r.getMessage() for r in caplog.records]
     assert any("another prompt beginning" in m for m in messages) and any("not a saved state" in m for m in messages)
     assert PrefixStore(tmp_path, {**key, "size": 5}).load([1, 2, 3]) is None
+
+
+def test_the_folder_keeps_the_most_recently_used_within_its_count_and_bytes(tmp_path, tiny_models, monkeypatch):
+    import os
+
+    from app.core.models import prefix_store
+
+    monkeypatch.setattr(prefix_store, "MAX_FILES", 3)
+    monkeypatch.setattr(prefix_store, "MAX_BYTES", 10_000)
+    key = {"model": str(tiny_models["chat"]), "size": 1, "mtime_ns": 2, "llama_cpp": "x", "n_ctx": 2048}
+    store = PrefixStore(tmp_path, key)
+    for n in range(4):
+        store.save([n], bytes(100))
+        os.utime(store._path([n]), ns=(n * 10**9, n * 10**9))  # saved one after another
+    assert store.load([0]) is None and store.load([1]) == bytes(100)  # the oldest dropped; [1] used now
+    store.save([9], bytes(6_000))
+    store.save([8], bytes(6_000))  # over the bytes: the least recently used go first
+    assert store.load([8]) == bytes(6_000) and store.load([9]) is None
+    assert store.load([1]) == bytes(100)
