@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -30,7 +32,8 @@ TEST_MODELS = Path(
 os.environ["RESEARCH_DESK_MODELS_DIR"] = str(TEST_MODELS)
 # Saved prompt states (models/prefix_store.py) never go to the developer's cache, not even from a
 # session-wide fixture's model made before a test's own folder is set (`_isolated_config`).
-os.environ["RESEARCH_DESK_PREFIX_STATES_DIR"] = tempfile.mkdtemp(prefix="rd-prefix-states-")
+os.environ["RESEARCH_DESK_PREFIX_STATES_DIR"] = _STATES = tempfile.mkdtemp(prefix="rd-prefix-states-")
+atexit.register(shutil.rmtree, _STATES, True)
 
 
 # A test that asks for these fixtures (itself or through another fixture) runs a real GGUF model
