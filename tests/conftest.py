@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 
@@ -27,6 +30,10 @@ TEST_MODELS = Path(
     os.environ.get("RESEARCH_DESK_MODELS_DIR") or Path.home() / ".cache" / "research-desk" / "test-models"
 )
 os.environ["RESEARCH_DESK_MODELS_DIR"] = str(TEST_MODELS)
+# Saved prompt states (models/prefix_store.py) never go to the developer's cache, not even from a
+# session-wide fixture's model made before a test's own folder is set (`_isolated_config`).
+os.environ["RESEARCH_DESK_PREFIX_STATES_DIR"] = _STATES = tempfile.mkdtemp(prefix="rd-prefix-states-")
+atexit.register(shutil.rmtree, _STATES, True)
 
 
 # A test that asks for these fixtures (itself or through another fixture) runs a real GGUF model
@@ -64,6 +71,7 @@ def _isolated_config(tmp_path, monkeypatch):
     monkeypatch.setenv("RESEARCH_DESK_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("RESEARCH_DESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RESEARCH_DESK_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("RESEARCH_DESK_PREFIX_STATES_DIR", str(tmp_path / "prefix-states"))
     monkeypatch.delenv("RESEARCH_DESK_LIBRARY", raising=False)
 
 

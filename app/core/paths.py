@@ -64,6 +64,21 @@ def default_library() -> Path:
     return data_dir() / "library"
 
 
+def cache_dir() -> Path:
+    """Folder of what can be made again (saved model states). RESEARCH_DESK_CACHE_DIR overrides."""
+    env = os.environ.get("RESEARCH_DESK_CACHE_DIR")
+    return Path(env) if env else Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def prefix_states_dir() -> Path | None:
+    """Saved KV states of prompt beginnings (prefix_store.py). RESEARCH_DESK_PREFIX_STATES_DIR overrides
+    (tests); set empty, none are saved or loaded (a bench's cold start without them)."""
+    env = os.environ.get("RESEARCH_DESK_PREFIX_STATES_DIR")
+    if env is not None:
+        return Path(env) if env else None
+    return cache_dir() / "prefix-states"
+
+
 def log_dir() -> Path:
     """Folder of the log file (research-desk.log). RESEARCH_DESK_LOG_DIR overrides (tests)."""
     env = os.environ.get("RESEARCH_DESK_LOG_DIR")

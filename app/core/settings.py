@@ -150,6 +150,7 @@ class CheckParams:
     withdraw_unsupported: bool = Field(True, description="Withdraw a claim no cited passage supports even in part, when another claim is supported.")
     rewrite_faulted: bool = Field(True, description="Write a faulted claim once more, from the key passages and its cited sentences.")
     answer_check: bool = Field(True, description="Rate the direct answer for stating what was asked; write it again if clearly outrated.")
+    check_read_per_claim: bool = Field(False, description="The support check reads all the passages a claim cites at once (one model read a claim).")
 
 
 @dataclass

@@ -9,6 +9,11 @@ of that one sequence, and puts it back (`restore_for`) before a prompt that star
 the same way when the cache holds less of it. A saved state is small (a few MB for
 a few hundred tokens); logits are not saved, since the first new token is always
 evaluated again.
+
+With a `PrefixStore` (prefix_store.py) a beginning read is also saved on disk, and a fresh
+process loads it instead of reading it: the command line starts as warm as the window.
+Only a beginning that extends none kept is saved: one that holds the question (new each
+time) would fill the folder with states no later prompt uses.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import ChatMessage
+from .prefix_store import PrefixStore
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +55,11 @@ def common_prefix(a: list[int], b: list[int]) -> int:
 class WarmPrefixes:
     """Saved KV states of prompt beginnings for one `Llama` (call with its lock held)."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any, store: PrefixStore | None = None) -> None:
         from llama_cpp import llama_chat_format
 
         self._llm = llm
+        self._store = store
         self._saved: list[_Saved] = []
         template = llm.metadata.get("tokenizer.chat_template")
         self._format = None
@@ -92,6 +99,16 @@ class WarmPrefixes:
             if kept.tokens == tokens:  # kept already: the prompt that needs it restores it
                 self._touch(kept)
                 return 0
+        # A beginning that extends a kept one (the rating's system prompt and this question) is this
+        # question's: it is neither looked for on disk nor saved there.
+        own = not any(common_prefix(s.tokens, tokens) >= MIN_GAIN for s in self._saved)
+        if own and self._store is not None and self.cached(tokens) < len(tokens):
+            state = self._store.load(tokens)
+            loaded = _Saved(list(tokens), state) if state is not None else None
+            if loaded is not None and self._put(loaded):
+                self._saved = self._saved[-(CAPACITY - 1):] + [loaded]
+                log.debug("prefix cache: %d tokens loaded from disk instead of read", len(tokens))
+                return 0
         self.restore_for(tokens)  # a kept beginning of this one is put back, not read again
         llm = self._llm
         have = self.cached(tokens)
@@ -109,6 +126,8 @@ class WarmPrefixes:
         state = ctypes.string_at(buf, written)
         self._saved = self._saved[-(CAPACITY - 1):] + [_Saved(list(tokens), state)]
         log.debug("prefix cache: kept %d tokens (%d KB)", len(tokens), written // 1024)
+        if own and self._store is not None:
+            self._store.save(list(tokens), state)
         return len(tokens) - have
 
     def _touch(self, kept: _Saved) -> None:
@@ -131,17 +150,23 @@ class WarmPrefixes:
         gain = common_prefix(best.tokens, tokens) - have
         if gain < MIN_GAIN:
             return 0
+        if not self._put(best):
+            return 0
+        self._touch(best)  # only a state llama.cpp took back counts as used
+        return gain
+
+    def _put(self, saved: _Saved) -> bool:
+        """Make the KV cache hold `saved` (and nothing else); False if llama.cpp refused its state."""
         import llama_cpp
 
         llm = self._llm
         llm._ctx.kv_cache_seq_rm(-1, 0, -1)  # the whole cache: the saved sequence replaces it
-        buf = (ctypes.c_uint8 * len(best.state)).from_buffer_copy(best.state)
-        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(best.state), 0) == 0:
+        buf = (ctypes.c_uint8 * len(saved.state)).from_buffer_copy(saved.state)
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(saved.state), 0) == 0:
             log.warning("prefix cache: llama.cpp refused a saved state; the prompt is read in full")
             llm.n_tokens = 0
-            return 0
-        llm.input_ids[: len(best.tokens)] = best.tokens
-        llm.n_tokens = len(best.tokens)  # generate() keeps the shared part and drops the rest
+            return False
+        llm.input_ids[: len(saved.tokens)] = saved.tokens
+        llm.n_tokens = len(saved.tokens)  # generate() keeps the shared part and drops the rest
         llm._requires_eval = True  # the logits are not restored: the next token is evaluated anew
-        self._touch(best)  # only a state llama.cpp took back counts as used
-        return gain
+        return True

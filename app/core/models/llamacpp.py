@@ -20,9 +20,11 @@ import numpy as np
 
 from ..callbacks import IsCancelled, OnToken
 from ..errors import Cancelled, ModelError, ModelNotFound, ModelTimeout
+from ..paths import prefix_states_dir
 from ..settings import ModelConfig
 from .base import ChatMessage, ChatModel, require_json
 from .llama_prefix import WarmPrefixes
+from .prefix_store import PrefixStore, model_key
 from .prompt_lookup import PromptLookup
 from .reply_opening import opened_completion
 
@@ -106,7 +108,8 @@ class LlamaCppChat(ChatModel):
         self._lock = threading.Lock()
         self.name = path.stem
         self.context_length = self._llm.n_ctx()
-        self._prefixes = WarmPrefixes(self._llm)
+        states = prefix_states_dir()
+        self._prefixes = WarmPrefixes(self._llm, PrefixStore(states, model_key(path, self.context_length)) if states else None)
         self._choice_tokens: dict[str, set[int]] = {}
         self.drafts: PromptLookup | None = PromptLookup()  # replies copy their prompt (None: a token a pass)
 

@@ -130,10 +130,12 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
         conversation = [*messages, {"role": "assistant", "content": reply}]
         if rest and funnel.params.key_sentences > 0:
             # each candidate sentence's P(yes) that it states the answer (those rated first kept)
+            rated = time.monotonic()
             quotes = answer_quotes(funnel, chat, result.query, claims, evidence, ratings)
             if funnel.params.answer_check and ratings and claims:  # the direct answer, asked the same question
                 claims[0].answers = answer_probability(chat, result.query, claims[0].text, cancelled=funnel.cancelled)
                 result.extra["best_answer_p"] = round(max(ratings.values()), 3)
+            result.timings["key_passages_s"] = round(time.monotonic() - rated, 3)
             for q in quotes:
                 writer.show(q)
             funnel.stage(3, f"Stage 3: {len(claims)} claim{'s' if len(claims) != 1 else ''} written, "
@@ -298,6 +300,7 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
         funnel.stage(4, "Stage 4: checking each claim against its sources…")
     pairs = [Pair(result.claims[c.claim].text, by_number[c.evidence_number]) for c in result.citations]
     checked = checked and funnel.params.check_support
+    by_claim: dict[tuple[int, int], Pair] = {}
     if checked and pairs:
         papers = funnel.papers()
         context = " ".join({papers[c.paper_id].title for c in result.citations if c.paper_id in papers})
@@ -309,16 +312,21 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
             else:
                 read.append(p)
         check_pairs(read, chat, conversation=conversation, context=context, cancelled=funnel.cancelled,
-                    timeout_s=funnel.params.synthesis_timeout_s)
+                    timeout_s=funnel.params.synthesis_timeout_s, per_claim=funnel.params.check_read_per_claim)
+        result.timings["check_judge_s"] = round(time.monotonic() - t, 3)  # the check's parts: judge, re-cite, rewrite
         by_claim = {(c.claim, c.evidence_number): p for c, p in zip(result.citations, pairs)}
+        part = time.monotonic()
         moved = recite(result.claims, result.evidence, by_claim, chat, context=context, cancelled=funnel.cancelled)
+        result.timings["check_recite_s"] = round(time.monotonic() - part, 3)
         rewritten, unrewritten = [], frozenset[int]()
         best_answer = result.extra.get("best_answer_p")
         if funnel.params.rewrite_faulted and chat is not None and any(
                 fault(result.claims, by_claim, i, result.query, best_answer) for i in range(len(result.claims))):
             funnel.stage(4, "Stage 4: writing a claim again from the sentences it rests on…")
+            part = time.monotonic()
             rewritten, unrewritten = rewrite_faulted(result.claims, result.evidence, by_claim, chat, result.query,
                                                      context=context, best_answer=best_answer, cancelled=funnel.cancelled)
+            result.timings["check_rewrite_s"] = round(time.monotonic() - part, 3)
         doubt_contradicted(result.claims, by_claim)
         off_topic = doubt_off_topic(result.claims, by_claim, result.unmentioned) if result.caution else 0
         dropped = prune(result.claims, by_claim)
@@ -360,6 +368,13 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
         verdicts = [c.support for c in result.citations if c.claim == i and c.support]
         claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
     result.timings["check_s"] = round(time.monotonic() - t, 3)
+    if checked:  # what the check cost each claim it read (the key passages' quotes are not read)
+        read_claims = len({c.claim for c in result.citations if not result.claims[c.claim].quoted})
+        # the judge's P(yes) reads: one a pair, or one a claim (check_read_per_claim: its pairs share it)
+        result.timings["check_reads"] = float(len({(i, p.confidence) if funnel.params.check_read_per_claim else (i, n)
+                                                   for (i, n), p in by_claim.items() if p.confidence is not None}))
+        if read_claims:
+            result.timings["check_per_claim_s"] = round(result.timings["check_s"] / read_claims, 3)
     funnel.finish_references(result)
     mine = result.model_citations()
     total = len(mine)

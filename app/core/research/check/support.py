@@ -192,24 +192,33 @@ def pair_messages(claim: str, text: str) -> list[ChatMessage]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def judge_text(p: Pair) -> str:
+def judge_text(p: Pair, limit: int = JUDGE_CHARS) -> str:
     """What the probability judge reads for a pair: the quote with as much of its passage (the
-    sentences the answer was written from) around it as fits in `JUDGE_CHARS`. A quote alone
+    sentences the answer was written from) around it as fits in `limit` characters. A quote alone
     loses what its sentences refer to ("This strategy leads to…")."""
     text = " ".join((p.evidence.focus_text if p.evidence.sentences else p.evidence.text).split())
     quote = " ".join(p.quote.split())
-    if len(text) <= JUDGE_CHARS:
+    if len(text) <= limit:
         return text
     at = text.find(quote) if quote else -1
-    if at < 0 or len(quote) >= JUDGE_CHARS:
-        return quote or text
-    start = max(0, min(at - (JUDGE_CHARS - len(quote)) // 2, len(text) - JUDGE_CHARS))
-    window = text[start : start + JUDGE_CHARS]
+    if at < 0 or len(quote) >= limit:
+        return _clip(quote, limit) if quote else _clip(text, limit)
+    start = max(0, min(at - (limit - len(quote)) // 2, len(text) - limit))
+    window = text[start : start + limit]
     if start > 0:  # begin and end on whole words
         window = "… " + window.split(" ", 1)[-1]
-    if start + JUDGE_CHARS < len(text):
+    if start + limit < len(text):
         window = window.rsplit(" ", 1)[0] + " …"
     return window
+
+
+def claim_text(group: list[Pair]) -> str:
+    """What the judge reads for all the passages one claim cites, in one read: each passage's
+    window around its quote, the windows sharing `JUDGE_CHARS` (at least a quote's length each)."""
+    if len(group) == 1:
+        return judge_text(group[0])
+    limit = max(QUOTE_CHARS, JUDGE_CHARS // len(group))
+    return "\n\n".join(judge_text(p, limit) for p in group)
 
 
 def judge_beginning() -> list[ChatMessage]:
@@ -233,16 +242,23 @@ def support_probability(chat: ChatModel, claim: str, text: str, *, cancelled: Is
     return None if probs is None else probs["yes"]
 
 
-def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCancelled | None = None) -> list[str] | None:
-    """The verdict per pair from the model's confidence; None if the backend gives none."""
+def probability_verdicts(chat: ChatModel, pairs: list[Pair], *, cancelled: IsCancelled | None = None,
+                         per_claim: bool = False) -> list[str] | None:
+    """The verdict per pair from the model's confidence; None if the backend gives none.
+    `per_claim`: one read for all the passages a claim cites (`claim_text`), its verdict each pair's."""
     chat.prefill(judge_beginning())
-    out = []
-    for p in pairs:
-        p_yes = support_probability(chat, p.asked, judge_text(p), cancelled=cancelled)
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        groups.setdefault(p.asked if per_claim else str(i), []).append(i)
+    out = [""] * len(pairs)
+    for members in groups.values():
+        group = [pairs[i] for i in members]
+        p_yes = support_probability(chat, group[0].asked, claim_text(group), cancelled=cancelled)
         if p_yes is None:
             return None
-        p.confidence = p_yes
-        out.append(verdict_for(p_yes, chat.judge_cutoffs))
+        for i in members:
+            pairs[i].confidence = p_yes
+            out[i] = verdict_for(p_yes, chat.judge_cutoffs)
     return out
 
 
@@ -272,10 +288,12 @@ def check_pairs(
     context: str = "",
     cancelled: IsCancelled | None = None,
     timeout_s: float | None = None,
+    per_claim: bool = False,
 ) -> list[Pair]:
     """Fill in quote, rule cap and verdict of every pair (the stricter judge wins).
 
     Without a chat model (or if it fails) the rules' verdict stands, marked as such.
+    `per_claim`: the probability judge reads all the passages a claim cites at once (one read a claim).
     """
     for p in pairs:
         if not p.quote:
@@ -297,7 +315,7 @@ def check_pairs(
         try:
             asked = [pairs[i] for i in ask]
             judge = judge_of(chat)
-            answers = probability_verdicts(judge, asked, cancelled=cancelled)
+            answers = probability_verdicts(judge, asked, cancelled=cancelled, per_claim=per_claim)
             if answers is None:  # a backend that gives no probabilities answers in words, all pairs in one call
                 # (continuing the answer's conversation only where the judge wrote it: it is in that server's cache)
                 answers = model_verdicts(judge, asked, conversation=conversation if judge is chat else None,
