@@ -41,7 +41,7 @@ class LlamaCppEmbedding(EmbeddingModel):
     batch with a mask, so attention grows with the square of the batch, and it runs on ggml's
     plain f32 dot-product path (about a quarter of the time of one 200-token text already).
     Re-measured with llama-cpp-python 0.3.36 (bench/embedding.py, real chunks): 4 texts a call
-    ran at 0.5x the chunks/s of one by one; one context per core (1 thread each) gained nothing
+    ran at 0.6x the chunks/s of one by one; one context per core (1 thread each) gained nothing
     measurable over one context on all threads.
         """
 
