@@ -28,19 +28,7 @@ from .prefix_store import PrefixStore, model_key
 from .prompt_lookup import PromptLookup
 from .reply_opening import opened_completion
 
-# How llama.cpp's OpenMP workers wait between operations. By default they busy-wait for a long time, and
-# whenever another thread competes for the cores (PDF parsing while indexing, the UI, a second model) the
-# spinning workers starve each other: on a busy 2-core machine chat ran at 2.8 tokens/s spinning vs 20
-# passive. Fully passive workers, though, sleep after every one of the hundreds of operations a token takes,
-# and waking them costs more than the operation (under a hypervisor especially): Qwen2.5-Coder-1.5B wrote
-# 9.4 tokens/s passive against 15.2 with a short spin on an idle 2-core machine. So workers spin briefly
-# (1,000 rounds, tens of microseconds) and then sleep; with more workers than cores (libgomp's "throttled"
-# case) PASSIVE keeps them from spinning at all. With one busy loop beside it, passive wrote 10.2 tokens/s
-# and the short spin 7.5: the price of the idle gain. libgomp reads these once, when llama_cpp is first
-# imported (lazily, below); a policy the user set wins.
-if "OMP_WAIT_POLICY" not in os.environ:
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+# llama.cpp's OpenMP wait policy is set by omp_policy.py, which the package imports first.
 
 log = logging.getLogger(__name__)
 

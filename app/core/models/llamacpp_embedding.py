@@ -1,7 +1,7 @@
 """llama.cpp in-process sentence embeddings (llama-cpp-python, GGUF files): `LlamaCppEmbedding`.
 
-The chat model's backend, the loading and its checks are in llamacpp.py, which also sets how
-llama.cpp's worker threads wait (imported first, below, before llama_cpp itself).
+The chat model's backend, the loading and its checks are in llamacpp.py; how llama.cpp's worker
+threads wait is set by omp_policy.py, which the package imports before anything loads llama_cpp.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .base import EmbeddingModel, l2_normalise
 from .llamacpp import _check_gguf, _load, _threads
 
 # A text this short (a question) is embedded on one thread. Its graph is ~100 tiny operations, each ending
-# in a hand-over between the workers; with sleeping workers (see above) that hand-over cost more than the
+# in a hand-over between the workers; with sleeping workers (omp_policy.py) that hand-over cost more than the
 # work: MiniLM, 13-token query, 2 cores: 1 thread 7-9 ms every time, 2 passive threads 5 ms at best and
 # 15-35 ms in most processes. One thread also leaves the other core to the full-text searches the funnel
 # runs while the query is embedded (bench/scale.py prints the all-threads baseline). Longer texts (chunks at
@@ -37,11 +37,13 @@ class LlamaCppEmbedding(EmbeddingModel):
     towards its vector.
 
     One text per llama_decode call. llama.cpp can put several texts in one call (a sequence
-    id each), but for BERT-style models it then attends over the whole batch with a mask, so
-    cost grows with the square of the batch: on MiniLM, 2 threads, packing 200-word texts ran
-    at 0.4-1.3 texts/s against 2.0 one by one, and 15-word texts at 5-15 against 35. CPU matrix
-    kernels are already busy at ~20 tokens, so packing has nothing to amortise.
-    """
+    id each, pooled per sequence), but for BERT-style models it then attends over the whole
+    batch with a mask, so attention grows with the square of the batch, and it runs on ggml's
+    plain f32 dot-product path (about a quarter of the time of one 200-token text already).
+    Re-measured with llama-cpp-python 0.3.36 (bench/embedding.py, real chunks): 4 texts a call
+    ran at 0.6x the chunks/s of one by one; one context per core (1 thread each) gained nothing
+    measurable over one context on all threads.
+        """
 
     def __init__(self, cfg: ModelConfig) -> None:
         import llama_cpp
