@@ -191,6 +191,19 @@ QUESTIONS = [
 ]
 
 
+def load_questions(path: Path) -> list[tuple]:
+    """A question file's table questions (bench/questions/tables.jsonl: `row`, and the value as the
+    first spelling of its first fact group) as QUESTIONS rows, with their fact groups last."""
+    import json
+
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        q = json.loads(line)
+        a = q["answers"][0]
+        out.append((q["id"], a["file"], a["pages"][0], q["question"], q["row"], q["facts"][0][0], q["facts"]))
+    return out
+
+
 def corpus_of(pdf: str) -> Path:
     for folder in ("mixed", "r-papers"):
         if (CORPORA / folder / pdf).exists():
@@ -336,13 +349,17 @@ def table_highlights(desk: Desk, result: ResearchResult) -> list[str]:
     return out
 
 
-def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False, only: str = "") -> None:
+def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False, only: str = "",
+              asked_file: str = "", chat: str = "", show: bool = False) -> None:
     if no_tables:  # the library as before tables were units (for the "before" figures)
         tables.PaperTables.read = lambda self, page: None
-    if answer:  # the chat model and the embedder the user's settings name, as bench/answers.py
+    path = Path(model) if Path(model).exists() else provision.require(model)
+    if chat:  # this chat model (a GGUF path) and the embedder `model`
+        desk = Desk(Settings(chat=ModelConfig(path=chat), embedding=ModelConfig(path=str(path), context_length=512)),
+                    library=library)
+    elif answer:  # the chat model and the embedder the user's settings name, as bench/answers.py
         desk = Desk(library=library)
     else:
-        path = Path(model) if Path(model).exists() else provision.require(model)
         desk = Desk(Settings(embedding=ModelConfig(path=str(path), context_length=512)), library=library)
     if build and not desk.library.list_papers():
         started = time.perf_counter()
@@ -356,7 +373,10 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
     in_evidence = in_focus = in_first = asked = by_model = in_answer = 0
     highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
     verdicts: list[tuple[str, bool]] = []  # the check's verdict on each, and whether the row rule gave it
-    for qid, pdf, page, question, name, value in QUESTIONS:
+    from answers import answer_right
+
+    asking = load_questions(Path(asked_file)) if asked_file else [(*q, [[q[5]]]) for q in QUESTIONS]
+    for qid, pdf, page, question, name, value, facts in asking:
         if pdf not in by_file or not qid.startswith(only):
             continue
         asked += 1
@@ -381,9 +401,13 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
             for verdict, text, by_row in table_verdicts(result):
                 verdicts.append((verdict, by_row))
                 print(f"   {qid} claim citing a table: {verdict}{' (by the row)' if by_row else ''}: {text[:150]}")
-            by_model += value in mine
-            in_answer += value in whole
-            said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
+            # graded as bench/answers.py grades: a fact group's spelling in the text, citations aside
+            said_it, quoted_it = answer_right(mine, facts), answer_right(whole, facts)
+            by_model += said_it
+            in_answer += quoted_it
+            said = f" value in the model's sentences {'yes' if said_it else 'no '}, in the answer {'yes' if quoted_it else 'no '}"
+            if show:
+                print(f"   {qid} model: {mine[:400]!r}")
         print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} "
               f"first turn {'yes' if first_turn else 'no '} ({kind}){said} {question[:70]}")
     if asked:
@@ -398,7 +422,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
                   f"({sum(b for _, b in verdicts)} by the row rule)")
             print(f"the model's citations of a table passage highlighted by their rows: "
                   f"{highlights.count('row')}/{len(highlights)} (others: {', '.join(sorted(set(highlights) - {'row'})) or 'none'})")
-    if not only:  # the answer bench's own table questions, with every run of the full set
+    if not only and not asked_file:  # the answer bench's own table questions, with every run of the full set
         bench_questions(desk, by_file, answer)
     desk.close()
 
@@ -448,6 +472,9 @@ def main() -> int:
     ap.add_argument("--model", default="all-minilm-l6-v2-f16", help="embedding model: catalog id or GGUF path")
     ap.add_argument("--answer", action="store_true",
                     help="with --library: each question answered by the chat model of the settings too (the value in its own sentences)")
+    ap.add_argument("--questions", default="", help="a question file (bench/questions/tables.jsonl) in place of QUESTIONS")
+    ap.add_argument("--chat", default="", help="with --answer: this chat model (a GGUF path) in place of the settings'")
+    ap.add_argument("--show", action="store_true", help="with --answer: print the model's own sentences")
     args = ap.parse_args()
     if args.layout:
         tables._find_tables = lambda page: page.find_tables().tables
@@ -456,7 +483,8 @@ def main() -> int:
     if args.cost:
         import_cost(Path(args.cost), args.model)
     if args.library:
-        questions(args.library, args.build, args.no_tables, args.model, args.answer, args.only)
+        questions(args.library, args.build, args.no_tables, args.model, args.answer, args.only, args.questions, args.chat,
+                  args.show)
     return 0
 
 
