@@ -311,11 +311,40 @@ def import_cost(corpus: Path, model: str) -> None:
           f"import work +{added / before:.1%} ({before:.0f} s -> {before + added:.0f} s, LanceDB writes aside)")
 
 
+class _FirstTurn(Exception):
+    """The first turn's claims, raised out of the funnel (`--first-turn`)."""
+
+    def __init__(self, claims: list) -> None:
+        super().__init__("first turn written")
+        self.claims = claims
+
+
+def stop_after_first_turn() -> None:
+    """Make each answer end after its first turn, raising the claims it wrote (`--first-turn`): the
+    model's direct answer, as it reads the best passages and the first turn's table row, before the
+    key sentences, the support check and any rewrite. A run of the whole answer took ~5 minutes a
+    question on the shared machine; this takes the one call that states (or misses) the value."""
+    from app.core.research.answer import synthesis
+
+    ask = synthesis._Writer.ask
+
+    def first_only(self, *args, **kwargs):
+        reply, claims = ask(self, *args, **kwargs)
+        raise _FirstTurn(claims or [])
+
+    synthesis._Writer.ask = first_only
+
+
 def model_answer(desk: Desk, question: str) -> tuple[str, str, ResearchResult]:
-    """(the model's own sentences, the whole answer, the result) of a standard answer (claims, key passages)."""
+    """(the model's own sentences, the whole answer, the result) of a standard answer (claims, key
+    passages); with `--first-turn`, the first turn's claims (both texts) and the evidence-only result."""
     from answers import answer_parts
 
-    result = desk.funnel(None).run(question)
+    try:
+        result = desk.funnel(None).run(question)
+    except _FirstTurn as first:
+        text = " ".join(c.text for c in first.claims)
+        return text, text, ResearchResult(question)  # no citations: nothing checked or highlighted
     mine, _quotes = answer_parts(result)
     return mine, result.answer, result
 
@@ -475,7 +504,15 @@ def main() -> int:
     ap.add_argument("--questions", default="", help="a question file (bench/questions/tables.jsonl) in place of QUESTIONS")
     ap.add_argument("--chat", default="", help="with --answer: this chat model (a GGUF path) in place of the settings'")
     ap.add_argument("--show", action="store_true", help="with --answer: print the model's own sentences")
+    ap.add_argument("--whole-rows", action="store_true", help="the prompt's table rows with every column (row_columns.NAMED_ONLY off)")
+    ap.add_argument("--first-turn", action="store_true", help="with --answer: only the answer's first turn (its direct answer)")
     args = ap.parse_args()
+    if args.whole_rows:  # the prompt's rows with every column, the named ones first (before NAMED_ONLY)
+        from app.core.research.text import row_columns
+
+        row_columns.NAMED_ONLY = False
+    if args.first_turn:
+        stop_after_first_turn()
     if args.layout:
         tables._find_tables = lambda page: page.find_tables().tables
     if args.scan:
