@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core.desk import MUPDF
-from app.core.pdf.word_spaces import page_words
+from app.core.desk import MUPDF, page_words
 
 from .highlight import Rect, to_display, normalise_word
 
