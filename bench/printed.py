@@ -20,7 +20,9 @@ every page's markdown) and prints, per corpus:
   title), other. Papers without a text layer have no title unless `--ocr` reads their first pages;
 - authors where the truth lists them: the list equal as printed (diacritics and order), and equal by
   bench/metadata.py's looser rule (surname and first name, accents dropped);
-- the CPU time the reading took.
+- the CPU time the reading took;
+- with `--tables`, the tables the import reads and the words split inside their cells (headers,
+  row names, values; one cell a line), by the same rule against the paper's own words.
 
 With `--against REV` (and no --time), the same figures for the app/ of git revision REV.
 
@@ -56,6 +58,7 @@ TRUTH = {
 }
 _TOKEN = re.compile(r"[^\W\d_]+")
 _PIECES = 4  # a word split into up to this many pieces is found
+TABLES = False
 
 # The reading that --time runs, in a worker process whose app/ is the checkout timed: a PDF's path
 # on each line of its input, the CPU seconds it took to read it (open, metadata, every page) on each
@@ -146,6 +149,10 @@ class Paper:
     authors: list[str] = field(default_factory=list)
     authors_exact: bool | None = None
     authors_loose: bool | None = None
+    tables: int = 0  # with --tables: tables read, and their cells' words split inside
+    cells_split: int = 0
+    cells_tokens: int = 0
+    cells_found: list[str] = field(default_factory=list)
 
 
 def truth(corpus: str) -> dict[str, dict]:
@@ -174,13 +181,27 @@ def read(path: Path, gold: dict | None) -> Paper | None:
             for pno in range(min(OCR_PAGES, doc.page_count)):
                 reader.ensure(pno)
         meta = px.extract_meta(doc, path.name)
-        markdown = "\n".join(p.markdown for p in px.iter_pages(doc))
+        pages = list(px.iter_pages(doc))
+        markdown = "\n".join(p.markdown for p in pages)
+        cells: list[str] = []
+        if TABLES:  # the table reader, as an import runs it page by page (untimed beside the text)
+            from app.core.pdf.tables.chunks import PaperTables
+
+            start_tables = time.process_time()
+            found = PaperTables(doc)
+            for page in pages:
+                found.read(page)
+            cells = [c for t in found.scan.tables for row in [t.headers, *t.rows] for c in row if c]
+            start += time.process_time() - start_tables
     finally:
         doc.close()
     paper = Paper(path.name, time.process_time() - start, title=meta.title, authors=meta.authors)
     vocab = Counter(t.lower() for t in _TOKEN.findall(markdown))
     body = [ln for ln in markdown.splitlines() if not ln.startswith("#")]
     paper.split, paper.tokens, paper.found = split_words(body, vocab)
+    if TABLES:
+        paper.tables = len(found.scan.tables)
+        paper.cells_split, paper.cells_tokens, paper.cells_found = split_words(cells, vocab)
     if gold:
         paper.title_verdict = title_verdict(meta.title, gold.get("title", ""), path.name)
         want = gold.get("authors")
@@ -205,6 +226,10 @@ def run_corpus(corpus: str, show: bool) -> None:
     if scored:
         print(f"  authors as printed (diacritics, order) {sum(bool(p.authors_exact) for p in scored)}/{len(scored)}, "
               f"by bench/metadata.py's rule {sum(bool(p.authors_loose) for p in scored)}/{len(scored)}")
+    if TABLES:
+        cs, ct = sum(p.cells_split for p in papers), sum(p.cells_tokens for p in papers)
+        print(f"  table cells: {sum(p.tables for p in papers)} tables, words split inside {cs}/{ct} cell tokens "
+              f"({cs / max(ct, 1):.2%})" + "".join(f"; {p.name} {p.cells_found[:6]}" for p in papers if p.cells_found))
     if show:
         for p in papers:
             flag = "" if p.title_verdict in ("", "right") else f"  title {p.title_verdict}: {p.title!r}"
@@ -277,9 +302,11 @@ def main() -> int:
     ap.add_argument("--against", metavar="REV", help="the app/ of this git revision instead (with --time: beside this one)")
     ap.add_argument("--ocr", type=int, default=0, metavar="PAGES",
                     help="OCR the first PAGES pages of papers without a text layer first, as an import does (slow)")
+    ap.add_argument("--tables", action="store_true",
+                    help="read the papers' tables too, and count the words split inside their cells (slow)")
     args = ap.parse_args()
-    global OCR_PAGES
-    OCR_PAGES = args.ocr
+    global OCR_PAGES, TABLES
+    OCR_PAGES, TABLES = args.ocr, args.tables
     names = list(TRUTH) if args.corpus == "all" else [args.corpus]
     if args.time:
         timing(args.time, args.against, names)

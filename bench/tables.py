@@ -191,6 +191,19 @@ QUESTIONS = [
 ]
 
 
+def load_questions(path: Path) -> list[tuple]:
+    """A question file's table questions (bench/questions/tables.jsonl: `row`, and the value as the
+    first spelling of its first fact group) as QUESTIONS rows, with their fact groups last."""
+    import json
+
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        q = json.loads(line)
+        a = q["answers"][0]
+        out.append((q["id"], a["file"], a["pages"][0], q["question"], q["row"], q["facts"][0][0], q["facts"]))
+    return out
+
+
 def corpus_of(pdf: str) -> Path:
     for folder in ("mixed", "r-papers"):
         if (CORPORA / folder / pdf).exists():
@@ -298,11 +311,40 @@ def import_cost(corpus: Path, model: str) -> None:
           f"import work +{added / before:.1%} ({before:.0f} s -> {before + added:.0f} s, LanceDB writes aside)")
 
 
+class _FirstTurn(Exception):
+    """The first turn's claims, raised out of the funnel (`--first-turn`)."""
+
+    def __init__(self, claims: list) -> None:
+        super().__init__("first turn written")
+        self.claims = claims
+
+
+def stop_after_first_turn() -> None:
+    """Make each answer end after its first turn, raising the claims it wrote (`--first-turn`): the
+    model's direct answer, as it reads the best passages and the first turn's table row, before the
+    key sentences, the support check and any rewrite. A run of the whole answer took ~5 minutes a
+    question on the shared machine; this takes the one call that states (or misses) the value."""
+    from app.core.research.answer import synthesis
+
+    ask = synthesis._Writer.ask
+
+    def first_only(self, *args, **kwargs):
+        reply, claims = ask(self, *args, **kwargs)
+        raise _FirstTurn(claims or [])
+
+    synthesis._Writer.ask = first_only
+
+
 def model_answer(desk: Desk, question: str) -> tuple[str, str, ResearchResult]:
-    """(the model's own sentences, the whole answer, the result) of a standard answer (claims, key passages)."""
+    """(the model's own sentences, the whole answer, the result) of a standard answer (claims, key
+    passages); with `--first-turn`, the first turn's claims (both texts) and the evidence-only result."""
     from answers import answer_parts
 
-    result = desk.funnel(None).run(question)
+    try:
+        result = desk.funnel(None).run(question)
+    except _FirstTurn as first:
+        text = " ".join(c.text for c in first.claims)
+        return text, text, ResearchResult(question)  # no citations: nothing checked or highlighted
     mine, _quotes = answer_parts(result)
     return mine, result.answer, result
 
@@ -336,13 +378,17 @@ def table_highlights(desk: Desk, result: ResearchResult) -> list[str]:
     return out
 
 
-def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False, only: str = "") -> None:
+def questions(library: str, build: str, no_tables: bool, model: str, answer: bool = False, only: str = "",
+              asked_file: str = "", chat: str = "", show: bool = False) -> None:
     if no_tables:  # the library as before tables were units (for the "before" figures)
         tables.PaperTables.read = lambda self, page: None
-    if answer:  # the chat model and the embedder the user's settings name, as bench/answers.py
+    path = Path(model) if Path(model).exists() else provision.require(model)
+    if chat:  # this chat model (a GGUF path) and the embedder `model`
+        desk = Desk(Settings(chat=ModelConfig(path=chat), embedding=ModelConfig(path=str(path), context_length=512)),
+                    library=library)
+    elif answer:  # the chat model and the embedder the user's settings name, as bench/answers.py
         desk = Desk(library=library)
     else:
-        path = Path(model) if Path(model).exists() else provision.require(model)
         desk = Desk(Settings(embedding=ModelConfig(path=str(path), context_length=512)), library=library)
     if build and not desk.library.list_papers():
         started = time.perf_counter()
@@ -356,7 +402,10 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
     in_evidence = in_focus = in_first = asked = by_model = in_answer = 0
     highlights: list[str] = []  # how the viewer shows each of the model's citations of a table passage
     verdicts: list[tuple[str, bool]] = []  # the check's verdict on each, and whether the row rule gave it
-    for qid, pdf, page, question, name, value in QUESTIONS:
+    from answers import answer_right
+
+    asking = load_questions(Path(asked_file)) if asked_file else [(*q, [[q[5]]]) for q in QUESTIONS]
+    for qid, pdf, page, question, name, value, facts in asking:
         if pdf not in by_file or not qid.startswith(only):
             continue
         asked += 1
@@ -381,9 +430,13 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
             for verdict, text, by_row in table_verdicts(result):
                 verdicts.append((verdict, by_row))
                 print(f"   {qid} claim citing a table: {verdict}{' (by the row)' if by_row else ''}: {text[:150]}")
-            by_model += value in mine
-            in_answer += value in whole
-            said = f" value in the model's sentences {'yes' if value in mine else 'no '}, in the answer {'yes' if value in whole else 'no '}"
+            # graded as bench/answers.py grades: a fact group's spelling in the text, citations aside
+            said_it, quoted_it = answer_right(mine, facts), answer_right(whole, facts)
+            by_model += said_it
+            in_answer += quoted_it
+            said = f" value in the model's sentences {'yes' if said_it else 'no '}, in the answer {'yes' if quoted_it else 'no '}"
+            if show:
+                print(f"   {qid} model: {mine[:400]!r}")
         print(f"{qid} evidence {'yes' if stage2 else 'no '} focused {'yes' if focused else 'no '} "
               f"first turn {'yes' if first_turn else 'no '} ({kind}){said} {question[:70]}")
     if asked:
@@ -398,7 +451,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
                   f"({sum(b for _, b in verdicts)} by the row rule)")
             print(f"the model's citations of a table passage highlighted by their rows: "
                   f"{highlights.count('row')}/{len(highlights)} (others: {', '.join(sorted(set(highlights) - {'row'})) or 'none'})")
-    if not only:  # the answer bench's own table questions, with every run of the full set
+    if not only and not asked_file:  # the answer bench's own table questions, with every run of the full set
         bench_questions(desk, by_file, answer)
     desk.close()
 
@@ -448,7 +501,18 @@ def main() -> int:
     ap.add_argument("--model", default="all-minilm-l6-v2-f16", help="embedding model: catalog id or GGUF path")
     ap.add_argument("--answer", action="store_true",
                     help="with --library: each question answered by the chat model of the settings too (the value in its own sentences)")
+    ap.add_argument("--questions", default="", help="a question file (bench/questions/tables.jsonl) in place of QUESTIONS")
+    ap.add_argument("--chat", default="", help="with --answer: this chat model (a GGUF path) in place of the settings'")
+    ap.add_argument("--show", action="store_true", help="with --answer: print the model's own sentences")
+    ap.add_argument("--whole-rows", action="store_true", help="the prompt's table rows with every column (row_columns.NAMED_ONLY off)")
+    ap.add_argument("--first-turn", action="store_true", help="with --answer: only the answer's first turn (its direct answer)")
     args = ap.parse_args()
+    if args.whole_rows:  # the prompt's rows with every column, the named ones first (before NAMED_ONLY)
+        from app.core.research.text import row_columns
+
+        row_columns.NAMED_ONLY = False
+    if args.first_turn:
+        stop_after_first_turn()
     if args.layout:
         tables._find_tables = lambda page: page.find_tables().tables
     if args.scan:
@@ -456,7 +520,8 @@ def main() -> int:
     if args.cost:
         import_cost(Path(args.cost), args.model)
     if args.library:
-        questions(args.library, args.build, args.no_tables, args.model, args.answer, args.only)
+        questions(args.library, args.build, args.no_tables, args.model, args.answer, args.only, args.questions, args.chat,
+                  args.show)
     return 0
 
 

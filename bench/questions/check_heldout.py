@@ -117,7 +117,7 @@ def git(*args: str) -> str | None:
 def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
     split = json.loads(SPLIT.read_text(encoding="utf-8"))
     dev, held = split.get("development", []), split.get("held_out", [])
-    every = [q["id"] for f in ("r-papers.jsonl", "mixed.jsonl") for q in map(json.loads, (HERE / f).read_text().splitlines())]
+    every = [q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "tables.jsonl") for q in map(json.loads, (HERE / f).read_text().splitlines())]
     every += [q.get("id") for q in heldout]
     for name, ids in (("development", dev), ("held_out", held)):
         if len(ids) != len(set(ids)):

@@ -33,6 +33,7 @@ from ..pdf.mupdf_guard import MUPDF
 from ..pdf.extract import locate_text
 from ..pdf.highlight import PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display
 from ..pdf.tables.rows import locate_row
+from ..pdf.word_spaces import page_words  # the find bar's words, as the page's text reads them
 from ..library.text_search import TextHit
 from ..scope import Scope
 from ..share.records import Finding, VerifyReport
@@ -62,6 +63,6 @@ __all__ = [
     "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
     "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
     "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "PageHighlight", "Rect", "locate_passage",
-    "normalise_word", "passage_words", "to_display", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
+    "normalise_word", "passage_words", "page_words", "to_display", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
     "RoundRecord", "HistoryEntry", "HistoryRecord", "Finding", "VerifyReport", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
 ]

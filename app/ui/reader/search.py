@@ -1,6 +1,8 @@
 """Find text in a PDF: every place it is printed, as rectangles per page (the viewer's find bar).
 
-Words come from PyMuPDF's text layer, normalised as the cited-passage highlight reads them
+Words come from PyMuPDF's text layer with the word boundaries the page's text is read with
+(word_spaces.page_words: "kno wn", a kerning space drawn inside a word, is the word "known", its
+box around its glyphs), normalised as the cited-passage highlight reads them
 (pdf_highlight.normalise_word: ligatures unfolded, case and punctuation dropped), so "confidence"
 finds "conﬁdence" printed with the fi ligature — PyMuPDF's own `search_for` missed every one of
 them in the lme4 paper (0 of 20), and QtPdf's QPdfSearchModel searches on the UI thread, a few
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core.desk import MUPDF
+from app.core.desk import MUPDF, page_words
 
 from .highlight import Rect, to_display, normalise_word
 
@@ -77,7 +79,9 @@ class PdfWords:
 
 def _read_page(page: pymupdf.Page) -> _PageWords:
     found = _PageWords([], [])
-    for x0, y0, x1, y1, word, block, line, _n in page.get_text("words", flags=_FLAGS, sort=False):
+    # The words as the page's text reads them (word_spaces.py): a word with a kerning space drawn
+    # inside it ("kno wn") is one word, its box around its glyphs, so the highlight lands on them.
+    for x0, y0, x1, y1, word, block, line, _n in page_words(page, _FLAGS):
         norm = normalise_word(word)
         if norm:
             found.words.append(norm)

@@ -16,6 +16,7 @@ from PySide6.QtTest import QTest
 from app.ui.reader.search import PdfWords, find_hits
 from app.ui.reader.viewer import PdfViewer
 
+from tests.support.kerned_pdfs import Paper, make_kerned_paper
 from tests.support.pdf_factory import make_paper
 
 PAGES = [
@@ -71,6 +72,24 @@ def test_words_are_found_through_ligatures_and_line_breaks(tmp_path):
     assert len(hits) == 1 and hits[0].page == 1 and len(hits[0].rects) == 2  # one rectangle a line
     assert find_hits(pages, "Interval") and find_hits(pages, "dence inter")
     assert find_hits(pages, "interval wide") == [] and find_hits(pages, "  ") == []
+
+
+def test_words_are_found_where_a_kerned_paper_draws_spaces_inside_them(tmp_path):
+    # The NAR papers draw a space glyph at each kerned pair: MuPDF reads "kno wn f or", "se v eral".
+    path = make_kerned_paper(tmp_path / "kerned.pdf", Paper(
+        title_lines=["A title"], author_line="Ann Author",
+        abstract_lines=["DNA intercalators are mainly kno|wn f|or their capacity to kill cells. R|ecently, se|v|eral",
+                        "others ha|v|e attracted interest."],
+        body_lines=["We have known for a long time that several intercalators bind DNA, and recently the"] * 2))
+    pages = PdfWords().pages(path)
+    known = find_hits(pages, "known for")
+    assert len(known) == 3 and len(find_hits(pages, "several")) == 3 and len(find_hits(pages, "have")) == 3
+    assert find_hits(pages, "kno wn") == []  # the pieces are no words of the page
+    # The hit in the abstract covers the glyphs of "kno" through "or", as MuPDF places them.
+    with pymupdf.open(path) as doc:
+        raw = [w for w in doc[0].get_text("words") if w[4] in ("kno", "or")][:2]
+    box = min(known, key=lambda h: h.bounds()[1]).bounds()
+    assert abs(box[0] - raw[0][0]) < 0.5 and abs(box[2] - raw[1][2]) < 0.5 and abs(box[1] - raw[0][1]) < 0.5
 
 
 def test_find_bar_counts_steps_wraps_and_closes(viewer, qtbot, pdf):

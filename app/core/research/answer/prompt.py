@@ -12,6 +12,7 @@ from ...models.figure_guard import figures_of
 from ...paths import load_prompt
 from ...records import Evidence
 from ...units import is_table_unit
+from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows_first
 from .worked_answers import fitting_turns
 
@@ -26,7 +27,7 @@ def format_passage(e: Evidence, query: str = "") -> str:
         return f"{passage_header(e)}\n{e.focus_text}"
     # A table's rows a line each, as printed: run into one line, the model read two rows as one
     # (S2ORC's "… Academic: multi S2ORC (LATEX-parse) · Papers w/: 1.5M …").
-    lines = [named_columns_first(s.text, query) if query else s.text for s in e.sentences]
+    lines = [named_columns_first(s.text, query, only=row_columns.NAMED_ONLY) if query else s.text for s in e.sentences]
     order = named_rows_first(lines, query) if query else list(range(len(lines)))
     if order == sorted(order):  # in page order: "…" where rows were left out, as focus_text marks them
         text = e.kept_text(lines, line_breaks=True)

@@ -20,6 +20,9 @@ from ...units import SEP, is_caption_line, row_name
 from .citations import STOP_WORDS, stem
 
 MIN_FIELDS = 3  # a row of two columns is read whole at a glance
+# In the answer's prompt, a row whose columns the question names shows those columns alone: with the
+# others after them, the starter models copied a figure of another column or none (docs/lab/2026-12-07-table-rows.md).
+NAMED_ONLY = True
 NAMED_SHARE = 0.5  # of a row name's words, said in a question: it names the row (unless another more fully)
 ACRONYM_WORDS = (2, 5)  # a run of this many words may spell an acronym of a row or column
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
@@ -88,10 +91,10 @@ def header_words(text: str) -> set[str]:
     return out
 
 
-def named_columns_first(line: str, query: str) -> str:
+def named_columns_first(line: str, query: str, only: bool = False) -> str:
     """The row `line` with the fields whose header shares the most words with `query` first,
     after its name; the line as it is where it is not a row, has fewer than MIN_FIELDS fields,
-    or no header shares a word."""
+    or no header shares a word. `only`: those fields alone, the others left out (NAMED_ONLY)."""
     if not row_name(line) or is_caption_line(line):
         return line
     fields = line.split(SEP)
@@ -102,7 +105,7 @@ def named_columns_first(line: str, query: str) -> str:
         return line
     start = min(scores)
     lead = [k for k in sorted(scores) if scores[k] == best]
-    order = list(range(start)) + lead + [k for k in range(start, len(fields)) if k not in lead]
+    order = list(range(start)) + lead + ([] if only else [k for k in range(start, len(fields)) if k not in lead])
     return SEP.join(fields[k] for k in order)
 
 

@@ -29,6 +29,15 @@ def test_short_headers_and_hyphenated_ones_are_matched_by_their_words():
     assert {"circulator-service", "circulator", "service"} <= header_words("Circulator-service Median")
 
 
+def test_the_prompt_shows_a_row_by_the_columns_the_question_names():
+    assert named_columns_first(ROW, QUESTION, only=True) == "Table 2 (page 6) · Thoracic surgery · Circulating nurses Median: 0.355"
+    e = Evidence(number=2, paper_id="witmer2023", page=6, page_label="6", section="Table 2", text=ROW, score=0.5,
+                 char_start=0, char_end=len(ROW), sentences=[Sentence(ROW, 0, len(ROW), 0.5)])
+    assert format_passage(e, QUESTION) == "[2] (witmer2023, page 6; Table 2)\nTable 2 (page 6) · Thoracic surgery · Circulating nurses Median: 0.355"
+    # A question that names no column reads the whole row.
+    assert format_passage(e, "Which service line had the most cases?").endswith(ROW)
+
+
 def test_only_the_prompt_reads_the_columns_reordered():
     text = ROW
     e = Evidence(number=2, paper_id="witmer2023", page=6, page_label="6", section="Table 2", text=text, score=0.5,
