@@ -41,7 +41,7 @@ from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
 from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
-from .locate import PaperText, Window, around, missing_terms, stating, terms_of
+from .locate import PaperText, Window, around, stating, terms_of
 
 log = logging.getLogger(__name__)
 
@@ -226,12 +226,7 @@ def model_reads(window: Window, windows: list[Window], paper: PaperText) -> list
     return reads
 
 
-def partial_note(claim: str, window: Window) -> str:
-    """What of the claim the passage does not state, in the claim's words."""
-    missing = missing_terms(claim, window)
-    if not missing:
-        return "the passage states only part of this"
-    return "the passage states only part of this; it does not state " + ", ".join(f'"{m}"' for m in missing[:4])
+PARTIAL_NOTE = "the model read the passage as stating part of this, not all of it: read the quote"
 
 
 DOUBTED = "the model doubts that the passage states this, but not enough to say the paper does not: read it"

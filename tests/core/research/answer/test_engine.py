@@ -1210,6 +1210,9 @@ def test_respectively_pairs_each_figure_with_its_name():
     ("The n-hexane fraction had an LC50 of 2.17 µg/ml, which is lower than the positive control (vincristine sulfate).",
      Support.UNSUPPORTED.value),
     ("The n-hexane fraction had an LC50 of 2.17 µg/ml, higher than that of vincristine sulfate.", Support.SUPPORTED.value),
+    # A claim's own "respectively" list: each figure to its own name, not to the one standing before it.
+    ("The chloroform and n-hexane fractions gave 2.77 and 2.17 µg/ml, respectively.", Support.SUPPORTED.value),
+    ("The chloroform and n-hexane fractions gave 2.17 and 2.77 µg/ml, respectively.", Support.UNSUPPORTED.value),
 ])
 def test_a_figure_given_respectively_belongs_to_its_own_name(claim, cap):
     finding = check_specifics(claim, LC50)
