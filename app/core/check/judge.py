@@ -35,7 +35,7 @@ from ..models.base import ChatMessage, ChatModel
 from ..models.catalog import JudgeCutoffs
 from ..paths import load_prompt
 from ..records import Support
-from ..research.text.abbreviations import spell_out
+from ..research.text.abbreviations import abbreviated, spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
@@ -168,7 +168,10 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         figure, why = misassigned
         return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
     where = _squash(best.evidence.text + " " + context)
-    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n) and _squash(n) not in _squash(context)]
+    # A name stands for itself or its expansion ("HIV" where the paper spells out "human immunodeficiency
+    # virus"), as in the answer's check (support_rules.check_specifics): one rule for names in both.
+    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n)
+               and _squash(n) not in _squash(context) and not abbreviated(n, claim, best.text + " " + context)]
     if unknown:
         return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", best, unknown)
     swapped = swapped_version(claim, best.text)

@@ -101,3 +101,17 @@ def test_values_given_respectively_are_held_to_their_own_item():
     listed = _partition_rule("Partitioning gave 1.50 g and 0.70 g of carbon tetrachloride and n-hexane soluble material, "
                              "respectively.")
     assert listed.verdict == "unsupported" and "1.5" in listed.reason
+
+
+def test_an_acronym_the_paper_spells_out_is_a_name_it_mentions():
+    text = ("The method has been used to develop novel inhibitor scaffolds of thrombin, human immunodeficiency virus "
+            "protease and influenza neuraminidase.")
+    rows = [{"paper_id": "ace", "page": 7, "page_label": "7", "section": "Discussion", "text": text, "char_start": 0,
+             "char_end": len(text), "vector": np.ones(8, dtype=np.float32)}]
+    paper = paper_from_rows("ace", rows)
+    claim = "The method earlier produced new inhibitor scaffolds for thrombin, HIV protease and influenza neuraminidase."
+    windows = best_windows(claim, np.ones(8, dtype=np.float32) / np.sqrt(8), paper, None)
+    ruling = rule_ruling(claim, windows, paper, "Fragment-based design of inhibitors")
+    assert "never mentions" not in ruling.reason
+    wrong = "The method earlier produced new inhibitor scaffolds for thrombin, HCV protease and influenza neuraminidase."
+    assert "never mentions hcv" in rule_ruling(wrong, windows, paper, "Fragment-based design of inhibitors").reason
