@@ -232,6 +232,19 @@ def model_reads(window: Window, windows: list[Window], paper: PaperText) -> list
 PARTIAL_NOTE = "the model read the passage as stating part of this, not all of it: read the quote"
 
 
+# A sentence that opens by referring back ("It took 63,180 CPU hours", "These scores …") says what
+# it is about in the sentence before it: English's referring words, not any paper's vocabulary.
+_REFERS_BACK = re.compile(r"^(?:this|these|those|that|it|its|they|their|such|both|here|the latter|the former)\b", re.I)
+
+
+def claim_in_context(claim: str, before: str) -> str:
+    """What the judge reads as the claim: the sentence, and where it refers back, the sentence before it
+    as context (the judge is asked about the claim, not about that sentence)."""
+    if not before or not _REFERS_BACK.match(claim.strip()):
+        return claim
+    return f"{claim} (Context, not to be checked: {before})"
+
+
 DOUBTED = "the model doubts that the passage states this, but not enough to say the paper does not: read it"
 VERDICT_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(VERDICTS)}
 

@@ -34,7 +34,7 @@ from ..research.evidence import retrieval
 from ..research.evidence.reference_lists import is_reference_list
 from ..research.check.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
-from .judge import DOUBTED, PARTIAL_NOTE, model_reads, model_verdict, rule_ruling
+from .judge import DOUBTED, PARTIAL_NOTE, claim_in_context, model_reads, model_verdict, rule_ruling
 from .locate import PaperText, Window, best_windows, read_paper
 from .parse import parse_draft
 from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
@@ -224,7 +224,7 @@ class _Checker:
             if c.paper is None:
                 checked = self._absent(c)
             else:
-                checked = self._check(s.text, c.key, c.paper, windows[c.paper.id])
+                checked = self._check(s.text, c.key, c.paper, windows[c.paper.id], s.before)
             if checked.verdict != Verdict.SUPPORTED.value:
                 found = windows.get(c.paper.id, []) if c.paper else []
                 best_here = max((w.chunk_cosine for w in found), default=None)
@@ -236,7 +236,7 @@ class _Checker:
     def _absent(c: _Cited) -> CheckedCitation:
         return CheckedCitation(c.key, None, Verdict.NOT_IN_LIBRARY.value, note=c.resolution.problem)
 
-    def _check(self, claim: str, key: str, paper: Paper, windows: list[Window]) -> CheckedCitation:
+    def _check(self, claim: str, key: str, paper: Paper, windows: list[Window], before: str = "") -> CheckedCitation:
         if not windows:
             return CheckedCitation(key, paper.id, Verdict.NOT_FOUND.value,
                                    note="the paper has no indexed text to search (re-index it)")
@@ -256,8 +256,9 @@ class _Checker:
                 read = []
                 for place in model_reads(ruling.window, windows, text):
                     t = time.monotonic()
-                    said, why = model_verdict(chat, claim, place, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S,
-                                              acronyms=text.acronyms)
+                    # The model reads the sentence with the one before it where it refers back to it.
+                    said, why = model_verdict(chat, claim_in_context(claim, before), place, cancelled=self.task.token,
+                                              timeout_s=MODEL_TIMEOUT_S, acronyms=text.acronyms)
                     self._spent("model_s", t)
                     self.counts["model_pairs"] += 1
                     read.append((said, why, place))
