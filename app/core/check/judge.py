@@ -135,6 +135,19 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
+def negation_nearby(claim: str, text: str) -> bool:
+    """A sentence of `text` negates what the claim negates: it has a negation and the (up to two) terms
+    that follow the claim's own ("no group effect" ~ "No group effect was found")."""
+    m = _NEGATION.search(claim)
+    after = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", claim[m.end() :].lower()) if t in key_terms(t)][:2]
+    for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        if negated(sentence):
+            words = {stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", sentence.lower())}
+            if after and all(t in words for t in after):
+                return True
+    return False
+
+
 def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
     """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
     best = windows[0]
@@ -185,8 +198,11 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
             word, why = beyond
             return Ruling(Support.PARTIAL.value, why, best, [word])
-    if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:
-        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly.
+    if (negated(claim) and best.coverage >= NEGATION_COVERAGE and not negated(best.text)
+            and not negation_nearby(claim, around(paper, best).text)):
+        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
+        # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
+        # sentence on, "no group effect" negates nothing the paper does not.
         word = _NEGATION.search(claim).group()
         return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", best, [word])
     log.debug("rules: coverage %.2f ordered %.2f negated %s/%s | %s", best.coverage, ordered_coverage(claim, best.text),
