@@ -19,6 +19,7 @@ import collections
 import json
 import re
 import sys
+from pathlib import Path
 
 from check_heldout import HERE, SHARED, SPLIT, Pages, check_question
 from check_questions import KINDS, load_questions, report
@@ -36,8 +37,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("PyMuPDF is required", file=sys.stderr)
         return 2
-    from pathlib import Path
-
     corpora = {"r-papers": Pages(Path(args.r_papers)), "mixed": Pages(Path(args.mixed))}
     errors: list[str] = []
     rows = load_questions(FRESH, errors)
