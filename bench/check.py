@@ -7,7 +7,11 @@ natbib/biblatex commands, over ../shared/corpus/r-papers/), `mixed.md` (Pandoc, 
 inhibitor) and `physics.tex` (natbib; an accelerator cavity, a lattice study, cosmology,
 phytochemistry, scheduling), whose sentences are one a source line inside paragraphs and
 often open with a lower-case name or symbol in emphasis (`*codeML*`, `\emph{n}-hexane`,
-`$q$`) — with their .bib files and `labels.jsonl`: one line per
+`$q$`) — and two written for issue 78 before its rule changes, the measure of that issue:
+`society.md` (Pandoc; mountain development, smart-city engineering, motor learning) and
+`chemistry.tex` (natbib; synthesis-action language, an ACE inhibitor, phytochemistry), half of
+their citations mis-cited, their correct ones mostly paraphrases in other words (a quarter for
+25 %, about two weeks for 15 days) and values given "respectively" — with their .bib files and `labels.jsonl`: one line per
 (draft line, key) with its truth (correct / miscited) and the kind of mis-citation
 (wrong-paper, number, direction, method-attribution, entity, not-in-library,
 missing-from-bib). Correct sentences use the papers' own wording of a fact.
@@ -53,7 +57,8 @@ from app.core.desk import Desk  # noqa: E402
 
 DATA = REPO / "bench" / "check"
 DRAFTS = [("r-papers.tex", "r-papers.bib", "library"), ("mixed.md", "mixed.bib", "mixed_library"),
-          ("biomed.md", "biomed.bib", "mixed_library"), ("physics.tex", "physics.bib", "mixed_library")]
+          ("biomed.md", "biomed.bib", "mixed_library"), ("physics.tex", "physics.bib", "mixed_library"),
+          ("society.md", "society.bib", "mixed_library"), ("chemistry.tex", "chemistry.bib", "mixed_library")]
 
 
 def sentences_found(draft: str, labels: list[dict]) -> tuple[int, int, list[str]]:

@@ -15,7 +15,7 @@ heldout.jsonl:
 
 split.json:
   * development and held_out are disjoint and together hold every id of r-papers.jsonl,
-    mixed.jsonl and heldout.jsonl; every h-question is held out;
+    mixed.jsonl, fresh.jsonl (development only; check_fresh.py), tables.jsonl (development only) and heldout.jsonl; every h-question is held out;
   * no held-out id is spent: named in a commit message, named in a tracked file outside
     bench/questions and resources/judge (the labelled pairs, whose own ids look alike), or a question whose system answer was labelled in support-pairs.jsonl.
     A spent id belongs in development.
@@ -117,7 +117,8 @@ def git(*args: str) -> str | None:
 def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
     split = json.loads(SPLIT.read_text(encoding="utf-8"))
     dev, held = split.get("development", []), split.get("held_out", [])
-    every = [q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "tables.jsonl") for q in map(json.loads, (HERE / f).read_text().splitlines())]
+    every = [q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "fresh.jsonl", "tables.jsonl") if (HERE / f).is_file()
+             for q in map(json.loads, (HERE / f).read_text().splitlines())]
     every += [q.get("id") for q in heldout]
     for name, ids in (("development", dev), ("held_out", held)):
         if len(ids) != len(set(ids)):
@@ -126,7 +127,7 @@ def check_split(heldout: list[dict], errors: list[str]) -> tuple[int, int]:
         errors.append(f"split: in both lists: {sorted(set(dev) & set(held))}")
     if set(dev) | set(held) != set(every):
         errors.append(f"split: missing {sorted(set(every) - set(dev) - set(held))}, "
-                      f"unknown {sorted(set(dev) | set(held) - set(every))}")
+                      f"unknown {sorted((set(dev) | set(held)) - set(every))}")
     # Spent: the system's answers to these questions were read and labelled.
     questions = {q["question"]: q["id"] for f in ("r-papers.jsonl", "mixed.jsonl", "heldout.jsonl")
                  for q in map(json.loads, (HERE / f).read_text().splitlines())}

@@ -36,6 +36,9 @@ class CitingSentence:
     line: int  # 1-based, in the source (for a .docx: the paragraph number)
     column: int  # 1-based
     cites: list[Cite] = field(default_factory=list)
+    # The sentence before it in the same paragraph: what "This", "It" or "These" at its start refers
+    # to, which the judge reads with it (judge.claim_in_context).
+    before: str = ""
 
 
 @dataclass
@@ -128,8 +131,12 @@ def citing_sentences(mapped: Mapped, source: str) -> list[CitingSentence]:
     out = []
     numbers = [i for i, ch in enumerate(text) if ch == MARK]
     cite_at = {pos: mapped.cites[n] for n, pos in enumerate(numbers)}
+    previous = ""
     for start, end in _sentence_spans(text, mapped.marked):
         cites = [cite_at[i] for i in range(start, end) if i in cite_at]
+        before, previous = previous, tidy(text[start:end])
+        if "\n\n" in text[max(0, start - 2) : start + 1] or not text[start:end].strip():
+            before = ""  # a paragraph break: the sentence before belongs to another paragraph
         if not cites:
             continue
         lead = start
@@ -143,5 +150,5 @@ def citing_sentences(mapped: Mapped, source: str) -> list[CitingSentence]:
         for c in cites:
             if c.key not in {u.key for u in unique}:
                 unique.append(c)
-        out.append(CitingSentence(sentence, line, column, unique))
+        out.append(CitingSentence(sentence, line, column, unique, before))
     return out

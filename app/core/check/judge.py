@@ -35,13 +35,13 @@ from ..models.base import ChatMessage, ChatModel
 from ..models.catalog import JudgeCutoffs
 from ..paths import load_prompt
 from ..records import Support
-from ..research.text.abbreviations import spell_out
+from ..research.text.abbreviations import abbreviated, spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
 from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
                                       swapped_comparison)
-from .locate import PaperText, Window, around, missing_terms, stating, terms_of
+from .locate import PaperText, Window, around, stating, terms_of
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,19 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
+def negation_nearby(claim: str, text: str) -> bool:
+    """A sentence of `text` negates what the claim negates: it has a negation and the (up to two) terms
+    that follow the claim's own ("no group effect" ~ "No group effect was found")."""
+    m = _NEGATION.search(claim)
+    after = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", claim[m.end() :].lower()) if t in key_terms(t)][:2]
+    for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        if negated(sentence):
+            words = {stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", sentence.lower())}
+            if after and all(t in words for t in after):
+                return True
+    return False
+
+
 def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
     """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
     best = windows[0]
@@ -168,7 +181,10 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         figure, why = misassigned
         return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
     where = _squash(best.evidence.text + " " + context)
-    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n) and _squash(n) not in _squash(context)]
+    # A name stands for itself or its expansion ("HIV" where the paper spells out "human immunodeficiency
+    # virus"), as in the answer's check (support_rules.check_specifics): one rule for names in both.
+    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n)
+               and _squash(n) not in _squash(context) and not abbreviated(n, claim, best.text + " " + context)]
     if unknown:
         return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", best, unknown)
     swapped = swapped_version(claim, best.text)
@@ -182,8 +198,11 @@ def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: st
         if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
             word, why = beyond
             return Ruling(Support.PARTIAL.value, why, best, [word])
-    if negated(claim) and not negated(best.text) and best.coverage >= NEGATION_COVERAGE:
-        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly.
+    if (negated(claim) and best.coverage >= NEGATION_COVERAGE and not negated(best.text)
+            and not negation_nearby(claim, around(paper, best).text)):
+        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
+        # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
+        # sentence on, "no group effect" negates nothing the paper does not.
         word = _NEGATION.search(claim).group()
         return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", best, [word])
     log.debug("rules: coverage %.2f ordered %.2f negated %s/%s | %s", best.coverage, ordered_coverage(claim, best.text),
@@ -226,12 +245,20 @@ def model_reads(window: Window, windows: list[Window], paper: PaperText) -> list
     return reads
 
 
-def partial_note(claim: str, window: Window) -> str:
-    """What of the claim the passage does not state, in the claim's words."""
-    missing = missing_terms(claim, window)
-    if not missing:
-        return "the passage states only part of this"
-    return "the passage states only part of this; it does not state " + ", ".join(f'"{m}"' for m in missing[:4])
+PARTIAL_NOTE = "the model read the passage as stating part of this, not all of it: read the quote"
+
+
+# A sentence that opens by referring back ("It took 63,180 CPU hours", "These scores …") says what
+# it is about in the sentence before it: English's referring words, not any paper's vocabulary.
+_REFERS_BACK = re.compile(r"^(?:this|these|those|that|it|its|they|their|such|both|here|the latter|the former)\b", re.I)
+
+
+def claim_in_context(claim: str, before: str) -> str:
+    """What the judge reads as the claim: the sentence, and where it refers back, the sentence before it
+    as context (the judge is asked about the claim, not about that sentence)."""
+    if not before or not _REFERS_BACK.match(claim.strip()):
+        return claim
+    return f"{claim} (Context, not to be checked: {before})"
 
 
 DOUBTED = "the model doubts that the passage states this, but not enough to say the paper does not: read it"

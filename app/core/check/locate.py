@@ -194,18 +194,6 @@ def coverage_of(claim: str, w: Window) -> float:
     return sum(_has(t, w) for t in terms) / max(1, len(terms))
 
 
-def missing_terms(claim: str, w: Window) -> list[str]:
-    """The claim's own words (key terms and names) that the window does not hold, in claim order."""
-    out = []
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|\d+(?:\.\d+)?", claim):
-        low = word.lower()
-        if low not in key_terms(low) or low in out:
-            continue
-        if not _has(stem(low), w) and not (w.numbers & numbers_in(word)):
-            out.append(low)
-    return out
-
-
 def stating(claim: str, numbers: set[str], windows: list[Window], paper: PaperText, floor: float) -> Window | None:
     """Where the paper states all of the claim's `numbers` about what the claim says, looked for
     before the check says it does not: first within `NEAR` sentences of the best windows (the

@@ -7,8 +7,8 @@ does not state anywhere near the sentence's terms (looked for around the best wi
 then in the whole paper), the opposite direction, near-verbatim agreement — and the model
 reads the best window with its neighbouring sentences only where they cannot tell, then,
 if it finds no support there, one other place of the paper (judge.py: short calls, a
-verdict each). Supported and partial keep their verdict (partial names the claim's words the
-passage lacks); unsupported means "not found in the cited paper", with the best passage
+verdict each). Supported and partial keep their verdict (missing words alone never make a
+claim partial: they only send it to the model); unsupported means "not found in the cited paper", with the best passage
 and its page offered. Another paper's passage (a hybrid search
 of the whole library) that the support check's rules accept and that is closer to the
 sentence than anything in the cited paper is suggested as `better_source` (rules only:
@@ -34,7 +34,7 @@ from ..research.evidence import retrieval
 from ..research.evidence.reference_lists import is_reference_list
 from ..research.check.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
-from .judge import DOUBTED, model_reads, model_verdict, partial_note, rule_ruling
+from .judge import DOUBTED, PARTIAL_NOTE, claim_in_context, model_reads, model_verdict, rule_ruling
 from .locate import PaperText, Window, best_windows, read_paper
 from .parse import parse_draft
 from .report import CheckedCitation, CheckedSentence, CheckReport, Source, Verdict
@@ -224,7 +224,7 @@ class _Checker:
             if c.paper is None:
                 checked = self._absent(c)
             else:
-                checked = self._check(s.text, c.key, c.paper, windows[c.paper.id])
+                checked = self._check(s.text, c.key, c.paper, windows[c.paper.id], s.before)
             if checked.verdict != Verdict.SUPPORTED.value:
                 found = windows.get(c.paper.id, []) if c.paper else []
                 best_here = max((w.chunk_cosine for w in found), default=None)
@@ -236,7 +236,7 @@ class _Checker:
     def _absent(c: _Cited) -> CheckedCitation:
         return CheckedCitation(c.key, None, Verdict.NOT_IN_LIBRARY.value, note=c.resolution.problem)
 
-    def _check(self, claim: str, key: str, paper: Paper, windows: list[Window]) -> CheckedCitation:
+    def _check(self, claim: str, key: str, paper: Paper, windows: list[Window], before: str = "") -> CheckedCitation:
         if not windows:
             return CheckedCitation(key, paper.id, Verdict.NOT_FOUND.value,
                                    note="the paper has no indexed text to search (re-index it)")
@@ -256,8 +256,9 @@ class _Checker:
                 read = []
                 for place in model_reads(ruling.window, windows, text):
                     t = time.monotonic()
-                    said, why = model_verdict(chat, claim, place, cancelled=self.task.token, timeout_s=MODEL_TIMEOUT_S,
-                                              acronyms=text.acronyms)
+                    # The model reads the sentence with the one before it where it refers back to it.
+                    said, why = model_verdict(chat, claim_in_context(claim, before), place, cancelled=self.task.token,
+                                              timeout_s=MODEL_TIMEOUT_S, acronyms=text.acronyms)
                     self._spent("model_s", t)
                     self.counts["model_pairs"] += 1
                     read.append((said, why, place))
@@ -271,7 +272,9 @@ class _Checker:
                 w = ruling.window
                 note = "the model judged the paper's closest passages not to state this"
             elif verdict == Support.PARTIAL.value:
-                note = failure or partial_note(claim, w)  # a doubt says so; else what the passage lacks
+                # A doubt says so; else the model's reading, never a list of the claim's words the
+                # passage lacks: a paraphrase lacks words and states the claim all the same.
+                note = failure or PARTIAL_NOTE
         e = w.evidence
         return CheckedCitation(key, paper.id, VERDICT_OF[verdict], e.page, e.page_label or str(e.page),
                                " ".join(w.text.split()), note=note)

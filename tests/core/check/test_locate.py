@@ -1,13 +1,13 @@
 """Finding a claim's support anywhere in the cited paper (check/locate.py, check/judge.py):
 numbers a sentence or two apart, numbers stated elsewhere in the paper, what the model
-reads, and what a partial verdict says is missing. Rows stand in for the paper's
+reads, what a partial verdict says, and figures held to their own item. Rows stand in for the paper's
 LanceDB content rows (read_paper reads them with a paper_id filter)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.core.check.judge import model_reads, partial_note, rule_ruling
+from app.core.check.judge import PARTIAL_NOTE, model_reads, rule_ruling
 from app.core.check.locate import around, best_windows, paper_from_rows
 
 CAVITY = [
@@ -71,9 +71,66 @@ def test_around_grows_within_the_passage_only():
     assert grown.evidence.page == 3 and grown.text.startswith("Measured") and grown.text.endswith("in total.")
 
 
-def test_a_partial_verdict_names_the_words_the_passage_does_not_state():
-    paper = _paper()
-    claim = "Thirteen tuners were tested in total at two laboratories."
-    w = best_windows(claim, np.ones(8, dtype=np.float32), paper, None)[0]
-    note = partial_note(claim, w)
-    assert '"laboratories"' in note and "tuners" not in note
+def test_missing_words_send_a_paraphrase_to_the_model_and_never_make_it_partial():
+    # "recorded … without a break" for "captured … continuously": a paraphrase lacks the passage's words
+    ruling, _, _ = _rule("The low-level RF system recorded the detuning of the cavity without a break for minutes.")
+    assert ruling.verdict == ""  # the model reads it: no rule marks it partial (or anything else) for its words
+    assert "recorded" not in PARTIAL_NOTE and "does not state" not in PARTIAL_NOTE
+
+
+PARTITION = [(2, "Extraction", "A portion (5 g) of the concentrated methanol extract was fractionated by the modified "
+                               "Kupchan partitioning method. Evaporation of solvents afforded n-hexane (1.50 g), carbon "
+                               "tetrachloride (0.70 g), chloroform (1.30 g) and aqueous soluble (1.2 g) materials.")]
+
+
+def _partition_rule(claim: str):
+    rows = [{"paper_id": "palm", "page": 2, "page_label": "2", "section": PARTITION[0][1], "text": PARTITION[0][2],
+             "char_start": 0, "char_end": len(PARTITION[0][2]), "vector": np.ones(8, dtype=np.float32)}]
+    paper = paper_from_rows("palm", rows)
+    windows = best_windows(claim, np.ones(8, dtype=np.float32) / np.sqrt(8), paper, None)
+    return rule_ruling(claim, windows, paper, "Phytochemical investigations of a palm")
+
+
+def test_values_given_respectively_are_held_to_their_own_item():
+    right = _partition_rule("Partitioning 5 g of the extract gave 1.50 g, 0.70 g, 1.30 g and 1.2 g of n-hexane, carbon "
+                            "tetrachloride, chloroform and aqueous soluble material, respectively.")
+    assert right.verdict != "unsupported", right.reason  # each figure is its own item's, whatever name stands before it
+    swapped = _partition_rule("Partitioning gave 0.70 g of n-hexane and 1.50 g of carbon tetrachloride soluble material, "
+                              "respectively.")
+    assert swapped.verdict == "unsupported" and "carbon tetrachloride" in swapped.reason
+    listed = _partition_rule("Partitioning gave 1.50 g and 0.70 g of carbon tetrachloride and n-hexane soluble material, "
+                             "respectively.")
+    assert listed.verdict == "unsupported" and "1.5" in listed.reason
+
+
+def test_an_acronym_the_paper_spells_out_is_a_name_it_mentions():
+    text = ("The method has been used to develop novel inhibitor scaffolds of thrombin, human immunodeficiency virus "
+            "protease and influenza neuraminidase.")
+    rows = [{"paper_id": "ace", "page": 7, "page_label": "7", "section": "Discussion", "text": text, "char_start": 0,
+             "char_end": len(text), "vector": np.ones(8, dtype=np.float32)}]
+    paper = paper_from_rows("ace", rows)
+    claim = "The method earlier produced new inhibitor scaffolds for thrombin, HIV protease and influenza neuraminidase."
+    windows = best_windows(claim, np.ones(8, dtype=np.float32) / np.sqrt(8), paper, None)
+    ruling = rule_ruling(claim, windows, paper, "Fragment-based design of inhibitors")
+    assert "never mentions" not in ruling.reason
+    wrong = "The method earlier produced new inhibitor scaffolds for thrombin, HCV protease and influenza neuraminidase."
+    assert "never mentions hcv" in rule_ruling(wrong, windows, paper, "Fragment-based design of inhibitors").reason
+
+
+def _results_rule(claim: str):
+    text = ("For the control groups a significant time effect of the force field training was revealed in the ANOVA "
+            "across both days. No group effect was found. The test groups differed.")
+    rows = [{"paper_id": "motor", "page": 6, "page_label": "6", "section": "Results", "text": text, "char_start": 0,
+             "char_end": len(text), "vector": np.ones(8, dtype=np.float32)}]
+    paper = paper_from_rows("motor", rows)
+    windows = best_windows(claim, np.ones(8, dtype=np.float32) / np.sqrt(8), paper, None)
+    return rule_ruling(claim, windows, paper, "Catch trials and motor memory")
+
+
+def test_a_negation_the_next_sentence_states_is_no_negation_the_paper_lacks():
+    joined = _results_rule("For the control groups the ANOVA revealed a significant time effect of the force field "
+                           "training across both days, and no group effect.")
+    assert joined.verdict == ""  # the sentence after the best one says "No group effect": the model reads it
+    flipped = _results_rule("For the control groups the ANOVA revealed no significant time effect of the force field "
+                            "training across both days.")
+    assert flipped.verdict == "unsupported" and "without" in flipped.reason

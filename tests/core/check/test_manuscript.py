@@ -357,6 +357,24 @@ def test_the_model_reads_one_short_pair_after_a_fixed_prefix(tmp_path, checked_l
     assert "Aerial images" in second[second.index("Sentence:"):]
 
 
+def test_the_judge_reads_a_sentence_that_refers_back_with_the_one_before_it(tmp_path, checked_library):
+    desk = checked_library
+    spy = _SpyChat('"supported"')
+    desk.set_chat_model(spy)
+    draft = tmp_path / "refers.md"
+    draft.write_text("Young kestrels were followed through alpine valleys.\n"
+                     "They migrated later in autumn than adults did [@lindqvist2019].\n\n"
+                     "Young birds migrated later in autumn than adults did [@lindqvist2019].\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
+    report = check_manuscript(desk, draft, bib, events.quiet())
+    assert [s.before for s in parse_draft(draft).sentences] == ["Young kestrels were followed through alpine valleys.", ""]
+    asked = [call[-1]["content"] for call in spy.calls]
+    assert any("They migrated" in a and "Context, not to be checked: Young kestrels were followed" in a for a in asked)
+    assert not any("Young birds migrated" in a and "Context" in a for a in asked)  # no referring word: the sentence alone
+    assert len(report.sentences) == 2
+
+
 def test_latex_comment_before_a_blank_line_still_ends_the_paragraph():
     draft = parse_latex("Trees split \\cite{a}.  % note\n\nzoo handles series \\cite{b}. % note\nNext line \\cite{c}.\n")
     assert [(s.text, [c.key for c in s.cites]) for s in draft.sentences] == [

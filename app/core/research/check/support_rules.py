@@ -213,14 +213,6 @@ def swapped_comparison(claim: str, quote: str) -> str:
     return ""
 
 
-# Words that make a claim hold everywhere. A passage that reports one sample, one network or one
-# data set does not state "always" or "for any data": a claim that adds such a word where its
-# passage has none overstates it, the scope inflation a topic-sharing citation hides.
-_ABSOLUTES = {"always", "never", "whatever", "whichever", "regardless", "every", "everyone", "everything",
-              "everywhere", "any", "anyone", "anything", "anywhere"}
-_ABSOLUTE_STEMS = ("invariabl", "universal")
-
-
 # Certainty a hedged finding does not have: "These results suggest a recessive model, although an
 # additive one cannot be ruled out" does not "establish" it. Verb forms only ("an established
 # method" is no claim of proof), and only the hedges of a finding ("users may set…" is not one).
@@ -231,16 +223,10 @@ _HEDGED = re.compile(r"\b(?:suggest\w*|possibl[ey]|likely|probabl[ey]|appears? t
 
 
 def overstated(claim: str, quote: str, *, source: str = "passage") -> tuple[str, str] | None:
-    """(the claim's word, why) where the claim reaches further than the quote: an absolute word
-    ("always", "every", "any") where the quote has none, or certainty ("establish", "prove")
-    where the quote hedges ("suggest", "cannot be ruled out"); None if it does not. `source`
-    names the quote in the reason ("passage", "paper")."""
-    def absolutes(text: str) -> list[str]:
-        words = [w.lower() for w in _WORD.findall(text)]
-        return [w for w in words if w in _ABSOLUTES or w.startswith(_ABSOLUTE_STEMS)]
-    found = absolutes(claim)
-    if found and not absolutes(quote):
-        return found[0], f"the {source} does not say “{found[0]}”"
+    """(the claim's word, why) where the claim states as certain ("establish", "prove") what the quote
+    hedges ("suggest", "cannot be ruled out"); None if it does not. `source` names the quote in the
+    reason ("passage", "paper"). A word the quote merely lacks ("always", "any") is the judge's to
+    weigh, not a rule's: a paraphrase lacks words and states the claim all the same."""
     certain, hedge = _CERTAIN.search(claim), _HEDGED.search(quote)
     if certain and hedge and not _CERTAIN.search(quote):
         return certain.group(), f"the {source} says “{hedge.group()}”, not “{certain.group()}”"

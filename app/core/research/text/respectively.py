@@ -6,6 +6,11 @@ Every figure of a claim about any of them is in that sentence, so the rule that 
 numbers must be stated passes a claim that gives chloroform's figure to n-hexane, or that
 calls n-hexane's 2.17 "lower than" the control's 0.28 (the starter model wrote exactly that).
 This pairs the numbers with the names in order, so the check can hold a claim to its pairs.
+
+A list can also name each figure in brackets ("afforded n-hexane (1.50 g), carbon
+tetrachloride (0.70 g) and chloroform (1.30 g)"), and a claim can itself give its figures
+"respectively": each of its figures is then held to its own name of the claim's list, never to
+the name that happens to stand nearest before it (which, in a claim's list, is another item's).
 """
 
 from __future__ import annotations
@@ -64,6 +69,29 @@ def respective_pairs(sentence: str) -> list[tuple[str, float]]:
     return []
 
 
+# "n-hexane (1.50 g)": a name, then its figure alone in brackets with at most a unit.
+_BRACKETED = re.compile(r"\(\s*([-−]?\d+(?:\.\d+)?)\s*[^\s\d,;()=<>]{0,8}\s*\)")
+_NAME_WORDS = 3  # the words before a bracketed figure that name it
+
+
+def bracketed_pairs(sentence: str) -> list[tuple[str, float]]:
+    """(name, number) for a list of at least two figures each in its own brackets after its name; else []."""
+    out, since = [], 0
+    for m in _BRACKETED.finditer(sentence):
+        head = _NAME_SPLIT.split(sentence[since : m.start()])[-1]
+        words = re.findall(r"[^\s,;:()]+", head)[-_NAME_WORDS:]
+        since = m.end()
+        if words:
+            out.append((" ".join(words), _value(m.group(1))))
+    values = [v for _, v in out]
+    return out if len(out) >= 2 and len(set(values)) == len(values) else []
+
+
+def value_pairs(sentence: str) -> list[tuple[str, float]]:
+    """Which figure belongs to which name in a sentence that lists several: "respectively", or in brackets."""
+    return respective_pairs(sentence) or bracketed_pairs(sentence)
+
+
 def own_words(bags: list[set[str]]) -> list[set[str]]:
     """Each bag's own words: those no other bag shares ("fractions" is every name's)."""
     return [bag - set().union(*(b for j, b in enumerate(bags) if j != i)) for i, bag in enumerate(bags)]
@@ -90,12 +118,22 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
     A figure of the list given to another name of the list (the name nearest before the figure
     in the claim), or compared with another name's figure the wrong way ("lower than").
     """
+    claimed = respective_pairs(claim)  # the claim's own list: each figure to its own name
     for sentence in re.split(r"(?<=[.;])\s+", quote):
-        pairs = respective_pairs(sentence)
+        pairs = value_pairs(sentence)
         if not pairs:
             continue
         bags = _distinct(pairs)
         values = [v for _, v in pairs]
+        if claimed:
+            for name, a in claimed:
+                if values.count(a) != 1:
+                    continue
+                own, named = values.index(a), _named(name, bags)
+                if named and own not in named:
+                    other = max(named, key=named.__getitem__)
+                    return f"{a:g}", f"the {source} gives {a:g} for {pairs[own][0]}, not for {pairs[other][0]}"
+            continue
         numbers = list(_NUMBER.finditer(claim))
         for k, m in enumerate(numbers):
             a = _value(m.group())

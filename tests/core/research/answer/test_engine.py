@@ -174,9 +174,9 @@ def _evidence(text: str = PASSAGE) -> Evidence:
     ("The median departure date was 14 Sept in 2019.", Support.UNSUPPORTED.value),  # a year it does not state
     ("Young birds departed 9 days earlier than adults.", Support.UNSUPPORTED.value),  # the direction reversed
     ("Adult kestrels were tracked with 4-gram loggers in the Eastern valleys.", Support.SUPPORTED.value),
-    # A finding of one sample stated as if it always held: doubtful, not wrong.
-    ("Young birds always depart 9 days later than adults.", Support.PARTIAL.value),
-    ("Any kestrel can be tracked with 4 gram loggers.", Support.PARTIAL.value),
+    # A word the passage lacks ("always", "any") is no rule's to cap: the judge weighs it.
+    ("Young birds always depart 9 days later than adults.", Support.SUPPORTED.value),
+    ("Any kestrel can be tracked with 4 gram loggers.", Support.SUPPORTED.value),
     # The passage's comparison with its two sides swapped: its words, the opposite finding.
     ("Adults departed 9 days later than young birds.", Support.UNSUPPORTED.value),
 ])
@@ -499,12 +499,13 @@ class _NoJudge(_NumberJudge):
 
 
 def test_an_overstated_claim_is_doubtful_and_the_rules_say_why():
-    """A claim that adds "always" to what its passage reports is partial, decided by the rules
+    """A claim that states as proven what its passage only suggests is partial, decided by the rules
     as a changed number is (the judge is not asked), and the reason names the word."""
-    pair = Pair("Young birds always depart 9 days later than adults.", _evidence())
+    hedged = _evidence("These results suggest that young birds depart 9 days later than adults.")
+    pair = Pair("These results prove that young birds depart 9 days later than adults.", hedged)
     check_pairs([pair], _NoJudge())
     assert pair.verdict == Support.PARTIAL.value
-    assert "always" in pair.reason
+    assert "prove" in pair.reason and "suggest" in pair.reason
 
 
 def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it():
@@ -1210,6 +1211,9 @@ def test_respectively_pairs_each_figure_with_its_name():
     ("The n-hexane fraction had an LC50 of 2.17 µg/ml, which is lower than the positive control (vincristine sulfate).",
      Support.UNSUPPORTED.value),
     ("The n-hexane fraction had an LC50 of 2.17 µg/ml, higher than that of vincristine sulfate.", Support.SUPPORTED.value),
+    # A claim's own "respectively" list: each figure to its own name, not to the one standing before it.
+    ("The chloroform and n-hexane fractions gave 2.77 and 2.17 µg/ml, respectively.", Support.SUPPORTED.value),
+    ("The chloroform and n-hexane fractions gave 2.17 and 2.77 µg/ml, respectively.", Support.UNSUPPORTED.value),
 ])
 def test_a_figure_given_respectively_belongs_to_its_own_name(claim, cap):
     finding = check_specifics(claim, LC50)
