@@ -176,3 +176,14 @@ def table_row_units(doc: pymupdf.Document, pages: int = 1) -> list[str]:
     for k in range(pages):
         read.read(PageText(k + 1, str(k + 1), doc[k].get_text()))
     return [u.text for u in read.units() if u.source_type == tables.ROW_UNIT]
+
+
+def read_meta(path: Path):
+    """The metadata import reads from the PDF at `path` (`extract_meta`, the file name as fallback)."""
+    from app.core.pdf import extract as pdf_extract
+
+    doc = pdf_extract.open_pdf(path)
+    try:
+        return pdf_extract.extract_meta(doc, path.name)
+    finally:
+        doc.close()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pymupdf
 
-from app.core.pdf import extract as pdf_extract
+from tests.support.pdf_factory import read_meta
 
 OWN = "10.1016/j.celrep.2024.114021"
 XMP = """<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
@@ -46,27 +46,20 @@ def _paper(path: Path, *, first_page_doi: str = "", footer_doi: str = "", middle
     return path
 
 
-def _meta(path: Path) -> pdf_extract.PaperMeta:
-    doc = pdf_extract.open_pdf(path)
-    try:
-        return pdf_extract.extract_meta(doc, path.name)
-    finally:
-        doc.close()
-
 
 def test_a_doi_in_the_last_pages_footer_is_found_and_the_references_dois_are_not(tmp_path):
-    meta = _meta(_paper(tmp_path / "footer.pdf", footer_doi=OWN))
+    meta = read_meta(_paper(tmp_path / "footer.pdf", footer_doi=OWN))
     assert meta.doi == OWN and "doi" not in meta.unsure
-    assert _meta(_paper(tmp_path / "none.pdf")).doi == ""  # only cited papers' DOIs: none is the paper's
+    assert read_meta(_paper(tmp_path / "none.pdf")).doi == ""  # only cited papers' DOIs: none is the paper's
 
 
 def test_the_xmp_doi_is_taken_printed_anywhere_or_marked_unsure_where_not(tmp_path):
-    printed = _meta(_paper(tmp_path / "printed.pdf", middle_doi=OWN, xmp_doi=OWN, pages=6))
+    printed = read_meta(_paper(tmp_path / "printed.pdf", middle_doi=OWN, xmp_doi=OWN, pages=6))
     assert printed.doi == OWN and "doi" not in printed.unsure
-    unprinted = _meta(_paper(tmp_path / "xmp.pdf", xmp_doi=OWN))
+    unprinted = read_meta(_paper(tmp_path / "xmp.pdf", xmp_doi=OWN))
     assert unprinted.doi == OWN and "doi" in unprinted.unsure
 
 
 def test_the_printed_doi_beats_the_xmp_one(tmp_path):
-    meta = _meta(_paper(tmp_path / "both.pdf", first_page_doi=OWN, xmp_doi="10.5555/other.2024.1"))
+    meta = read_meta(_paper(tmp_path / "both.pdf", first_page_doi=OWN, xmp_doi="10.5555/other.2024.1"))
     assert meta.doi == OWN and "doi" not in meta.unsure

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from pathlib import Path
 
 import pytest
 
-from app.core.pdf import extract as pdf_extract
 from app.core.pdf.metadata import authors as author_reader, reconcile, title as title_reader
 from app.core.pdf.metadata.layout import read_front
 from tests.support.kerned_pdfs import Paper, make_kerned_paper
+from tests.support.pdf_factory import read_meta
 from tests.support.paths import REPO
 
 PRINTED = REPO.parent / "shared" / "corpus" / "printed"
@@ -30,20 +29,13 @@ NAR_LIKE = Paper(
 )
 
 
-def _meta(path: Path) -> pdf_extract.PaperMeta:
-    doc = pdf_extract.open_pdf(path)
-    try:
-        return pdf_extract.extract_meta(doc, path.name)
-    finally:
-        doc.close()
-
 
 def _nfc(names: list[str]) -> list[str]:
     return [unicodedata.normalize("NFC", n) for n in names]
 
 
 def test_a_kerned_title_and_author_line_read_as_printed(tmp_path):
-    meta = _meta(make_kerned_paper(tmp_path / "nar.pdf", NAR_LIKE))
+    meta = read_meta(make_kerned_paper(tmp_path / "nar.pdf", NAR_LIKE))
     # Before: "Lineag,e-det,ermining,tr,anscription,…" (the drawn spaces, set small, read as marks).
     assert meta.title == ("Lineage-determining transcription factor-driven promoters regulate cell type-specific "
                           "macrophage gene expression")
@@ -58,7 +50,7 @@ def test_a_title_keeps_its_raised_charges_and_runs_onto_its_next_line(tmp_path):
         abstract_lines=["Here we show that these T cells act in many tissues, and that the moss is a fine model for it."],
         body_lines=["We show that the cells act."] * 3,
     )
-    meta = _meta(make_kerned_paper(tmp_path / "kir.pdf", paper))
+    meta = read_meta(make_kerned_paper(tmp_path / "kir.pdf", paper))
     # Before: "T cells suppress … patens" (MuPDF ends a line at the raised "+", and the piece before
     # it was too short to open a title), and in the library "KIR,CD8, T cells …".
     assert meta.title == "KIR+CD8+ T cells suppress pathogenic T cells and are active in the moss Physcomitrium patens"
@@ -72,7 +64,7 @@ def test_a_title_wrapped_after_a_comma_keeps_it(tmp_path):
         abstract_lines=["User acceptance of technology has been an important field of study for over two decades now."],
         body_lines=["Many models have been proposed to explain the use of a system."] * 3,
     )
-    meta = _meta(make_kerned_paper(tmp_path / "tam.pdf", paper))
+    meta = read_meta(make_kerned_paper(tmp_path / "tam.pdf", paper))
     assert meta.title == "Overview of the Technology Acceptance Model: Origins, Developments and Future Directions"
 
 
@@ -117,7 +109,7 @@ def _truth() -> dict[str, dict]:
 @pytest.mark.parametrize("name", ["nar-gkae088.pdf", "nar-gkae167.pdf"])
 def test_the_nar_papers_titles_and_authors_are_as_printed(name):
     want = _truth()[name]
-    meta = _meta(PRINTED / name)
+    meta = read_meta(PRINTED / name)
     assert meta.title == want["title"]
     assert _nfc(meta.authors) == _nfc(want["authors"])  # diacritics and printed order: "Sabine Grüschow"
     assert meta.doi == want["doi"]
