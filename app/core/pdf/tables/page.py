@@ -22,6 +22,7 @@ _NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|
 # A catalogue number or identifier: letters and digits mixed in one token of five or more
 # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
 _IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
+_NAME_CELL = re.compile(r"[A-Za-z%]")  # a column's name holds a letter, or is "%" / "(%)"
 _LINK = re.compile(r"https?://|\bdoi\.org/|\bdoi:\s*10\.", re.I)  # a URL or a DOI: a note, never a value
 # A significance legend under a table ("*** significant at · P < 0.001", "NS · not significant"): a
 # threshold, and words saying what it marks. A row of values never holds only these.
@@ -74,9 +75,7 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
         if tb.header.external and tb.header.cells:
             headers = [_cell_text(words, c) for c in tb.header.cells]
         caption = caption_of(blocks[own[k].caption]) if k in own else None
-        table = _table(page.number + 1, cells, [tuple(row.bbox) for row in tb.rows], rects[k], headers, caption)
-        if table is not None:
-            out.append(table)
+        out += _tables(page.number + 1, cells, [tuple(row.bbox) for row in tb.rows], rects[k], headers, caption)
     free = [b for b in blocks if all(tuple(b[:4]) != t.caption_rect for t in out)]
     # Not the tables read already, nor a caption's lines after its first (a caption's last line
     # above a table set under the caption before it read as that table's header); the first line
@@ -97,9 +96,7 @@ def read_tables(page: Any, found: list[Any]) -> list[PageTable]:
         pairs.append(Pair(t, c, below, g.bbox[1] - cap[3] if below else cap[1] - g.bbox[3]))
     for p in match(pairs).values():
         g = next(g for c, below, g in found_aligned if c == p.caption and below == p.above)
-        table = _table(page.number + 1, g.cells, g.row_rects, g.bbox, g.headers, caption_of(free[p.caption]))
-        if table is not None:
-            out.append(table)
+        out += _tables(page.number + 1, g.cells, g.row_rects, g.bbox, g.headers, caption_of(free[p.caption]))
     return out
 
 
@@ -145,6 +142,78 @@ def _overlap(a: Rect, b: Rect) -> float:
     if w <= 0 or h <= 0:
         return 0.0
     return w * h / max(1e-6, min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])))
+
+
+def _tables(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, headers: list[str],
+            own: Caption | None) -> list[PageTable]:
+    """The table, or the tables stacked under one caption: a row of column names between rows of
+    values heads the rows under it (a characteristics table prints "Personnel | n", then "Case
+    status | n | (%)", then "Service | Cases | % | Robotic Cases …"; read under the first header,
+    "Urology … 1690" had no column). Each part is read as a table of its own, with its own columns;
+    a head on two lines (a line of names with no row name over it) is read whole."""
+    # Compared without the columns no row fills (a gap read as a column); read as found where whole.
+    used = [k for k in range(max(map(len, cells), default=0)) if any(k < len(r) and r[k] for r in cells)]
+    dense = [[r[k] if k < len(r) else "" for k in used] for r in cells]
+    starts: list[int] = []  # where each later part begins (its head's first line)
+    for k in range(1, len(dense) - 1):
+        upper = k >= 2 and _upper_line(dense[k - 1])
+        if _heads_section(dense[k - 2] if upper else dense[k - 1], dense[k], dense[k + 1]):
+            starts.append(k - 1 if upper else k)
+    if not starts:
+        table = _table(page_no, cells, rects, bbox, headers, own)
+        return [table] if table is not None else []
+    cells = dense
+    headers = [headers[k] if k < len(headers) else "" for k in used] if headers else []
+    out: list[PageTable] = []
+    for a, b in zip([0, *starts], [*starts, len(cells)]):
+        part, part_rects, part_headers = cells[a:b], rects[a:b], headers
+        if a:
+            lines = 2 if _upper_line(part[0]) else 1
+            head = [" ".join(c for c in col if c) for col in zip(*part[:lines])]
+            # a header repeated under a group's label keeps the fuller names the first one gave
+            part_headers = [headers[k] if k and k < len(headers) and h and _words(h) <= _words(headers[k]) else h
+                            for k, h in enumerate(head)]
+            part, part_rects = part[lines:], part_rects[lines:]
+        keep = [k for k in range(len(cells[0])) if any(r[k] for r in cells[a:b])]
+        part = [[r[k] for k in keep] for r in part]
+        part_headers = [part_headers[k] if k < len(part_headers) else "" for k in keep] if part_headers else []
+        table = _table(page_no, part, part_rects, bbox, part_headers, own)
+        if table is not None:
+            out.append(table)
+    return out
+
+
+def _upper_line(row: list[str]) -> bool:
+    """A head's first line: names over some columns, no row name, no figure ("SS", "SC" over
+    "Median | IQR")."""
+    filled = [c for c in row if c]
+    return bool(filled) and not row[0] and all(_NAME_CELL.search(c) and not _mostly_digits(c) for c in filled)
+
+
+def _heads_section(above: list[str], row: list[str], below: list[str]) -> bool:
+    """`row` names the columns of the rows under it: it comes after a row of values, its first cell
+    and every other it fills is a name (a word or "%", never a figure), and under each of those the
+    next row has a figure, in as many columns as it fills."""
+    filled = [k for k, c in enumerate(row) if c]
+    if len(filled) < 2 or not row[0] or not _has_figure(above) or not _has_figure(below):
+        return False
+    if any(not _NAME_CELL.search(row[k]) or _mostly_digits(row[k]) for k in filled):
+        return False
+    under = [k for k in filled[1:] if k < len(below) and any(ch.isdigit() for ch in below[k])]
+    return len(under) == len(filled) - 1 and sum(1 for c in below if c) <= len(filled)
+
+
+def _has_figure(row: list[str]) -> bool:
+    return any(is_number(c) for c in row[1:] if c)
+
+
+def _mostly_digits(cell: str) -> bool:
+    chars = [ch for ch in cell if ch.isalnum()]
+    return bool(chars) and sum(ch.isdigit() for ch in chars) * 2 >= len(chars)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, headers: list[str],

@@ -188,3 +188,34 @@ def test_a_table_ruled_round_its_middle_columns_is_read_whole_with_its_wrapped_l
     assert table.headers == ["Factor", "Grain yield spike-1 F Ratio", "Grains spike-1 F Ratio",
                              "Individual grain weight F Ratio"]
     assert table.rows == rows
+
+
+def _stacked_parts_table(path) -> None:
+    """A cohort table as clinical papers set it: one caption, three parts, each opening with its own
+    line of column names ("Sex | n | (%)", then "Site | Patients | Mean age | Deaths")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 80), "Table 1. Characteristics of the cohort by sex and by recruiting site.", fontsize=10)
+    lines = [["Sex", "n", "(%)"], ["Female", "412", "(54.2)"], ["Male", "348", "(45.8)"],
+             ["Site", "Patients", "Mean age", "Deaths"], ["Lagos", "251", "47.3", "19"],
+             ["Ibadan", "297", "51.8", "23"], ["Kano", "212", "44.1", "11"]]
+    for k, line in enumerate(lines):
+        y = 100 + 13 * k
+        for x, cell in zip((72, 190, 270, 350), line):
+            page.insert_text((x, y), cell, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 220, 523, 320), (
+        "Results. Deaths were fewest in Kano, where patients were youngest, and most frequent in Ibadan."), fontsize=10)
+    doc.save(path)
+    doc.close()
+
+
+def test_a_line_of_column_names_between_rows_heads_the_rows_under_it(tmp_path):
+    """Read under the first part's names, "Kano" had no column for its deaths (the witmer paper's
+    Table 1 left its robotic cases so)."""
+    _stacked_parts_table(tmp_path / "cohort.pdf")
+    with pymupdf.open(tmp_path / "cohort.pdf") as doc:
+        read = tables.scan_pages(doc).tables
+    assert [t.headers for t in read] == [["Sex", "n", "(%)"], ["Site", "Patients", "Mean age", "Deaths"]]
+    assert read[1].rows[-1] == ["Kano", "212", "44.1", "11"] and read[0].number == read[1].number == "1"
+    assert tables.row_text(read[1], read[1].rows[-1]) == (
+        "Table 1 (page 1) · Kano · Patients: 212 · Mean age: 44.1 · Deaths: 11")
