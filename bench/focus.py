@@ -85,7 +85,7 @@ def main() -> int:
         ticks.append(float(any(is_axis_ticks(s.text) for e in result.evidence for s in e.sentences)))
         seconds.append(time.monotonic() - started)
         hit_after.append(float(any((e.paper_id, e.page) in gold for e in result.evidence)))
-        tokens_after.append(sum(len(format_passage(e)) for e in result.evidence) / 4)
+        tokens_after.append(sum(len(format_passage(e, q["question"])) for e in result.evidence) / 4)
         facts_after.append(float(facts_in("\n".join(e.focus_text for e in result.evidence), facts)))
         for budget in budgets:
             # The first window is sized by first_claim_tokens: re-focus the stage-2 passages with this budget.
@@ -97,7 +97,7 @@ def main() -> int:
                 evidence = trial.evidence
             spent, first = 0, []
             for e in evidence:
-                cost = len(format_passage(e)) / 4 + 2
+                cost = len(format_passage(e, q["question"])) / 4 + 2  # as the prompt shows it
                 if first and spent + cost > budget:
                     break
                 first.append(e)

@@ -417,7 +417,7 @@ def questions(library: str, build: str, no_tables: bool, model: str, answer: boo
         focused = [e for e in result.evidence if e.paper_id == by_file[pdf] and holds_row(e.focus_text, name, value)]
         # the first turn's passages, counted as bench/focus.py counts them (~4 characters a token)
         first = split_first(result.evidence, desk.settings.research.first_claim_tokens,
-                            lambda e: len(format_passage(e)) / 4 + 2)[0]
+                            lambda e: len(format_passage(e, question)) / 4 + 2)[0]
         first_turn = [e for e in first if e.paper_id == by_file[pdf] and holds_row(e.focus_text, name, value)]
         in_evidence += bool(stage2)
         in_focus += bool(focused)

@@ -77,9 +77,10 @@ def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str
     return template, fields, fitting_turns(chat, template, fields, params.worked_answers)
 
 
-def prompt_cost(chat: ChatModel) -> Callable[[Evidence], int]:
-    """What a passage costs in the answer's prompt: its header and text in the chat model's tokens."""
-    return lambda e: chat.count_tokens(format_passage(e)) + 2
+def prompt_cost(chat: ChatModel, query: str = "") -> Callable[[Evidence], int]:
+    """What a passage costs in the answer's prompt: its header and text in the chat model's tokens,
+    a table's rows with the columns `query` names (as the prompt shows them)."""
+    return lambda e: chat.count_tokens(format_passage(e, query)) + 2
 
 
 # A passage's header line as passage_header writes it: where the passage stands, not what it says.

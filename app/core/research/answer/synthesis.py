@@ -105,8 +105,8 @@ def synthesize_claims(funnel: AnswerContext, result: ResearchResult) -> bool:
     focus_into(funnel, result)
     template, fields, worked = first_turn_beginning(chat, funnel.params)
     budget = funnel.evidence_budget(chat, reserved=chat.count_message_tokens(worked))
-    evidence = fit_within(result.evidence, budget, prompt_cost(chat))
-    first = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat))[0]
+    evidence = fit_within(result.evidence, budget, prompt_cost(chat, result.query))
+    first = split_first(evidence, funnel.params.first_claim_tokens, prompt_cost(chat, result.query))[0]
     ratings: dict[str, float] = {}  # each rated key-sentence candidate's P(yes) (key_sentences.answer_quotes)
     rest = [e for e in evidence if all(e is not f for f in first)]
     if rest and funnel.params.key_sentences > 0:  # after the first turn passages are quoted from, not read: all stay

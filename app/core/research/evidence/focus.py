@@ -45,7 +45,8 @@ from .table_echoes import echoes, table_rows_by_page
 from .table_window import table_window
 from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
-from ..text.row_columns import named_rows, row_label
+from ..text import row_columns
+from ..text.row_columns import named_columns_first, named_rows, row_label
 from ..text.question_split import question_ask
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
@@ -284,12 +285,13 @@ def focus_evidence(
     spent = 0
     # The best WINDOWS passages: a window each, the first as large as the answer's first turn.
     first_cap = max(PASSAGE_TOKENS, (first_tokens or 0) - HEADER_TOKENS)
-    row = _first_turn_row(query, evidence, per_passage, order) if first_tokens else None
+    row = _first_turn_row(query, evidence, per_passage, order, titles) if first_tokens else None
     if row is not None:  # second, alone, and the best passage's window smaller by what it costs
         order.remove(row.evidence)
         order.insert(1, row.evidence)
         kept[row.evidence] = [row.order]
-        spent = count(row.text) + 1 + HEADER_TOKENS
+        # as the prompt shows it: with the columns the question names (prompt.format_passage)
+        spent = count(named_columns_first(row.text, query, only=row_columns.NAMED_ONLY)) + 1 + HEADER_TOKENS
         # Headers with long paper ids cost more than HEADER_TOKENS (27-32 tokens measured): the
         # window gives up the difference too, or the row falls out of the first turn. A header
         # costs its line, its line break and the 2 tokens answer_prompt.prompt_cost adds a passage.
@@ -304,7 +306,7 @@ def focus_evidence(
         if room < MIN_WINDOW_TOKENS or _off_topic(top):
             continue
         if is_table_unit(evidence[i].text):  # a caption and rows: the rows asked about, not the run by the caption
-            window, cost = table_window(per_passage[i], room, count, _named_lines(query, per_passage[i]))
+            window, cost = table_window(per_passage[i], room, count, _named_lines(query, per_passage[i], titles))
         else:
             window, cost = _window(per_passage[i], top, room, count)
         if window:
@@ -339,7 +341,7 @@ def focus_evidence(
 
 
 def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list[_Candidate]],
-                    order: list[int]) -> _Candidate | None:
+                    order: list[int], titles: str = "") -> _Candidate | None:
     """The table row the answer's first turn reads beside the best passage: the best-scoring row
     of those the question names ("…for the YR/FE double mutant", a row named "YR/FE"), else of
     any table, where it scores at least ROW_SHARE of the best sentence. Where the best passage is
@@ -349,7 +351,7 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
         return None
     lead = [u for u in per_passage[order[0]] if u.kind == "block"] if is_table_unit(evidence[order[0]].text) else []
     rows = [u for i in order[1:] if is_table_unit(evidence[i].text) for u in per_passage[i] if u.kind == "block"]
-    named = [([*lead, *rows])[i] for i in named_rows(query, [row_label(u.text) for u in [*lead, *rows]])]
+    named = [([*lead, *rows])[i] for i in named_rows(query, [row_label(u.text) for u in [*lead, *rows]], titles)]
     if not rows or (lead and (not named or named[0] in lead)):  # (named[0]: by the most words)
         return None
     row = named[0] if lead else max(named or rows, key=lambda u: u.score)
@@ -357,10 +359,10 @@ def _first_turn_row(query: str, evidence: list[Evidence], per_passage: list[list
     return row if (named or shared) and not _off_topic(row) else None
 
 
-def _named_lines(query: str, units: list[_Candidate]) -> list[int]:
-    """The positions of a table unit's rows that the question names."""
+def _named_lines(query: str, units: list[_Candidate], titles: str = "") -> list[int]:
+    """The positions of a table unit's rows that the question names (`titles`: its papers')."""
     rows = [u for u in units if u.kind == "block"]
-    return [rows[k].order for k in named_rows(query, [row_label(u.text) for u in rows])]
+    return [rows[k].order for k in named_rows(query, [row_label(u.text) for u in rows], titles)]
 
 
 def _off_topic(u: _Candidate) -> bool:

@@ -152,17 +152,29 @@ def _name_terms(name: str) -> set[str]:
     return terms(name) | {w.lower() for w in _TERM.findall(name) if len(w) == 1}
 
 
-def named_rows(query: str, names: list[str]) -> list[int]:
+def named_rows(query: str, names: list[str], titles: str = "") -> list[int]:
     """The rows (indices into `names`) the question names most fully, if at least NAMED_SHARE and
     not every row alike ("the yeast strains" names "Strain A", "Strain B" and "Strain C" alike:
     none); those it names by more words first ("by distant supervision rather than the gold
-    context": "Dist. Sup." before "Gold")."""
+    context": "Dist. Sup." before "Gold").
+
+    The question's words that are in its papers' `titles` say which paper, not which row ("…does
+    plain BM25 reach … in the dense passage retrieval paper" named "BM25 + DPR" over the row "BM25"):
+    rows are named without them first, and with them where that names none."""
     # A one-letter word of a question is a unit or a symbol ("37 °C", "p < 0.05") more often than a
     # row's letter ("Strain C"): such a letter names a row only written with it ("strain C").
     said = {w for w in terms(query) | spelled_acronyms(query) if len(w) > 1}
     said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
     said |= {_STEMMED_COUNTS[w] for w in said if w in _STEMMED_COUNTS}
     said |= {_plain_stem(w.replace("-", "").lower()) for w in _HYPHENED.findall(query)}  # "GPT-2" names "GPT2"
+    if titles:
+        named = _most_named(said - terms(titles) - spelled_acronyms(titles), query, names)
+        if named:
+            return named
+    return _most_named(said, query, names)
+
+
+def _most_named(said: set[str], query: str, names: list[str]) -> list[int]:
     shares = [name_share(said, query, name) for name in names]
     best = max((share for share, _ in shares), default=0.0)
     named = sorted((k for k, (share, _) in enumerate(shares) if share == best), key=lambda k: -shares[k][1])

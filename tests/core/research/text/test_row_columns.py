@@ -150,3 +150,38 @@ def test_rows_that_open_with_a_shared_setting_are_named_by_their_short_cells():
     # and a column named by a joined word's initials comes before the others
     read = named_columns_first(lines[2], asked)
     assert read.index("WQ: 40.7") < read.index("NQ: 40.4")
+
+
+def test_the_words_that_name_the_paper_do_not_name_its_rows():
+    """"…plain BM25 … in the dense passage retrieval paper": "dense passage retrieval" spells DPR, the
+    paper's title, so the row "BM25 + DPR" was named more fully than "BM25". Without its papers'
+    title words the question names the row by what it asks; a row named only by a title word is
+    still named (a question about DPR's own row in the DPR paper)."""
+    from app.core.research.text.row_columns import row_label
+
+    lines = [f"{setting} · Retriever: {model} · Top-20 TriviaQA: {acc}" for setting, model, acc in (
+        ("None", "BM25", "66.9"), ("Single", "DPR", "79.4"), ("Single", "BM25 + DPR", "79.8"))]
+    labels = [row_label(line) for line in lines]
+    title = "Dense Passage Retrieval for Open-Domain Question Answering"
+    asked = "What top-20 accuracy does plain BM25 reach on TriviaQA in the dense passage retrieval paper?"
+    assert named_rows(asked, labels) == [2]  # without the titles, as before
+    assert named_rows(asked, labels, titles=title) == [0]
+    assert named_rows("What top-20 accuracy does DPR alone reach on TriviaQA?", labels, titles=title) == [1]
+
+
+def test_a_table_passage_costs_what_the_prompt_shows_of_it():
+    """The first turn is cut by what its passages cost in the prompt; a row the question names
+    columns of shows those alone, so it costs that, not its every column."""
+    from app.core.research.answer.prompt import prompt_cost
+
+    class Words:  # a tokenizer stand-in: the cost is only compared with itself
+        def count_tokens(self, text: str) -> int:
+            return len(text.split())
+
+    row = ("Table 2 (page 6) · Cardiac surgery · Scrub Median: 0.179 · Scrub IQR: 0.127-0.238 · "
+           "Circulator Median: 0.112 · Circulator IQR: 0.066-0.176 · Experience Median: 0.920")
+    e = Evidence(number=1, paper_id="witmer2023", page=6, page_label="6", section="Table 2", text=row, score=0.5,
+                 char_start=0, char_end=len(row), sentences=[Sentence(row, 0, len(row), 0.5)])
+    asked = "What circulator median did cardiac surgery have?"
+    assert prompt_cost(Words(), asked)(e) == Words().count_tokens(format_passage(e, asked)) + 2
+    assert prompt_cost(Words(), asked)(e) < prompt_cost(Words())(e)
