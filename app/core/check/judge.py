@@ -148,75 +148,150 @@ def negation_nearby(claim: str, text: str) -> bool:
     return False
 
 
-def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
-    """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
-    best = windows[0]
-    numbers = numbers_in(claim) - numbers_stated(context)
-    if numbers:
-        # A window that states the numbers counts only if it is about the sentence too (a "5" in
-        # "Table 5" is no support for "below 5%").
-        floor = min(best.coverage, 1.0) - NUMBER_SLACK
-        found = next((w for w in windows if numbers <= w.numbers and w.coverage >= floor), None)
-        # Not in the best windows: read on before saying "not stated" — the sentences around
-        # them, then the whole paper (locate.stating).
-        found = found or stating(claim, numbers, windows, paper, floor)
-        if found is None:
-            missing = sorted(numbers - best.numbers)
-            return Ruling(Support.UNSUPPORTED.value,
-                          f"the paper does not state {', '.join(missing[:3])} where it says this", best, missing)
-        best = found
-        conflict = unit_conflict(claim, best.text)
-        if conflict:
-            return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
-    # Every figure stated, one given to another name ("respectively" lists, clause by clause) —
-    # unless another place of the paper gives the figures as the sentence does (an abstract
-    # often states what the results list "respectively" with one more item).
-    misassigned = misplaced_figure(claim, best.text, source="paper")
-    if misassigned and numbers:
-        agreeing = next((w for w in windows if w is not best and numbers <= w.numbers and w.coverage >= floor
-                         and not misplaced_figure(claim, w.text, source="paper")), None)
-        if agreeing is not None:
-            best, misassigned = agreeing, None
+@dataclass
+class _Reading:
+    """What the rules read of a pair as they go: the window they judge (a family may move it to the
+    place that states the sentence's figures) and the figures the sentence must find there."""
+
+    claim: str
+    windows: list[Window]
+    paper: PaperText
+    context: str
+    best: Window
+    numbers: set[str]
+    floor: float = 0.0
+
+    @property
+    def where(self) -> str:  # the window and the paper's title and authors, squashed
+        return _squash(self.best.evidence.text + " " + self.context)
+
+    @property
+    def names_here(self) -> bool:
+        return all(_squash(n) in self.where for n in names_of(self.claim))
+
+
+def _figures(r: _Reading) -> Ruling | None:
+    if not r.numbers:
+        return None
+    # A window that states the numbers counts only if it is about the sentence too (a "5" in
+    # "Table 5" is no support for "below 5%"). Not in the best windows: read on before saying
+    # "not stated" — the sentences around them, then the whole paper (locate.stating).
+    r.floor = min(r.best.coverage, 1.0) - NUMBER_SLACK
+    found = next((w for w in r.windows if r.numbers <= w.numbers and w.coverage >= r.floor), None)
+    found = found or stating(r.claim, r.numbers, r.windows, r.paper, r.floor)
+    if found is None:
+        missing = sorted(r.numbers - r.best.numbers)
+        return Ruling(Support.UNSUPPORTED.value, f"the paper does not state {', '.join(missing[:3])} where it says this",
+                      r.best, missing)
+    r.best = found
+    return None
+
+
+def _units(r: _Reading) -> Ruling | None:
+    conflict = unit_conflict(r.claim, r.best.text) if r.numbers else ""
+    return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", r.best, [conflict]) if conflict else None
+
+
+def _respectively(r: _Reading) -> Ruling | None:
+    # Every figure stated, one given to another name ("respectively" lists, clause by clause) — unless
+    # another place of the paper gives the figures as the sentence does (an abstract often states what
+    # the results list "respectively" with one more item).
+    misassigned = misplaced_figure(r.claim, r.best.text, source="paper")
     if misassigned:
+        agreeing = next((w for w in r.windows if w is not r.best and r.numbers <= w.numbers and w.coverage >= r.floor
+                         and not misplaced_figure(r.claim, w.text, source="paper")), None) if r.numbers else None
+        if agreeing is not None:
+            r.best = agreeing
+            return None
         figure, why = misassigned
-        return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
-    where = _squash(best.evidence.text + " " + context)
+        return Ruling(Support.UNSUPPORTED.value, why, r.best, [figure])
+    return None
+
+
+def _names(r: _Reading) -> Ruling | None:
     # A name stands for itself or its expansion ("HIV" where the paper spells out "human immunodeficiency
     # virus"), as in the answer's check (support_rules.check_specifics): one rule for names in both.
-    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n)
-               and _squash(n) not in _squash(context) and not abbreviated(n, claim, best.text + " " + context)]
+    where, context = r.where, _squash(r.context)
+    unknown = [n for n in names_of(r.claim) if _squash(n) not in where and not r.paper.mentions(n)
+               and _squash(n) not in context and not abbreviated(n, r.claim, r.best.text + " " + r.context)]
     if unknown:
-        return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", best, unknown)
-    swapped = swapped_version(claim, best.text)
-    if swapped:
-        return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", best, [swapped[0]])
-    if best.coverage >= FLIP_COVERAGE:
-        flipped = reversed_direction(claim, best.text) or swapped_comparison(claim, best.text)
-        if flipped:
-            return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
-        beyond = overstated(claim, best.text, source="paper")
-        if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
-            word, why = beyond
-            return Ruling(Support.PARTIAL.value, why, best, [word])
-    if (negated(claim) and best.coverage >= NEGATION_COVERAGE and not negated(best.text)
-            and not negation_nearby(claim, around(paper, best).text)):
-        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
-        # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
-        # sentence on, "no group effect" negates nothing the paper does not.
-        word = _NEGATION.search(claim).group()
-        return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", best, [word])
-    log.debug("rules: coverage %.2f ordered %.2f negated %s/%s | %s", best.coverage, ordered_coverage(claim, best.text),
-              negated(claim), negated(best.text), claim[:60])
-    names_here = all(_squash(n) in where for n in names_of(claim))
-    if names_here and negated(claim) == negated(best.text) and ordered_coverage(claim, best.text) >= VERBATIM:
-        return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", best, [])
-    if (len(numbers) >= FIGURES_AGREE and best.coverage >= FIGURES_COVERAGE and names_here
-            and negated(claim) == negated(best.text)):
-        # Two exact figures of the sentence in one place of the paper, beside most of its words, with
-        # no rule above objecting (a changed, swapped or misassigned figure, an opposite): that is
-        # the paper stating it, however the sentence is worded — a small judge doubts paraphrases.
-        return Ruling(Support.SUPPORTED.value, "the paper states these figures here", best, [])
-    return Ruling("", "", best, [])
+        return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", r.best, unknown)
+    return None
+
+
+def _versions(r: _Reading) -> Ruling | None:
+    swapped = swapped_version(r.claim, r.best.text)
+    return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", r.best, [swapped[0]]) if swapped else None
+
+
+def _direction(r: _Reading) -> Ruling | None:
+    if r.best.coverage < FLIP_COVERAGE:
+        return None
+    flipped = reversed_direction(r.claim, r.best.text) or swapped_comparison(r.claim, r.best.text)
+    return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", r.best, [flipped]) if flipped else None
+
+
+def _hedge(r: _Reading) -> Ruling | None:
+    beyond = overstated(r.claim, r.best.text, source="paper") if r.best.coverage >= FLIP_COVERAGE else None
+    if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
+        word, why = beyond
+        return Ruling(Support.PARTIAL.value, why, r.best, [word])
+    return None
+
+
+def _negation(r: _Reading) -> Ruling | None:
+    # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
+    # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
+    # sentence on, "no group effect" negates nothing the paper does not.
+    if (negated(r.claim) and r.best.coverage >= NEGATION_COVERAGE and not negated(r.best.text)
+            and not negation_nearby(r.claim, around(r.paper, r.best).text)):
+        word = _NEGATION.search(r.claim).group()
+        return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", r.best, [word])
+    return None
+
+
+def _verbatim(r: _Reading) -> Ruling | None:
+    if r.names_here and negated(r.claim) == negated(r.best.text) and ordered_coverage(r.claim, r.best.text) >= VERBATIM:
+        return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", r.best, [])
+    return None
+
+
+def _figures_agree(r: _Reading) -> Ruling | None:
+    # Two exact figures of the sentence in one place of the paper, beside most of its words, with no
+    # rule above objecting (a changed, swapped or misassigned figure, an opposite): that is the paper
+    # stating it, however the sentence is worded — a small judge doubts paraphrases.
+    if (len(r.numbers) >= FIGURES_AGREE and r.best.coverage >= FIGURES_COVERAGE and r.names_here
+            and negated(r.claim) == negated(r.best.text)):
+        return Ruling(Support.SUPPORTED.value, "the paper states these figures here", r.best, [])
+    return None
+
+
+# The rule families, in the order they are read (the first that rules decides): name, what it
+# decides, the rule. Each earns its place on bench/check.py's drafts (the ablation table in
+# docs/research.md: each family switched off in turn, `bench/check.py --without NAME`).
+FAMILIES: list[tuple[str, str, Any]] = [
+    ("figures", "not found: a figure of the sentence no place of the paper about it states", _figures),
+    ("units", "not found: the paper gives another number of the same unit there", _units),
+    ("respectively", "not found: a figure given to another item of a list", _respectively),
+    ("names", "not found: a specific name the whole paper never uses", _names),
+    ("versions", "not found: a name with other digits than the paper's (S4 for S3)", _versions),
+    ("direction", "not found: the opposite direction or a comparison the other way round", _direction),
+    ("hedge", "partial: certainty where the paper hedges", _hedge),
+    ("negation", "not found: the sentence negates what the paper states plainly", _negation),
+    ("verbatim", "supported: the paper's own words in order", _verbatim),
+    ("figures-agree", "supported: two of the sentence's figures beside most of its words", _figures_agree),
+]
+OFF: set[str] = set()  # families switched off (bench/check.py --without; never a setting)
+
+
+def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
+    """The rules' verdict on the claim against the paper's best windows (see the module doc and FAMILIES)."""
+    r = _Reading(claim, windows, paper, context, windows[0], numbers_in(claim) - numbers_stated(context))
+    for name, _, rule in FAMILIES:
+        ruling = None if name in OFF else rule(r)
+        if ruling is not None:
+            return ruling
+    return Ruling("", "", r.best, [])
 
 
 # -- the model ------------------------------------------------------------------------
