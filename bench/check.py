@@ -171,6 +171,8 @@ def memoize(path: Path) -> None:
     chat_name = os.environ.get("RESEARCH_DESK_MODELS_DIR", "")
     manuscript.best_windows = kept("windows", manuscript.best_windows,
                                    lambda text, qvec, paper, *rest, **kw: (text, paper.paper_id))
+    manuscript.retrieval.search = kept("wide", manuscript.retrieval.search,
+                                       lambda table, qvec, text, **kw: (text, kw.get("limit")))
     manuscript.model_verdict = kept("model", manuscript.model_verdict,
                                     lambda chat, claim, window, **kw: (chat_name, claim, window.text))
 
