@@ -1,18 +1,12 @@
 """The verdict on one (manuscript sentence, cited paper): rules first, the model only where they cannot tell.
 
-Rules settle a pair without the model only where the text leaves no doubt:
-
-- **a number the paper does not state** next to the sentence's terms (none of the best
-  windows holds it) → not found: the sentence changed a figure;
-- **a specific name the whole paper never uses** (a gene, method, software, a function
-  `mob()`) → not found: the sentence attributes something to the wrong paper;
-- **the opposite direction** in the window that matches the sentence best
-  (increased/decreased, consistent/inconsistent, …) → not found;
-- **certainty the paper hedges** in that window ("proved" where it "suggests"), or an
-  absolute word it lacks ("always") → partial;
-- **near-verbatim agreement**: the window holds the sentence's terms in the sentence's
-  order (≥ `VERBATIM` of them), the same numbers and names, no opposite and the same
-  polarity (a "not" on one side only) → supported.
+Rules settle a pair without the model only where the text leaves no doubt; they are the families
+of `FAMILIES` (one table: name, what it decides, the rule), read in order, the first that decides
+wins: a figure the paper does not state where it says this, a figure given to another item of a
+list, a specific name the whole paper never uses, the opposite direction (not found); the paper's
+own words in order, or two of the sentence's figures beside most of its words (supported). Each was
+switched off in turn on bench/check.py's drafts (the ablation table in docs/research.md); those
+that changed no verdict (units, versions, hedges, negations) were removed.
 
 Everything else goes to the model, one pair at a time, through the answer engine's judge
 (support.py): a yes/no question whose fixed beginning the model has read once, and a
@@ -39,7 +33,7 @@ from ..research.text.abbreviations import abbreviated, spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
-from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
+from ..research.check.support_rules import (numbers_in, numbers_stated, reversed_direction, specific_names,
                                       swapped_comparison)
 from .locate import PaperText, Window, around, stating, terms_of
 
@@ -47,7 +41,6 @@ log = logging.getLogger(__name__)
 
 VERBATIM = 0.8  # share of the sentence's terms found in order in the window: "the paper's own words"
 FLIP_COVERAGE = 0.5  # an opposite word counts only in a window holding this share of the sentence's terms
-NEGATION_COVERAGE = 0.75  # a negation of the sentence that the window lacks counts only in a window this close
 FIGURES_AGREE = 2  # figures of the sentence that one window states, with…
 FIGURES_COVERAGE = 0.6  # …this share of its terms: supported without the model
 NUMBER_SLACK = 0.25  # a window stating the sentence's numbers may share this much less of its terms than the best
@@ -55,13 +48,6 @@ QUOTE_CHARS = 560  # the quote the model reads: one to three sentences
 VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Support's terms
 _CODE_NAME = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")  # "mob()", "estfun()": a function a paper documents
 _VERSION = re.compile(r"\b\d+(?:\.\d+){2,}\b")  # "2.4.0": a release a paper names (not a number support.py reads)
-# A number with the word after it, its unit: "10 days", "50%", "15 participants".
-_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
-# An uncertainty after a value, however it is set ("11.21 ± 0.74 nM", "11.21 +−0.74 nM", "2.17 +/- 1.3"):
-# it is taken out first, so the value gets the unit after it and the uncertainty is no other figure.
-_UNCERTAINTY = re.compile(r"\s*(?:±|\+\s*/?\s*[-−–])\s*\d+(?:\.\d+)?")
-_NOT_UNITS = {"and", "or", "of", "to", "in", "the", "with", "for", "by", "on", "at", "from", "than", "per", "is", "are",
-              "was", "were", "as", "that", "which", "it", "we", "et", "al", "vs", "see", "table", "fig", "figure", "and"}
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
                        r"without|rarely|seldom|hardly|none|unable|fail(?:s|ed)?)\b", re.I)
 
@@ -81,42 +67,6 @@ def names_of(claim: str) -> list[str]:
     return list(dict.fromkeys([*specific_names(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
 
 
-_LETTERS_DIGITS = re.compile(r"\b(?=[A-Za-z\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b")
-
-
-def swapped_version(claim: str, window: str) -> tuple[str, str] | None:
-    """A name with digits in the claim ("S4", "GPT-4") that the window gives with other digits ("S3")."""
-    have = {w.lower(): w for w in _LETTERS_DIGITS.findall(window)}
-    for name in _LETTERS_DIGITS.findall(claim):
-        if name.lower() in have:
-            continue
-        skeleton = re.sub(r"\d+", "#", name.lower())
-        for low, other in have.items():
-            if re.sub(r"\d+", "#", low) == skeleton:
-                return name, other
-    return None
-
-
-def number_units(text: str) -> set[tuple[float, str]]:
-    out = set()
-    for n, unit in _NUMBER_UNIT.findall(_UNCERTAINTY.sub("", text)):
-        if unit.lower() not in _NOT_UNITS:
-            out.add((float(n), unit if unit == "%" else stem(unit.lower())))
-    return out
-
-
-def unit_conflict(claim: str, window: str) -> str:
-    """A number of the claim whose unit the window gives another number ("20 days" vs "7 days"), as "7 days"."""
-    have = number_units(window)
-    for n, unit in number_units(claim):
-        if (n, unit) in have:
-            continue
-        other = sorted(m for m, u in have if u == unit)
-        if other:
-            return f"{other[0]:g} {unit}" if unit != "%" else f"{other[0]:g}%"
-    return ""
-
-
 def _squash(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
@@ -133,19 +83,6 @@ def ordered_coverage(claim: str, window: str) -> float:
 
 def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
-
-
-def negation_nearby(claim: str, text: str) -> bool:
-    """A sentence of `text` negates what the claim negates: it has a negation and the (up to two) terms
-    that follow the claim's own ("no group effect" ~ "No group effect was found")."""
-    m = _NEGATION.search(claim)
-    after = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", claim[m.end() :].lower()) if t in key_terms(t)][:2]
-    for sentence in re.split(r"(?<=[.;!?])\s+", text):
-        if negated(sentence):
-            words = {stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", sentence.lower())}
-            if after and all(t in words for t in after):
-                return True
-    return False
 
 
 @dataclass
@@ -187,11 +124,6 @@ def _figures(r: _Reading) -> Ruling | None:
     return None
 
 
-def _units(r: _Reading) -> Ruling | None:
-    conflict = unit_conflict(r.claim, r.best.text) if r.numbers else ""
-    return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", r.best, [conflict]) if conflict else None
-
-
 def _respectively(r: _Reading) -> Ruling | None:
     # Every figure stated, one given to another name ("respectively" lists, clause by clause) — unless
     # another place of the paper gives the figures as the sentence does (an abstract often states what
@@ -219,35 +151,11 @@ def _names(r: _Reading) -> Ruling | None:
     return None
 
 
-def _versions(r: _Reading) -> Ruling | None:
-    swapped = swapped_version(r.claim, r.best.text)
-    return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", r.best, [swapped[0]]) if swapped else None
-
-
 def _direction(r: _Reading) -> Ruling | None:
     if r.best.coverage < FLIP_COVERAGE:
         return None
     flipped = reversed_direction(r.claim, r.best.text) or swapped_comparison(r.claim, r.best.text)
     return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", r.best, [flipped]) if flipped else None
-
-
-def _hedge(r: _Reading) -> Ruling | None:
-    beyond = overstated(r.claim, r.best.text, source="paper") if r.best.coverage >= FLIP_COVERAGE else None
-    if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
-        word, why = beyond
-        return Ruling(Support.PARTIAL.value, why, r.best, [word])
-    return None
-
-
-def _negation(r: _Reading) -> Ruling | None:
-    # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
-    # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
-    # sentence on, "no group effect" negates nothing the paper does not.
-    if (negated(r.claim) and r.best.coverage >= NEGATION_COVERAGE and not negated(r.best.text)
-            and not negation_nearby(r.claim, around(r.paper, r.best).text)):
-        word = _NEGATION.search(r.claim).group()
-        return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", r.best, [word])
-    return None
 
 
 def _verbatim(r: _Reading) -> Ruling | None:
@@ -271,13 +179,9 @@ def _figures_agree(r: _Reading) -> Ruling | None:
 # docs/research.md: each family switched off in turn, `bench/check.py --without NAME`).
 FAMILIES: list[tuple[str, str, Any]] = [
     ("figures", "not found: a figure of the sentence no place of the paper about it states", _figures),
-    ("units", "not found: the paper gives another number of the same unit there", _units),
     ("respectively", "not found: a figure given to another item of a list", _respectively),
     ("names", "not found: a specific name the whole paper never uses", _names),
-    ("versions", "not found: a name with other digits than the paper's (S4 for S3)", _versions),
     ("direction", "not found: the opposite direction or a comparison the other way round", _direction),
-    ("hedge", "partial: certainty where the paper hedges", _hedge),
-    ("negation", "not found: the sentence negates what the paper states plainly", _negation),
     ("verbatim", "supported: the paper's own words in order", _verbatim),
     ("figures-agree", "supported: two of the sentence's figures beside most of its words", _figures_agree),
 ]
