@@ -237,13 +237,17 @@ def _print_result(result: ResearchResult, as_json: bool) -> None:
     if checked:
         # Every verdict, not only the flagged ones: the reader sees what each claim rests on.
         counts = result.claim_counts()
-        _out(f"## Support check: {counts['claims']} claim{'s' if counts['claims'] != 1 else ''} · {counts['supported']} supported\n"
+        _out(f"## Support check: {counts['claims']} claim{'s' if counts['claims'] != 1 else ''} · {counts['supported']} supported"
+             + (f" · {counts['off_point']} supported, not the answer" if counts["off_point"] else "") + "\n"
              if result.claims else "## Support check\n")
         marks = {"verified": "✓ supported", "partial": "~ partial", "unsupported": "✗ unsupported"}
         for c in checked:
             verdict = marks.get(c.status, f"✗ {c.status}")
             quote = f' — "{c.quote[:160]}{"…" if len(c.quote) > 160 else ""}"' if c.quote else ""
             note = f" ({c.note})" if c.note and c.status != "verified" else ""
+            claim = result.claims[c.claim] if c.claim is not None and c.claim < len(result.claims) else None
+            if claim is not None and claim.off_point and c.status == "verified":  # never the mark of a right answer
+                verdict, note = "✓≠ supported, but not the answer", f" ({claim.off_point})"
             _out(f"- {c.raw} {verdict}{note}{quote}")
         _out()
     for m in result.messages:

@@ -144,6 +144,39 @@ class TokenCounter:
         llama_cpp.Llama.generate, llama_cpp.Llama.eval = counted_generate, counted_eval
 
 
+def memoize(path: Path) -> None:
+    """Keep the windows of each sentence, the library-wide hits and the model's verdicts in `path`
+    (pickled; saved after each new entry), so that a run differing only in its rules reads the model
+    only where the rules now leave it a pair no run left it before."""
+    import atexit
+    import pickle
+
+    from app.core.check import manuscript
+
+    cache = pickle.loads(path.read_bytes()) if path.exists() else {}
+
+    def save() -> None:
+        path.write_bytes(pickle.dumps(cache))
+
+    atexit.register(save)
+
+    def kept(kind: str, fn, key_of):
+        def wrapper(*args, **kwargs):
+            key = (kind, *key_of(*args, **kwargs))
+            if key not in cache:
+                cache[key] = fn(*args, **kwargs)
+            return cache[key]
+        return wrapper
+
+    chat_name = os.environ.get("RESEARCH_DESK_MODELS_DIR", "")
+    manuscript.best_windows = kept("windows", manuscript.best_windows,
+                                   lambda text, qvec, paper, *rest, **kw: (text, paper.paper_id))
+    manuscript.retrieval.search = kept("wide", manuscript.retrieval.search,
+                                       lambda table, qvec, text, **kw: (text, kw.get("limit")))
+    manuscript.model_verdict = kept("model", manuscript.model_verdict,
+                                    lambda chat, claim, window, **kw: (chat_name, claim, window.text))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--library", default="", help="library holding ../shared/corpus/r-papers (its draft is skipped without)")
@@ -156,7 +189,24 @@ def main() -> int:
     ap.add_argument("--show", action="store_true", help="print every citation's verdict")
     ap.add_argument("--read-tps", type=float, default=28.0, help="unloaded prompt tokens per second of the chat model")
     ap.add_argument("--write-tps", type=float, default=14.0, help="unloaded generated tokens per second of the chat model")
+    ap.add_argument("--without", default="",
+                    help="comma-separated rule families switched off for this run (app/core/check/judge.py FAMILIES): "
+                         "the ablation of docs/research.md")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="a file of the windows each sentence found and each verdict the model gave (kept between "
+                         "runs): ablation runs read the model only for pairs no earlier run sent it. Not for timings")
     args = ap.parse_args()
+    if args.without:
+        from app.core.check import judge
+
+        names = {n for n in args.without.split(",") if n}
+        unknown = names - {name for name, _, _ in judge.FAMILIES}
+        if unknown:
+            ap.error(f"no rule family {', '.join(sorted(unknown))}; the families: {', '.join(n for n, _, _ in judge.FAMILIES)}")
+        judge.OFF.update(names)
+        print(f"rule families off: {', '.join(sorted(names))}")
+    if args.cache:
+        memoize(args.cache)
     tokens = TokenCounter()
     loads = [os.getloadavg()[0]]
 

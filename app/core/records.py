@@ -212,6 +212,7 @@ class Claim:
     support: str = ""  # the best verdict over its citations ("" while unchecked)
     quoted: bool = False  # a sentence of its passage quoted as is (key_sentences.py), not written by the model
     answers: float | None = None  # the model's P(yes) that it states the answer asked for (answer_check.py); None: not rated
+    off_point: str = ""  # why it does not answer what was asked, though supported (answer/check.py); "": it answers, or unchecked
 
 
 @dataclass
@@ -268,7 +269,9 @@ class ResearchResult:
         passages apart (a quote is supported by construction, so it never counts as a claim)."""
         mine = self.model_claims()
         return {"claims": len(mine),
-                "supported": sum(c.support == Support.SUPPORTED.value for c in mine),
+                "supported": sum(c.support == Support.SUPPORTED.value and not c.off_point for c in mine),
+                # supported, but not an answer to what was asked (Claim.off_point): never counted as supported
+                "off_point": sum(c.support == Support.SUPPORTED.value and bool(c.off_point) for c in mine),
                 "partial": sum(c.support == Support.PARTIAL.value for c in mine),
                 "unsupported": sum(c.support == Support.UNSUPPORTED.value for c in mine),
                 "key_passages": len(self.claims) - len(mine)}
@@ -288,12 +291,14 @@ class ResearchResult:
     def claims_view(self) -> list[dict[str, Any]]:
         """`claims: [{text, support, answers_question, citations: [{paper_id, page, printed_page, support, quote}]}]`
         for `--json`: the model's own sentences only (the quoted ones are `key_passages_view`);
-        `answers_question` is the model's P(yes) that the claim states what was asked (None: not rated).
+        `answers_question` is the model's P(yes) that the claim states what was asked (None: not rated);
+        `answers` is false for a supported claim that does not answer the question (`answers_note` says
+        why), true for one that does, None where the claim is not supported or not checked.
 
         Free-text answers (improve, fallback) have no claims: each cited sentence stands in.
         """
         if self.claims:
-            groups = [(c.text, c.support, c.answers, [x for x in self.citations if x.claim == i])
+            groups = [(c.text, c.support, c.answers, c.off_point, [x for x in self.citations if x.claim == i])
                       for i, c in enumerate(self.claims) if not c.quoted]
         else:
             from itertools import groupby
@@ -301,19 +306,21 @@ class ResearchResult:
             groups = []
             for _, cits in groupby(sorted(self.citations, key=lambda c: c.start), key=lambda c: c.start):
                 cits = list(cits)
-                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, None, cits))
+                groups.append((self.answer[: cits[0].start].rsplit(". ", 1)[-1].strip(), cits[0].support, None, "", cits))
         return [
             {
                 "text": text,
                 "support": support,
                 "answers_question": answers,
+                "answers": (not off_point) if support == Support.SUPPORTED.value else None,
+                "answers_note": off_point,
                 "citations": [
                     {"paper_id": c.paper_id, "page": c.page, "printed_page": c.printed_page or str(c.page),
                      "support": c.support or c.status, "quote": c.quote}
                     for c in cits
                 ],
             }
-            for text, support, answers, cits in groups
+            for text, support, answers, off_point, cits in groups
         ]
 
     @classmethod

@@ -1,18 +1,12 @@
 """The verdict on one (manuscript sentence, cited paper): rules first, the model only where they cannot tell.
 
-Rules settle a pair without the model only where the text leaves no doubt:
-
-- **a number the paper does not state** next to the sentence's terms (none of the best
-  windows holds it) → not found: the sentence changed a figure;
-- **a specific name the whole paper never uses** (a gene, method, software, a function
-  `mob()`) → not found: the sentence attributes something to the wrong paper;
-- **the opposite direction** in the window that matches the sentence best
-  (increased/decreased, consistent/inconsistent, …) → not found;
-- **certainty the paper hedges** in that window ("proved" where it "suggests"), or an
-  absolute word it lacks ("always") → partial;
-- **near-verbatim agreement**: the window holds the sentence's terms in the sentence's
-  order (≥ `VERBATIM` of them), the same numbers and names, no opposite and the same
-  polarity (a "not" on one side only) → supported.
+Rules settle a pair without the model only where the text leaves no doubt; they are the families
+of `FAMILIES` (one table: name, what it decides, the rule), read in order, the first that decides
+wins: a figure the paper does not state where it says this, a figure given to another item of a
+list, a specific name the whole paper never uses, the opposite direction (not found); the paper's
+own words in order, or two of the sentence's figures beside most of its words (supported). Each was
+switched off in turn on bench/check.py's drafts (the ablation table in docs/research.md); those
+that changed no verdict (units, versions, hedges, negations) were removed.
 
 Everything else goes to the model, one pair at a time, through the answer engine's judge
 (support.py): a yes/no question whose fixed beginning the model has read once, and a
@@ -39,7 +33,7 @@ from ..research.text.abbreviations import abbreviated, spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
-from ..research.check.support_rules import (numbers_in, numbers_stated, overstated, reversed_direction, specific_names,
+from ..research.check.support_rules import (numbers_in, numbers_stated, reversed_direction, specific_names,
                                       swapped_comparison)
 from .locate import PaperText, Window, around, stating, terms_of
 
@@ -47,7 +41,6 @@ log = logging.getLogger(__name__)
 
 VERBATIM = 0.8  # share of the sentence's terms found in order in the window: "the paper's own words"
 FLIP_COVERAGE = 0.5  # an opposite word counts only in a window holding this share of the sentence's terms
-NEGATION_COVERAGE = 0.75  # a negation of the sentence that the window lacks counts only in a window this close
 FIGURES_AGREE = 2  # figures of the sentence that one window states, with…
 FIGURES_COVERAGE = 0.6  # …this share of its terms: supported without the model
 NUMBER_SLACK = 0.25  # a window stating the sentence's numbers may share this much less of its terms than the best
@@ -55,13 +48,6 @@ QUOTE_CHARS = 560  # the quote the model reads: one to three sentences
 VERDICTS = ("supported", "partial", "unsupported")  # the model's words, in Support's terms
 _CODE_NAME = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")  # "mob()", "estfun()": a function a paper documents
 _VERSION = re.compile(r"\b\d+(?:\.\d+){2,}\b")  # "2.4.0": a release a paper names (not a number support.py reads)
-# A number with the word after it, its unit: "10 days", "50%", "15 participants".
-_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|[A-Za-z]{2,})")
-# An uncertainty after a value, however it is set ("11.21 ± 0.74 nM", "11.21 +−0.74 nM", "2.17 +/- 1.3"):
-# it is taken out first, so the value gets the unit after it and the uncertainty is no other figure.
-_UNCERTAINTY = re.compile(r"\s*(?:±|\+\s*/?\s*[-−–])\s*\d+(?:\.\d+)?")
-_NOT_UNITS = {"and", "or", "of", "to", "in", "the", "with", "for", "by", "on", "at", "from", "than", "per", "is", "are",
-              "was", "were", "as", "that", "which", "it", "we", "et", "al", "vs", "see", "table", "fig", "figure", "and"}
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
                        r"without|rarely|seldom|hardly|none|unable|fail(?:s|ed)?)\b", re.I)
 
@@ -79,42 +65,6 @@ class Ruling:
 def names_of(claim: str) -> list[str]:
     """Specific names of the claim (support_rules.py's rule), function names written with () and version numbers."""
     return list(dict.fromkeys([*specific_names(claim), *(m.lower() for m in _CODE_NAME.findall(claim)), *_VERSION.findall(claim)]))
-
-
-_LETTERS_DIGITS = re.compile(r"\b(?=[A-Za-z\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b")
-
-
-def swapped_version(claim: str, window: str) -> tuple[str, str] | None:
-    """A name with digits in the claim ("S4", "GPT-4") that the window gives with other digits ("S3")."""
-    have = {w.lower(): w for w in _LETTERS_DIGITS.findall(window)}
-    for name in _LETTERS_DIGITS.findall(claim):
-        if name.lower() in have:
-            continue
-        skeleton = re.sub(r"\d+", "#", name.lower())
-        for low, other in have.items():
-            if re.sub(r"\d+", "#", low) == skeleton:
-                return name, other
-    return None
-
-
-def number_units(text: str) -> set[tuple[float, str]]:
-    out = set()
-    for n, unit in _NUMBER_UNIT.findall(_UNCERTAINTY.sub("", text)):
-        if unit.lower() not in _NOT_UNITS:
-            out.add((float(n), unit if unit == "%" else stem(unit.lower())))
-    return out
-
-
-def unit_conflict(claim: str, window: str) -> str:
-    """A number of the claim whose unit the window gives another number ("20 days" vs "7 days"), as "7 days"."""
-    have = number_units(window)
-    for n, unit in number_units(claim):
-        if (n, unit) in have:
-            continue
-        other = sorted(m for m, u in have if u == unit)
-        if other:
-            return f"{other[0]:g} {unit}" if unit != "%" else f"{other[0]:g}%"
-    return ""
 
 
 def _squash(text: str) -> str:
@@ -135,88 +85,117 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
-def negation_nearby(claim: str, text: str) -> bool:
-    """A sentence of `text` negates what the claim negates: it has a negation and the (up to two) terms
-    that follow the claim's own ("no group effect" ~ "No group effect was found")."""
-    m = _NEGATION.search(claim)
-    after = [stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", claim[m.end() :].lower()) if t in key_terms(t)][:2]
-    for sentence in re.split(r"(?<=[.;!?])\s+", text):
-        if negated(sentence):
-            words = {stem(t) for t in re.findall(r"[a-z][a-z0-9\-]*", sentence.lower())}
-            if after and all(t in words for t in after):
-                return True
-    return False
+@dataclass
+class _Reading:
+    """What the rules read of a pair as they go: the window they judge (a family may move it to the
+    place that states the sentence's figures) and the figures the sentence must find there."""
+
+    claim: str
+    windows: list[Window]
+    paper: PaperText
+    context: str
+    best: Window
+    numbers: set[str]
+    floor: float = 0.0
+
+    @property
+    def where(self) -> str:  # the window and the paper's title and authors, squashed
+        return _squash(self.best.evidence.text + " " + self.context)
+
+    @property
+    def names_here(self) -> bool:
+        return all(_squash(n) in self.where for n in names_of(self.claim))
+
+
+def _figures(r: _Reading) -> Ruling | None:
+    if not r.numbers:
+        return None
+    # A window that states the numbers counts only if it is about the sentence too (a "5" in
+    # "Table 5" is no support for "below 5%"). Not in the best windows: read on before saying
+    # "not stated" — the sentences around them, then the whole paper (locate.stating).
+    r.floor = min(r.best.coverage, 1.0) - NUMBER_SLACK
+    found = next((w for w in r.windows if r.numbers <= w.numbers and w.coverage >= r.floor), None)
+    found = found or stating(r.claim, r.numbers, r.windows, r.paper, r.floor)
+    if found is None:
+        missing = sorted(r.numbers - r.best.numbers)
+        return Ruling(Support.UNSUPPORTED.value, f"the paper does not state {', '.join(missing[:3])} where it says this",
+                      r.best, missing)
+    r.best = found
+    return None
+
+
+def _respectively(r: _Reading) -> Ruling | None:
+    # Every figure stated, one given to another name ("respectively" lists, clause by clause) — unless
+    # another place of the paper gives the figures as the sentence does (an abstract often states what
+    # the results list "respectively" with one more item).
+    misassigned = misplaced_figure(r.claim, r.best.text, source="paper")
+    if misassigned:
+        agreeing = next((w for w in r.windows if w is not r.best and r.numbers <= w.numbers and w.coverage >= r.floor
+                         and not misplaced_figure(r.claim, w.text, source="paper")), None) if r.numbers else None
+        if agreeing is not None:
+            r.best = agreeing
+            return None
+        figure, why = misassigned
+        return Ruling(Support.UNSUPPORTED.value, why, r.best, [figure])
+    return None
+
+
+def _names(r: _Reading) -> Ruling | None:
+    # A name stands for itself or its expansion ("HIV" where the paper spells out "human immunodeficiency
+    # virus"), as in the answer's check (support_rules.check_specifics): one rule for names in both.
+    where, context = r.where, _squash(r.context)
+    unknown = [n for n in names_of(r.claim) if _squash(n) not in where and not r.paper.mentions(n)
+               and _squash(n) not in context and not abbreviated(n, r.claim, r.best.text + " " + r.context)]
+    if unknown:
+        return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", r.best, unknown)
+    return None
+
+
+def _direction(r: _Reading) -> Ruling | None:
+    if r.best.coverage < FLIP_COVERAGE:
+        return None
+    flipped = reversed_direction(r.claim, r.best.text) or swapped_comparison(r.claim, r.best.text)
+    return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", r.best, [flipped]) if flipped else None
+
+
+def _verbatim(r: _Reading) -> Ruling | None:
+    if r.names_here and negated(r.claim) == negated(r.best.text) and ordered_coverage(r.claim, r.best.text) >= VERBATIM:
+        return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", r.best, [])
+    return None
+
+
+def _figures_agree(r: _Reading) -> Ruling | None:
+    # Two exact figures of the sentence in one place of the paper, beside most of its words, with no
+    # rule above objecting (a changed, swapped or misassigned figure, an opposite): that is the paper
+    # stating it, however the sentence is worded — a small judge doubts paraphrases.
+    if (len(r.numbers) >= FIGURES_AGREE and r.best.coverage >= FIGURES_COVERAGE and r.names_here
+            and negated(r.claim) == negated(r.best.text)):
+        return Ruling(Support.SUPPORTED.value, "the paper states these figures here", r.best, [])
+    return None
+
+
+# The rule families, in the order they are read (the first that rules decides): name, what it
+# decides, the rule. Each earns its place on bench/check.py's drafts (the ablation table in
+# docs/research.md: each family switched off in turn, `bench/check.py --without NAME`).
+FAMILIES: list[tuple[str, str, Any]] = [
+    ("figures", "not found: a figure of the sentence no place of the paper about it states", _figures),
+    ("respectively", "not found: a figure given to another item of a list", _respectively),
+    ("names", "not found: a specific name the whole paper never uses", _names),
+    ("direction", "not found: the opposite direction or a comparison the other way round", _direction),
+    ("verbatim", "supported: the paper's own words in order", _verbatim),
+    ("figures-agree", "supported: two of the sentence's figures beside most of its words", _figures_agree),
+]
+OFF: set[str] = set()  # families switched off (bench/check.py --without; never a setting)
 
 
 def rule_ruling(claim: str, windows: list[Window], paper: PaperText, context: str) -> Ruling:
-    """The rules' verdict on the claim against the paper's best windows (see the module doc)."""
-    best = windows[0]
-    numbers = numbers_in(claim) - numbers_stated(context)
-    if numbers:
-        # A window that states the numbers counts only if it is about the sentence too (a "5" in
-        # "Table 5" is no support for "below 5%").
-        floor = min(best.coverage, 1.0) - NUMBER_SLACK
-        found = next((w for w in windows if numbers <= w.numbers and w.coverage >= floor), None)
-        # Not in the best windows: read on before saying "not stated" — the sentences around
-        # them, then the whole paper (locate.stating).
-        found = found or stating(claim, numbers, windows, paper, floor)
-        if found is None:
-            missing = sorted(numbers - best.numbers)
-            return Ruling(Support.UNSUPPORTED.value,
-                          f"the paper does not state {', '.join(missing[:3])} where it says this", best, missing)
-        best = found
-        conflict = unit_conflict(claim, best.text)
-        if conflict:
-            return Ruling(Support.UNSUPPORTED.value, f"the paper gives {conflict} where it says this", best, [conflict])
-    # Every figure stated, one given to another name ("respectively" lists, clause by clause) —
-    # unless another place of the paper gives the figures as the sentence does (an abstract
-    # often states what the results list "respectively" with one more item).
-    misassigned = misplaced_figure(claim, best.text, source="paper")
-    if misassigned and numbers:
-        agreeing = next((w for w in windows if w is not best and numbers <= w.numbers and w.coverage >= floor
-                         and not misplaced_figure(claim, w.text, source="paper")), None)
-        if agreeing is not None:
-            best, misassigned = agreeing, None
-    if misassigned:
-        figure, why = misassigned
-        return Ruling(Support.UNSUPPORTED.value, why, best, [figure])
-    where = _squash(best.evidence.text + " " + context)
-    # A name stands for itself or its expansion ("HIV" where the paper spells out "human immunodeficiency
-    # virus"), as in the answer's check (support_rules.check_specifics): one rule for names in both.
-    unknown = [n for n in names_of(claim) if _squash(n) not in where and not paper.mentions(n)
-               and _squash(n) not in _squash(context) and not abbreviated(n, claim, best.text + " " + context)]
-    if unknown:
-        return Ruling(Support.UNSUPPORTED.value, f"the paper never mentions {', '.join(unknown[:3])}", best, unknown)
-    swapped = swapped_version(claim, best.text)
-    if swapped:
-        return Ruling(Support.UNSUPPORTED.value, f"the paper says {swapped[1]} here, not {swapped[0]}", best, [swapped[0]])
-    if best.coverage >= FLIP_COVERAGE:
-        flipped = reversed_direction(claim, best.text) or swapped_comparison(claim, best.text)
-        if flipped:
-            return Ruling(Support.UNSUPPORTED.value, f"the paper says the opposite ({flipped})", best, [flipped])
-        beyond = overstated(claim, best.text, source="paper")
-        if beyond:  # "has been proven [12]" where the paper "suggests": doubtful, not wrong
-            word, why = beyond
-            return Ruling(Support.PARTIAL.value, why, best, [word])
-    if (negated(claim) and best.coverage >= NEGATION_COVERAGE and not negated(best.text)
-            and not negation_nearby(claim, around(paper, best).text)):
-        # The sentence's own negation ("rarely", "did not") of what the paper's closest sentences state plainly —
-        # read with their neighbours first, as numbers are: a sentence joining "a time effect" and, one
-        # sentence on, "no group effect" negates nothing the paper does not.
-        word = _NEGATION.search(claim).group()
-        return Ruling(Support.UNSUPPORTED.value, f"the paper states this without \"{word}\"", best, [word])
-    log.debug("rules: coverage %.2f ordered %.2f negated %s/%s | %s", best.coverage, ordered_coverage(claim, best.text),
-              negated(claim), negated(best.text), claim[:60])
-    names_here = all(_squash(n) in where for n in names_of(claim))
-    if names_here and negated(claim) == negated(best.text) and ordered_coverage(claim, best.text) >= VERBATIM:
-        return Ruling(Support.SUPPORTED.value, "the paper states this in nearly the same words", best, [])
-    if (len(numbers) >= FIGURES_AGREE and best.coverage >= FIGURES_COVERAGE and names_here
-            and negated(claim) == negated(best.text)):
-        # Two exact figures of the sentence in one place of the paper, beside most of its words, with
-        # no rule above objecting (a changed, swapped or misassigned figure, an opposite): that is
-        # the paper stating it, however the sentence is worded — a small judge doubts paraphrases.
-        return Ruling(Support.SUPPORTED.value, "the paper states these figures here", best, [])
-    return Ruling("", "", best, [])
+    """The rules' verdict on the claim against the paper's best windows (see the module doc and FAMILIES)."""
+    r = _Reading(claim, windows, paper, context, windows[0], numbers_in(claim) - numbers_stated(context))
+    for name, _, rule in FAMILIES:
+        ruling = None if name in OFF else rule(r)
+        if ruling is not None:
+            return ruling
+    return Ruling("", "", r.best, [])
 
 
 # -- the model ------------------------------------------------------------------------

@@ -35,6 +35,9 @@ STATUS_MARK = {
     "page-mismatch": ("\u26a0", "warn", "Page mismatch: the paper is in the evidence, but not this page"),
     "not-in-evidence": ("\u2717", "bad", "Not in evidence: this paper was not given to the model"),
 }
+# A supported citation of a claim that does not answer what was asked (Claim.off_point): never the
+# green mark of a right answer.
+OFF_POINT_MARK = ("\u2713\u2009\u2260", "aside", "Supported, but it does not answer what was asked")
 NO_SOURCE_MARK = ("\u2717\u00a0no\u00a0source", "No source supports this claim: it cites no passage")
 QUOTED_TIP = "Quoted from the paper as it stands (a key sentence of the evidence, not written by the model)"
 UNSUPPORTED_CLAIM_TIP = "No source supports this claim: none of its cited passages says it"
@@ -93,8 +96,13 @@ def markdown_to_html(text: str) -> str:
     return _POWER_OF_TEN.sub(r"10<sup>\1</sup>", _md.render(text))
 
 
-def _citation_html(c: Citation, index: int, titles: dict[str, str], labels: dict[tuple[str, int], str]) -> str:
+def _citation_html(c: Citation, index: int, titles: dict[str, str], labels: dict[tuple[str, int], str],
+                   off_point: str = "") -> str:
+    """`off_point`: why the citation's claim does not answer the question ("" where it does)."""
     mark, cls, meaning = STATUS_MARK.get(c.status, ("\u2022", "warn", c.status or "Not checked"))
+    if off_point and c.status == "verified":
+        mark, cls, meaning = OFF_POINT_MARK
+        meaning = f"{meaning}: {off_point}"
     page = f"p.\u00a0{c.page}" if c.page else "no page"
     # A cited paper in the References shows as its number (slug ids can be 60
     # characters); the tooltip carries the id, title, the check's verdict and the quote.
@@ -167,8 +175,9 @@ def render_answer(result: ResearchResult) -> str:
     labels = {(e.paper_id, e.page): e.page_label for e in result.evidence if e.page_label}
     # (start, end, order at the same position, html): citations replace their span;
     # claim marks are insertions (start == end).
+    off_point = {i: claim.off_point for i, claim in enumerate(result.claims) if claim.off_point}
     edits = [
-        (c.start, c.end, 1, _citation_html(c, i, titles, labels))
+        (c.start, c.end, 1, _citation_html(c, i, titles, labels, off_point.get(c.claim, "") if c.claim is not None else ""))
         for i, c in enumerate(result.citations)
         if c.start < c.end <= len(answer)
     ]
@@ -273,8 +282,9 @@ def claims_summary(result: ResearchResult) -> str:
     parts = [f"{n['claims']} claim{'s' if n['claims'] != 1 else ''}"]
     # "0 supported" only where no verdict else is shown: beside "1 partly supported" it is noise
     # that pushed the key passages out of the header.
-    others = n["partial"] or n["unsupported"]
-    parts += [f"{n[k]} {label}" for k, label in (("supported", "supported"), ("partial", "partly supported"),
+    others = n["off_point"] or n["partial"] or n["unsupported"]
+    parts += [f"{n[k]} {label}" for k, label in (("supported", "supported"), ("off_point", "supported, not the answer"),
+                                                  ("partial", "partly supported"),
                                                   ("unsupported", "unsupported")) if n[k] or (k == "supported" and not others)]
     if n["key_passages"]:
         parts.append(f"{n['key_passages']} key passage{'s' if n['key_passages'] != 1 else ''}")

@@ -161,6 +161,8 @@ def answer_css() -> str:
     span.warn {{ color: {c['warn']}; }}
     span.bad {{ color: {c['bad']}; }}
     span.partial {{ color: {c['warn']}; }}
+    span.aside {{ color: {c['muted']}; }}
+    a.aside {{ color: {c['muted']}; }}
     a.bad {{ color: {c['bad']}; }}
     a.partial {{ color: {c['warn']}; }}
     span.unbacked {{ background-color: {c['error_bg']}; }}

@@ -230,17 +230,15 @@ class _SpyChat(ChatModel):
 
 
 def test_rules_settle_numbers_directions_names_without_the_model(tmp_path, checked_library):
-    """A changed number, a number given another's unit, a flipped direction, a negation, a name the paper never
-    uses: each flagged by the rules, and the paper's own words accepted — none of them asks the model."""
+    """A changed number, a flipped direction, a name the paper never uses: each flagged by the rules, and the
+    paper's own words accepted — none of them asks the model."""
     desk = checked_library
     spy = _SpyChat('"unsupported"')  # were the model asked, the verbatim sentence would come back unsupported
     desk.set_chat_model(spy)
     draft = tmp_path / "rules.md"
     draft.write_text(
         "Young birds departed 19 days later than adults [@lindqvist2019].\n\n"  # a number the paper does not state
-        "Young birds departed 14 days later than adults [@lindqvist2019].\n\n"  # 14 is on the page, but as a date
         "Young birds departed 9 days earlier than adults [@lindqvist2019].\n\n"  # the direction flipped
-        "Young birds did not depart later than adults [@lindqvist2019].\n\n"  # a negation the paper lacks
         "Drone photogrammetry with LiDAR measures glacier retreat at centimetre accuracy [@gupta2021].\n\n"
         "The glacier front retreated 38 metres per year between 2015 and 2021 [@gupta2021].\n"
     )
@@ -251,17 +249,15 @@ def test_rules_settle_numbers_directions_names_without_the_model(tmp_path, check
     )
     report = check_manuscript(desk, draft, bib, events.quiet())
     got = [(s.citations[0].verdict, s.citations[0].note) for s in report.sentences]
-    assert len(got) == 6
-    (v19, n19), (v14, n14), (vdir, ndir), (vneg, nneg), (vname, nname), (vok, nok) = got
+    assert len(got) == 4
+    (v19, n19), (vdir, ndir), (vname, nname), (vok, nok) = got
     assert v19 == "not-found" and "19" in n19
-    assert v14 == "not-found" and "9 day" in n14  # the paper gives 9 days
     assert vdir == "not-found" and "opposite" in ndir
-    assert vneg == "not-found" and '"not"' in nneg
     assert vname == "not-found" and "lidar" in nname
     assert vok == "supported" and "same words" in nok
-    assert [s.citations[0].page for s in report.sentences] == [2, 2, 2, 2, 1, 2]
-    assert "9 days later" in report.sentences[2].citations[0].quote  # the sentence that contradicts it is quoted
-    assert spy.calls == [] and report.timings["model_pairs"] == 0 and report.timings["rule_pairs"] == 6
+    assert [s.citations[0].page for s in report.sentences] == [2, 2, 1, 2]
+    assert "9 days later" in report.sentences[1].citations[0].quote  # the sentence that contradicts it is quoted
+    assert spy.calls == [] and report.timings["model_pairs"] == 0 and report.timings["rule_pairs"] == 4
 
 
 KESTREL_BIB = "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n"
@@ -287,16 +283,6 @@ def test_a_comparison_with_its_sides_swapped_is_flagged_by_the_rules(tmp_path, c
     [citation] = _check_by_rules(tmp_path, checked_library,
                                  "Adults departed 9 days later than young birds [@lindqvist2019].\n", KESTREL_BIB)
     assert citation.verdict == "not-found" and "other way round" in citation.note
-
-
-def test_certainty_the_paper_hedges_is_marked_partial_by_the_rules(tmp_path, checked_library):
-    """The paper "suggests" that warming drives the retreat; a draft that says it was proven
-    reaches further than its source: partial, settled by the rules, the hedge named."""
-    [citation] = _check_by_rules(
-        tmp_path, checked_library,
-        "Field data proved that summer warming drives the retreat of the glacier front [@gupta2021].\n", GLACIER_BIB)
-    assert citation.verdict == "partial" and "suggest" in citation.note and "proved" in citation.note
-    assert citation.page == 3
 
 
 def test_a_figure_given_respectively_to_another_name_is_flagged_by_the_rules(tmp_path, checked_library):
@@ -386,17 +372,9 @@ def test_function_names_keep_their_parentheses():
     assert draft.sentences[0].text == "The function mob() fits trees."
 
 
-def test_rule_helpers_name_swaps_units_order_and_negation():
-    from app.core.check.judge import negated, ordered_coverage, swapped_version, unit_conflict
+def test_rule_helpers_order_and_negation():
+    from app.core.check.judge import negated, ordered_coverage
 
-    assert swapped_version("zoo provides an S4 class", "zoo provides an S3 class and methods") == ("S4", "S3")
-    assert swapped_version("lme4 fits mixed models", "lme4 fits mixed models") is None
-    assert unit_conflict("heat stress began 20 days after anthesis", "from 20/16 C to 36/31 C from 7 days after anthesis") == "7 days"
-    assert unit_conflict("rates exceed 50%", "overall rates exceed 50% [1-3]") == ""
-    # a value with its uncertainty keeps its unit, however the ± is set; the uncertainty is no other figure
-    for window in ("the N-domain (Ki = 11.21 +−0.74 nM)", "Ki = 11.21 ± 0.74 nM", "Ki = 11.21 +/- 0.74 nM"):
-        assert unit_conflict("a Ki of 11.21 nM", window) == ""
-    assert unit_conflict("a Ki of 0.74 nM", "Ki = 11.21 ± 0.74 nM, Kd = 3 nM") == "3 nm"
     assert ordered_coverage("the glacier front retreated fast", "the glacier front retreated fast indeed") == 1.0
     assert ordered_coverage("fast retreated front glacier", "the glacier front retreated fast") < 0.5  # same words, other order
     assert negated("such data rarely exhibit over-dispersion") and not negated("data typically exhibit over-dispersion")
