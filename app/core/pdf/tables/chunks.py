@@ -58,6 +58,12 @@ class TableChunk(Chunk):
     embed_text: str = ""
 
 
+def embedding_text(source_type: str, text: str) -> str:
+    """What the embedder reads of a stored unit (`TableChunk.embed_text` for the units made here):
+    a table's caption unit by its caption line, any other unit by its text."""
+    return text.split("\n", 1)[0] if source_type == CAPTION_UNIT else text
+
+
 @dataclass
 class TableScan:
     """The tables of a paper, and the pages where reading them failed (a note, never a failure)."""
@@ -204,7 +210,7 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
         for text in table_texts(t):
             out.append(TableChunk("", 0, text, t.page, label or str(t.page), name, start, end,
-                                  CAPTION_UNIT, table_no=t.number, rect=t.rect, embed_text=text.split("\n", 1)[0]))
+                                  CAPTION_UNIT, table_no=t.number, rect=t.rect, embed_text=embedding_text(CAPTION_UNIT, text)))
         kind = LOW_ROW_UNIT if t.low_rank else ROW_UNIT
         for k, (row, rect) in enumerate(zip(t.rows, t.row_rects)):
             start, end = _span(md, [c for c in row if c])
