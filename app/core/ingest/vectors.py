@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import Cancelled
-from ..events import Progress, Step, Task
+from ..events import VECTORS_UNIT as UNIT, Progress, Step, Task
 from ..library.leases import LeaseKeeper
 from ..library.schema import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from ..library.sql_filter import sql_str
@@ -37,7 +37,6 @@ from ..text.wording import plural
 
 log = logging.getLogger(__name__)
 
-UNIT = "passages"  # Progress.unit of this phase (the text phase counts "pages")
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,7 @@ class VectorsPhase:
         done = made = embedded = 0
         left: list[str] = []
         keeper = LeaseKeeper(self.library.leases)
+        self._report(0, total, Step(1, len(papers), papers[0].source_file or papers[0].id))
         try:
             for number, paper in enumerate(papers, 1):
                 step = Step(number, len(papers), paper.source_file or paper.id)
