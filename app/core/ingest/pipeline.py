@@ -150,19 +150,19 @@ class Importer:
         )
         producer.start()
         try:
-            self._consume(files, known, q, report, total_pages, started)
-        finally:
-            stop.set()
-            # Drain so that a producer blocked on a full queue can finish.
-            while producer.is_alive():
-                try:
-                    q.get(timeout=0.1)
-                except queue.Empty:
-                    pass
-            producer.join()
-            self._claims.close()
-        report.words_seconds = time.monotonic() - started
-        try:
+            try:
+                self._consume(files, known, q, report, total_pages, started)
+            finally:
+                stop.set()
+                # Drain so that a producer blocked on a full queue can finish.
+                while producer.is_alive():
+                    try:
+                        q.get(timeout=0.1)
+                    except queue.Empty:
+                        pass
+                producer.join()
+                self._claims.close()
+            report.words_seconds = time.monotonic() - started
             # This run's papers and any an earlier run left without vectors (cancelled, killed).
             vectors = VectorsPhase(self.library, self.embedder, batch_size=self.batch_size, task=self.task).run()
             report.vectors_left = list(vectors.left or [])
