@@ -45,7 +45,7 @@ from .sources import ImportOutcome, ImportReport, collect_pdfs, file_hash  # noq
 from .paper_write import PaperWrite
 from .vectors import VectorsPhase
 
-# The producer's own time on one file (extraction, OCR; not its waits for the embedder).
+# The producer's own time on one file (extraction, OCR; not its waits for the consumer's writes).
 # Past it the file fails with its reason instead of holding the import: a malformed file
 # (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
 FILE_READ_LIMIT_S = 900.0

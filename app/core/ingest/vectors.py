@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import Cancelled
-from ..events import VECTORS_UNIT as UNIT, Progress, Step, Task
+from ..events import VECTORS_UNIT as UNIT, PaperUpdated, Progress, Step, Task
 from ..library.leases import LeaseKeeper
 from ..library.schema import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from ..library.sql_filter import sql_str
@@ -105,6 +105,7 @@ class VectorsPhase:
                         continue
                     self.library.set_status(fresh.id, PaperStatus.INDEXED.value, fresh.status_reason)
                     made += 1
+                    self.task.emit(PaperUpdated(self.library.get_paper(fresh.id)))  # the list shows it indexed
                     self._report(done, total, step)
                 finally:
                     keeper.release(paper.content_hash)
