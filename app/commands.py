@@ -66,8 +66,11 @@ def cmd_add(desk: Desk, args, run: Run) -> int:
     rate = report.pages / report.seconds if report.seconds else 0.0
     _out(
         f"{report.count('added')} added, {report.count('duplicate')} already in library, "
-        f"{report.count('failed')} failed — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f}s ({rate:.1f} pages/s)"
+        f"{report.count('failed')} failed — {report.pages} pages, {report.chunks} chunks in {report.seconds:.1f}s ({rate:.1f} pages/s); "
+        f"searchable by their words after {report.words_seconds:.1f}s"
     )
+    if report.vectors_left:
+        _out(f"{len(report.vectors_left)} papers are searchable by their words only: another process is computing their vectors.")
     return 0 if report.ok and not failed else 1
 
 

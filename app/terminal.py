@@ -30,6 +30,7 @@ class TerminalRenderer:
         self.line = ""
         self.clock = clock
         self.eta = EtaMeter(clock)
+        self._unit = ""
         self._last_draw = 0.0
 
     def __call__(self, event: Event) -> None:
@@ -46,6 +47,12 @@ class TerminalRenderer:
             self.eta.reset()
             self._draw(self._stage_text(), force=True)
         elif isinstance(event, Progress):
+            if event.unit != self._unit:  # import's pages read, then its vectors: a rate of its own
+                if self._unit and self.interactive and self.line:
+                    self.stream.write("\n")  # the last line of the one before stays on screen
+                    self.line = ""
+                self._unit = event.unit
+                self.eta.reset()
             self._draw(self._progress_text(event), force=event.total > 0 and event.done >= event.total)
 
     # -- text -----------------------------------------------------------------------

@@ -45,6 +45,10 @@ class Step:
     total: float = 0  # 0 when unknown
 
 
+# Progress.unit of import's vectors phase (ingest/vectors.py), shown apart from the pages read.
+VECTORS_UNIT = "passages"
+
+
 @dataclass(frozen=True)
 class Progress:
     """Work done so far within the current stage; total 0 when unknown."""

@@ -16,6 +16,9 @@ class PaperStatus(str, Enum):
 
     IMPORTING = "importing"  # row written, not all stages finished: never shown as complete
     EXTRACTED = "extracted"
+    # Text, chunks and summary rows written: listed and searchable by its words (BM25); its
+    # vectors are still to be computed (ingest/vectors.py), and then it is "indexed".
+    WORDS = "words"
     INDEXED = "indexed"
     SUMMARIZED = "summarized"  # indexed and summarized
     FAILED = "failed"
@@ -31,7 +34,7 @@ class PageText:
 
 
 # Statuses of a paper whose every part is written (a frozenset: checked for thousands of papers per question).
-_COMPLETE_STATUSES = frozenset({PaperStatus.INDEXED.value, PaperStatus.SUMMARIZED.value})
+_COMPLETE_STATUSES = frozenset({PaperStatus.WORDS.value, PaperStatus.INDEXED.value, PaperStatus.SUMMARIZED.value})
 
 
 @dataclass
@@ -86,7 +89,13 @@ class Paper:
 
     @property
     def complete(self) -> bool:
+        """Every part a search needs is written (a "words" paper's vectors may still be pending)."""
         return self.status in _COMPLETE_STATUSES
+
+    @property
+    def vectors_pending(self) -> bool:
+        """Searchable by its words only: the vectors phase of import has not reached it yet."""
+        return self.status == PaperStatus.WORDS.value
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -79,6 +79,17 @@ class PaperOperations(DeskParts):
         )
         return importer.run(paths)
 
+    def compute_vectors(self, task: Task | None = None):
+        """Embed the passages of the papers searchable by their words only ("words": an import
+        cancelled or killed in its vectors phase), oldest first; ingest/vectors.py."""
+        from ..ingest.vectors import VectorsPhase
+
+        try:
+            return VectorsPhase(self.library, self.embedder(), batch_size=self.settings.ingest.batch_size,
+                                task=task).run()
+        finally:
+            self.library.finish_writes()
+
     def import_zotero(self, path: str | Path | None = None, task: Task | None = None):
         """Import or sync a Zotero library (zotero.sqlite or its folder; default ~/Zotero), read-only:
         its PDFs with Zotero's metadata, collections and tags; a second run imports only what changed."""

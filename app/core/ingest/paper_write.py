@@ -1,8 +1,9 @@
-"""The writes for one paper in import: PDF copy, text file, chunks, then its status.
+"""The writes of the text phase for one paper in import: PDF copy, text file, chunks, then its status.
 
-A paper's row says "importing" until `finish`; every commit first checks that this writer
-still holds the paper's lease (leases.py), so a writer that stalled and was taken over
-writes nothing more.
+A paper's row says "importing" until `finish`, which makes it "words": its chunks and summary rows
+are written with pending (zero) vectors, so it is listed and searchable by its words at once; the
+vectors phase (vectors.py) embeds them later. Every commit first checks that this writer still
+holds the paper's lease (leases.py), so a writer that stalled and was taken over writes nothing more.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..library.atomic_files import open_temp_text, replace_file
 from ..errors import ImportFailure
+from ..library.schema import pending_vectors
 from ..library.store import CONTENT_CHUNKS, Library, atomic_copy
 from ..models.base import EmbeddingModel
 from ..records import Chunk, PageText, Paper, PaperStatus
@@ -24,11 +26,12 @@ WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compa
 
 
 class PaperWrite:
-    """The writes for one paper: PDF copy, text file, chunks, then status."""
+    """The text phase of one paper: PDF copy, text file, chunks (vectors pending), then status "words"."""
 
-    def __init__(self, library: Library, paper: Paper, path: Path, identity: str,
+    def __init__(self, library: Library, paper: Paper, path: Path, identity: str, dim: int,
                  held: Callable[[], bool] = lambda: True) -> None:
         self.library = library
+        self.dim = dim  # the embedder's: the pending vectors have the index's width
         self.paper = paper
         self.path = path
         # Whether this writer still holds the paper's lease: checked before each commit, so a
@@ -50,13 +53,13 @@ class PaperWrite:
     def add_page(self, page: PageText) -> None:
         self._text.write(f"{page_marker(page.page, page.label)}\n\n{page.markdown}\n\n")
 
-    def add_chunks(self, chunks: list[Chunk], embedder: EmbeddingModel) -> None:
+    def add_chunks(self, chunks: list[Chunk]) -> None:
         for c in chunks:
             c.paper_id = self.paper.id
             c.chunk_index = self.n_chunks
             c.source_type = c.source_type or "content"  # tables.TableChunk: "table", "table_row"…
             self.n_chunks += 1
-        vectors = embedder.embed([getattr(c, "embed_text", "") or c.text for c in chunks])  # tables.TableChunk
+        vectors = pending_vectors(len(chunks), self.dim)  # vectors.py fills them in
         self._pending.extend(chunks)
         self._pending_vectors.append(vectors)
         if len(self._pending) >= WRITE_BATCH:
@@ -85,8 +88,11 @@ class PaperWrite:
         replace_file(self._text_tmp, self.library.text_path(self.paper.id))  # to the bucket too, if remote
         if self.n_chunks == 0:
             raise ImportFailure("no text could be extracted", "The PDF may be scanned; OCR it first.")
-        index_summary_side(self.library, embedder, self.paper, sections=sections)
-        self.paper.status = PaperStatus.INDEXED.value
+        index_summary_side(self.library, embedder, self.paper, sections=sections, embed=False)
+        # A new table has no full-text index until one is made; with one, rows added later are
+        # searched too (Lance reads unindexed fragments), so one is made once, after the first paper.
+        self.library.ensure_text_indexes()
+        self.paper.status = PaperStatus.WORDS.value
         self.paper.status_reason = ""
         self._require_lease()
         self.library.upsert_paper(self.paper)

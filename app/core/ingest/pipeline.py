@@ -1,15 +1,16 @@
-"""Import PDFs into the library: extract, chunk, embed, index — resumably.
+"""Import PDFs into the library: extract, chunk and index by words; then embed — resumably.
 
-Pipelining: a producer thread opens, extracts and chunks the PDFs ahead of
-the embedder and hands pages and chunks over through a bounded queue, so that
-extraction hides behind embedding (which dominates) and memory stays bounded
-even for a 1,000-page PDF (nothing holds a whole paper's text).
+Two phases. The text phase (this module) makes every paper listed and searchable by its words
+as soon as it is read: a producer thread opens, extracts and chunks the PDFs and hands pages and
+chunks over through a bounded queue to the consumer, which writes them with pending vectors
+(memory stays bounded even for a 1,000-page PDF: nothing holds a whole paper's text). The
+vectors phase (vectors.py) then embeds the chunks of every "words" paper, oldest first; the
+embedding dominates an import's time, so the last paper is searchable long before it ends.
 
-Crash safety: a paper's row is written with status "importing" before its
-chunks, and set to "indexed" only after every part is written. Running the
-same import again skips complete papers (same content hash) and redoes the
-incomplete ones from the start. A paper's writes are paper_write.PaperWrite;
-the files and reports of an import, import_files.
+Crash safety: a paper's row is written with status "importing" before its chunks, set to
+"words" once they are all written and to "indexed" once their vectors are. Running the same
+import again skips complete papers (same content hash), redoes the incomplete ones from the
+start and resumes the vectors of "words" ones. A paper's writes are paper_write.PaperWrite.
 
 Long module: the importer is one pipeline whose two halves (the producer thread:
 hash, OCR, extraction, chunking; the consumer: leases, rows, embedding, commits)
@@ -36,13 +37,15 @@ from ..errors import Cancelled, ImportFailure, ResearchDeskError
 from ..library.leases import PaperClaims
 from ..pdf.mupdf_guard import MUPDF
 from ..library.store import Library
+from ..text.wording import plural
 from ..models.base import EmbeddingModel
 from .paper_id import make_paper_id
 from ..records import Chunk, PageText, Paper, PaperMeta, PaperStatus
 from .sources import ImportOutcome, ImportReport, collect_pdfs, file_hash  # noqa: F401 - re-exported
 from .paper_write import PaperWrite
+from .vectors import VectorsPhase
 
-# The producer's own time on one file (extraction, OCR; not its waits for the embedder).
+# The producer's own time on one file (extraction, OCR; not its waits for the consumer's writes).
 # Past it the file fails with its reason instead of holding the import: a malformed file
 # (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
 FILE_READ_LIMIT_S = 900.0
@@ -147,17 +150,23 @@ class Importer:
         )
         producer.start()
         try:
-            self._consume(files, known, q, report, total_pages, started)
+            try:
+                self._consume(files, known, q, report, total_pages, started)
+            finally:
+                stop.set()
+                # Drain so that a producer blocked on a full queue can finish.
+                while producer.is_alive():
+                    try:
+                        q.get(timeout=0.1)
+                    except queue.Empty:
+                        pass
+                producer.join()
+                self._claims.close()
+            report.words_seconds = time.monotonic() - started
+            # This run's papers and any an earlier run left without vectors (cancelled, killed).
+            vectors = VectorsPhase(self.library, self.embedder, batch_size=self.batch_size, task=self.task).run()
+            report.vectors_left = list(vectors.left or [])
         finally:
-            stop.set()
-            # Drain so that a producer blocked on a full queue can finish.
-            while producer.is_alive():
-                try:
-                    q.get(timeout=0.1)
-                except queue.Empty:
-                    pass
-            producer.join()
-            self._claims.close()
             self.library.finish_writes()
         report.seconds = time.monotonic() - started
         return report
@@ -292,6 +301,7 @@ class Importer:
         state: PaperWrite | None = None
         pages_done = 0
         file_no = 0
+        self._read = 0  # files done with (added, skipped or failed): "read 3 of 12 papers"
         while True:
             if self.cancelled():
                 if state is not None:
@@ -303,6 +313,7 @@ class Importer:
                 break
             if isinstance(item, _Skip):
                 file_no += 1
+                self._read += 1
                 pages_done += self._page_counts.get(item.path, 0)
                 self._outcome(report, item.outcome)
                 self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name), item.outcome.message)
@@ -320,8 +331,10 @@ class Importer:
                     self._claims.release(item.path)
                     pages_done += item.page_count
                     state = None  # this file's pages and chunks, still queued, are dropped
+                    self._read += 1
                     continue
                 if isinstance(begun, ImportOutcome):  # another writer finished this paper meanwhile
+                    self._read += 1
                     self._outcome(report, begun)
                     self._claims.release(item.path)
                     pages_done += item.page_count
@@ -332,6 +345,7 @@ class Importer:
                 if not item.text_layer:
                     reason = pdf_extract.NEEDS_OCR
                     state.fail(reason)
+                    self._read += 1
                     self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
                     pages_done += item.page_count
                     state = None
@@ -349,9 +363,10 @@ class Importer:
                              f"reading scanned page {item.page}/{item.page_count} (OCR)")
             elif isinstance(item, _Chunks):
                 if state is not None:
-                    state.add_chunks(item.chunks, self.embedder)
+                    state.add_chunks(item.chunks)
                     report.chunks += len(item.chunks)
             elif isinstance(item, _End):
+                self._read += 1
                 if state is not None and state.path == item.path:
                     try:
                         if item.ocr_pages:
@@ -376,6 +391,7 @@ class Importer:
                         self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {reason}"))
                     state = None
                 self._claims.release(item.path)
+                self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name), "")
 
     def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "PaperWrite | ImportOutcome":
         # `known` is from the start of the run: look again, another writer may have added it since.
@@ -434,7 +450,7 @@ class Importer:
             summarized=bool(previous and previous.summarized),
         )
         known[item.content_hash] = paper
-        return PaperWrite(self.library, paper, item.path, self.embedding_identity,
+        return PaperWrite(self.library, paper, item.path, self.embedding_identity, self.embedder.dimension,
                            held=lambda: self._claims.holds(item.content_hash))
 
     def _check_embedding_model(self) -> None:
@@ -454,7 +470,8 @@ class Importer:
             )
 
     def _report(self, done: int, total: int, step: Step, detail: str) -> None:
-        self.task.emit(Progress(done, total, "pages", detail, step))
+        read = f"read {self._read} of {plural(step.count, 'paper')}"
+        self.task.emit(Progress(done, total, "pages", f"{read} · {detail}" if detail else read, step))
 
     def _outcome(self, report: ImportReport, outcome: ImportOutcome) -> None:
         """Record a file's outcome and tell the front end (its table shows the paper at once)."""

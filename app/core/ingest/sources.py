@@ -22,6 +22,8 @@ class ImportReport:
     pages: int = 0
     chunks: int = 0
     seconds: float = 0.0
+    words_seconds: float = 0.0  # until every paper of the run was listed and searchable by its words
+    vectors_left: list[str] = field(default_factory=list)  # "words" papers another writer holds (vectors.py)
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)

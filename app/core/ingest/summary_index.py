@@ -14,6 +14,7 @@ import re
 
 from ..units import TokenCounter, approx_tokens
 from .chunking import chunk_pages, token_counter
+from ..library.schema import pending_vectors
 from ..library.store import SUMMARY_CHUNKS, Library
 from ..models.base import EmbeddingModel
 from ..records import Chunk, PageText, Paper
@@ -56,9 +57,13 @@ def headings_from_text_file(text: str) -> list[str]:
 
 
 def index_summary_side(
-    library: Library, embedder: EmbeddingModel, paper: Paper, *, sections: list[str] | None = None
+    library: Library, embedder: EmbeddingModel, paper: Paper, *, sections: list[str] | None = None,
+    embed: bool = True,
 ) -> int:
-    """(Re)build a paper's summary chunks from its metadata, summary and notes files."""
+    """(Re)build a paper's summary chunks from its metadata, summary and notes files.
+
+    `embed=False` writes them with pending (zero) vectors: found by their words only, until the
+    vectors phase of import rebuilds them with `embed=True`."""
     if sections is None:
         path = library.text_path(paper.id)
         sections = headings_from_text_file(path.read_text(encoding="utf-8")) if path.exists() else []
@@ -67,6 +72,6 @@ def index_summary_side(
         if path.exists():
             chunks += text_chunks(paper.id, path.read_text(encoding="utf-8"), source_type, len(chunks),
                                   token_counter(embedder))
-    vectors = embedder.embed([c.text for c in chunks])
+    vectors = embedder.embed([c.text for c in chunks]) if embed else pending_vectors(len(chunks), embedder.dimension)
     library.replace_chunks(SUMMARY_CHUNKS, paper.id, chunks, vectors)
     return len(chunks)

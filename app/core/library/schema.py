@@ -6,6 +6,7 @@ import logging
 from dataclasses import asdict, fields
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from ..records import Chunk, Paper
@@ -73,6 +74,15 @@ def chunks_schema(dim: int, *, content: bool) -> pa.Schema:
 # nulls on open (migrate_content_chunks); their papers get table units when re-imported or
 # rebuilt (`research-desk rebuild-index`), nothing else changes.
 TABLE_FIELDS = [pa.field("table_no", pa.string()), pa.field("rect", pa.list_(pa.float32()))]
+
+
+def pending_vectors(count: int, dim: int) -> np.ndarray:
+    """Vectors for chunks written before they are embedded (a "words" paper, ingest/vectors.py).
+
+    All zeros: no embedding is the zero vector (they are normalised), so a search can tell a
+    chunk waiting for its vector from any real one (table_reader skips them in the vector leg)
+    without a column or a status lookup, in every table version."""
+    return np.zeros((count, dim), dtype=np.float32)
 
 
 def migrate_content_chunks(table) -> None:

@@ -329,6 +329,18 @@ class Library(LibraryLayout):
             counts[pid] = counts.get(pid, 0) + 1
         return counts
 
+    def ensure_text_indexes(self) -> None:
+        """A full-text index on each chunk table that has rows and none yet (rows added after it
+        are searched as well, unindexed, until `finish_writes` rebuilds it)."""
+        for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
+            table = self.chunks_table(name)
+            if table is None or any(tuple(i.columns) == ("text",) for i in table.list_indices()):
+                continue
+            try:
+                table.create_index("text", config=FTS(), replace=True)
+            except Exception:  # noqa: BLE001 - any Lance error: logged; finish_writes tries again
+                log.warning("could not create the full-text index of %s", name, exc_info=True)
+
     def finish_writes(self) -> None:
         """After a batch of imports: compact fragments, refresh the full-text indexes.
 

@@ -19,6 +19,9 @@ Vector search takes one of three paths, all returning hits in exact-cosine order
 * **ANN index.** Everything else: IVF_HNSW_SQ on big tables (flat search when a
   table has none), re-ranked by the exact cosine of the returned vectors.
 
+Rows whose vector is pending (all zeros: a "words" paper, schema.pending_vectors) are never
+vector hits, on any path; the full-text leg finds them.
+
 A snapshot is kept per table and refreshed when the table's version moves (the
 check runs on every search, so another process's import is seen on the next
 question).
@@ -61,6 +64,7 @@ class _Vectors:
     row_ids: np.ndarray  # uint64
     paper_ids: pa.Array
     rows_of_paper: dict[str, np.ndarray]
+    pending: np.ndarray | None = None  # bool per row: vector not computed yet; None when there are none
 
 
 @dataclass
@@ -85,10 +89,16 @@ class Snapshot:
         vectors = self._memory_vectors()
         if vectors is not None:
             if papers is None:
-                return _memory_hits(vectors, None, vectors.matrix @ q, limit)
+                sims = vectors.matrix @ q
+                if vectors.pending is not None:
+                    sims[vectors.pending] = -np.inf
+                return _memory_hits(vectors, None, sims, limit)
             rows = [vectors.rows_of_paper[p] for p in papers if p in vectors.rows_of_paper]
             offsets = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-            return _memory_hits(vectors, offsets, vectors.matrix[offsets] @ q, limit)
+            sims = vectors.matrix[offsets] @ q
+            if vectors.pending is not None:
+                sims[vectors.pending[offsets]] = -np.inf
+            return _memory_hits(vectors, offsets, sims, limit)
         where = in_list("paper_id", papers) if papers is not None else None
         if papers is not None:
             scanned = self.dataset.to_table(columns=HIT_COLUMNS, filter=where, with_row_id=True, limit=EXACT_SCAN_MAX_ROWS + 1)
@@ -162,11 +172,13 @@ def _load_vectors(dataset, dim: int) -> _Vectors:
         for start, end in zip(starts, np.r_[starts[1:], len(order)]):
             rows_of_paper[sorted_ids[start]] = np.sort(order[start:end])
     row_ids = table.column(ROW_ID).to_numpy()
-    return _Vectors(matrix, row_ids, paper_ids, rows_of_paper)
+    pending = ~matrix.any(axis=1)
+    return _Vectors(matrix, row_ids, paper_ids, rows_of_paper, pending if pending.any() else None)
 
 
 def _memory_hits(vectors: _Vectors, offsets: np.ndarray | None, sims: np.ndarray, limit: int) -> pa.Table:
     top = _top(sims, limit)
+    top = top[np.isfinite(sims[top])]  # pending vectors (-inf) are no hits
     rows = top if offsets is None else offsets[top]
     matrix = vectors.matrix[rows]
     return pa.table({
@@ -189,7 +201,11 @@ def _best_rows(table: pa.Table, q: np.ndarray, limit: int) -> pa.Table:
     """`table`'s rows ordered by exact cosine to `q`, the best `limit` of them."""
     if table.num_rows == 0:
         return table
-    return table.take(pa.array(_top(vector_matrix(table) @ q, limit)))
+    matrix = vector_matrix(table)
+    sims = matrix @ q
+    sims[~matrix.any(axis=1)] = -np.inf  # pending vectors are no hits
+    top = _top(sims, limit)
+    return table.take(pa.array(top[np.isfinite(sims[top])]))
 
 
 def vector_matrix(table: pa.Table) -> np.ndarray:

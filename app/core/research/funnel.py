@@ -170,10 +170,12 @@ class Funnel:
         candidates = [c for c in candidates if c.paper_id in complete]
         # Keyword matches alone never make a shortlist (BM25 matches common words in any
         # question): if nothing clears the cosine cutoff, nothing in the library matches.
+        # Papers whose vectors are still being computed have only their words: those stay.
         if not any(c.cosine >= self.cutoffs.summaries for c in candidates) and not any(
             c.cosine >= self.cutoffs.evidence for c in probe if c.paper_id in complete
         ):
-            candidates, probe = [], []
+            candidates = [c for c in candidates if c.vector_pending]
+            probe = [c for c in probe if c.vector_pending]
         passing = [c for c in candidates if c.passes(self.cutoffs.summaries)]
         notes = []
         if len(passing) < len(candidates):
@@ -235,6 +237,9 @@ class Funnel:
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]
         notes = []
+        words_only = [pid for pid in shortlist if pid in self._papers and self._papers[pid].vectors_pending]
+        if words_only:
+            notes.append(words_only_note(len(words_only)))
         if len(passing) < len(candidates):
             notes.append(f"Stage 2: the similarity cutoff {self.cutoffs.evidence:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} passages.")
         if not passing and candidates:
@@ -392,6 +397,13 @@ class Funnel:
 
     def _stage(self, stage: int, detail: str) -> None:
         self.task.stage(STAGES[stage - 1], stage, len(STAGES), detail)
+
+
+def words_only_note(count: int) -> str:
+    """The answer's line where some papers were searched by BM25 alone (ingest/vectors.py)."""
+    were = "was" if count == 1 else "were"
+    return (f"{plural(count, 'paper')} {were} searched by their words only "
+            f"(their vectors are still being computed).")
 
 
 def answer_with_references(result: ResearchResult) -> str:

@@ -100,6 +100,8 @@ class LibraryController(QObject):
                 ["finish-import:Finish importing"],
             )
             self.incomplete = incomplete
+        if not snap.stale_reason and any(p.vectors_pending for p in snap.papers):
+            self.compute_vectors()  # an import stopped in its vectors phase: they resume now
         self.snapshot_loaded.emit(snap)
         self._seen_version = None  # the next poll refreshes once, then only on change
         self._poll_timer.start()
@@ -174,7 +176,7 @@ class LibraryController(QObject):
         if self.current is handle:
             self.current = None
             self.pane.import_panel.finish()
-        if not any(h.kind in ("import", "reindex", "summarize", "rebuild", "remove") for h in self.host.pending()):
+        if not any(h.kind in ("import", "vectors", "reindex", "summarize", "rebuild", "remove") for h in self.host.pending()):
             self.busy_changed.emit(False)
 
     def cancel(self) -> None:
@@ -189,6 +191,9 @@ class LibraryController(QObject):
         names = ", ".join(Path(p).name for p in paths[:3]) + ("…" if len(paths) > 3 else "")
         self.message.emit(f"Adding {names}")
         return self._run_long("import", "Importing", partial(jobs.import_paths, paths=paths), self._imported)
+
+    def compute_vectors(self) -> JobHandle:
+        return self._run_long("vectors", "Computing vectors", jobs.compute_vectors, lambda report: None)
 
     def import_source(self, kind: str, path: str) -> JobHandle:
         title = "Importing from Zotero" if kind == "zotero" else f"Importing {Path(path).name}"

@@ -1,7 +1,9 @@
 """Import progress: the current file and its pages, overall progress, ETA, Cancel.
 
 It renders the core's typed Progress events (app/core/events.py): overall
-pages, and the file being read with its page (`Progress.step`).
+pages, and the file being read with its page (`Progress.step`); then, on a line of its
+own, the vectors phase ("vectors: 1,234 of 6,220 passages", ingest/vectors.py), while the
+papers already read stay listed and searchable by their words.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from app.core.events import EtaMeter, Progress
+from app.core.events import VECTORS_UNIT, EtaMeter, Progress
 
 
 def format_eta(seconds: float) -> str:
@@ -53,8 +55,16 @@ class ImportPanel(QFrame):
         grid.addWidget(self.overall_bar, 1, 0, 1, 2)
         grid.addWidget(self.file_label, 2, 0, 1, 3)
         grid.addWidget(self.file_bar, 3, 0, 1, 3)
+        self.vectors_label = QLabel("")
+        self.vectors_label.setObjectName("muted")
+        self.vectors_bar = QProgressBar()
+        self.vectors_bar.setTextVisible(False)
+        self.vectors_bar.setRange(0, 1000)
+        grid.addWidget(self.vectors_label, 4, 0, 1, 3)
+        grid.addWidget(self.vectors_bar, 5, 0, 1, 3)
         grid.setColumnStretch(0, 1)
         self.eta_meter = EtaMeter()
+        self.vectors_meter = EtaMeter()
         self.hide()
 
     def start(self, title: str) -> None:
@@ -65,11 +75,19 @@ class ImportPanel(QFrame):
         self.file_bar.setRange(0, 0)  # busy until the first page is read
         self.file_bar.show()
         self.eta_meter.reset()
+        self.vectors_meter.reset()
+        self.vectors_label.setText("")
+        self.vectors_label.hide()
+        self.vectors_bar.setValue(0)
+        self.vectors_bar.hide()
         self.cancel_button.setEnabled(True)
         self.cancel_button.setText("Cancel")
         self.show()
 
     def update_progress(self, progress: Progress) -> None:
+        if progress.unit == VECTORS_UNIT:
+            self._update_vectors(progress)
+            return
         fraction = progress.fraction
         if 0 <= fraction <= 1:
             self.overall_bar.setRange(0, 1000)
@@ -87,6 +105,27 @@ class ImportPanel(QFrame):
         else:
             self.file_label.setText(progress.detail)
         left = self.eta_meter.seconds_left(progress)
+        self.eta.setText(f"about {format_eta(left)} left" if left is not None else "")
+
+    def _update_vectors(self, progress: Progress) -> None:
+        """The second progress: passages embedded, below the (finished) reading of the papers."""
+        if progress.total > 0:
+            self.overall_bar.setRange(0, 1000)
+            self.overall_bar.setValue(1000)  # every paper is read (and searchable by its words)
+            self.file_bar.setRange(0, 1)
+            self.file_bar.setValue(1)
+        fraction = progress.fraction
+        if 0 <= fraction <= 1:
+            self.vectors_bar.setRange(0, 1000)
+            self.vectors_bar.setValue(int(fraction * 1000))
+        else:
+            self.vectors_bar.setRange(0, 0)
+        self.vectors_label.setText(progress.detail)
+        if progress.step is not None:
+            self.vectors_label.setToolTip(progress.step.name)
+        self.vectors_label.show()
+        self.vectors_bar.show()
+        left = self.vectors_meter.seconds_left(progress)
         self.eta.setText(f"about {format_eta(left)} left" if left is not None else "")
 
     def show_status(self, text: str) -> None:

@@ -62,6 +62,13 @@ def import_paths(ctx: JobContext, paths: list[str]):
     return report
 
 
+def compute_vectors(ctx: JobContext):
+    """The vectors of papers an earlier import left searchable by their words only; emits PapersChanged."""
+    report = ctx.desk.compute_vectors(ctx.task)
+    ctx.emit(PapersChanged(ctx.desk.papers()))
+    return report
+
+
 def import_source(ctx: JobContext, kind: str, path: str):
     """A Zotero library or a .bib/.ris file's PDFs, with their metadata; emits PapersChanged."""
     desk = ctx.desk

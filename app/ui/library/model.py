@@ -14,6 +14,7 @@ PAPER_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 STATUS_TEXT = {
+    "words": "Words only",
     "indexed": "Indexed",
     "summarized": "Summarized",
     "importing": "Incomplete",
@@ -21,6 +22,7 @@ STATUS_TEXT = {
     "failed": "Failed",
 }
 STATUS_ICON = {
+    "words": "status-importing",
     "indexed": "status-indexed",
     "summarized": "status-summarized",
     "importing": "status-importing",
@@ -28,6 +30,7 @@ STATUS_ICON = {
     "failed": "status-failed",
 }
 STATUS_TIP = {
+    "words": "Searchable by its words; its vectors are still being computed (they resume if stopped)",
     "indexed": "Indexed: full text searchable",
     "summarized": "Indexed and summarized",
     "importing": "Import did not finish; re-index it or add the file again",

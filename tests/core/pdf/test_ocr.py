@@ -224,7 +224,7 @@ def test_ocr_reports_each_page_and_cancel_stops_it_then_a_rerun_finishes(make_de
     task.sink = sink
     with pytest.raises(Cancelled):
         desk.add([path], task=task)
-    assert [e.detail for e in seen] == ["reading scanned page 1/2 (OCR)"]
+    assert [e.detail for e in seen] == ["read 0 of 1 paper · reading scanned page 1/2 (OCR)"]
     assert seen[0].step is not None and seen[0].step.name == "scan.pdf" and seen[0].step.total == 2
     assert not desk.library.complete_paper_ids()
 
@@ -232,7 +232,7 @@ def test_ocr_reports_each_page_and_cancel_stops_it_then_a_rerun_finishes(make_de
     again = Task(sink=lambda e: pages.append(e.detail) if isinstance(e, Progress) and "OCR" in e.detail else None)
     report = desk.add([path], task=again)
     assert report.count("added") == 1, [o.message for o in report.outcomes]
-    assert pages == ["reading scanned page 1/2 (OCR)", "reading scanned page 2/2 (OCR)"]
+    assert pages == ["read 0 of 1 paper · reading scanned page 1/2 (OCR)", "read 0 of 1 paper · reading scanned page 2/2 (OCR)"]
 
 
 # --------------------------------------------------------------------------- metadata of a scan

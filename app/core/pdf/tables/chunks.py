@@ -52,10 +52,14 @@ class TableChunk(Chunk):
 
     table_no: str = ""  # "3", "S2", "II"; "" where the table has no numbered caption
     rect: Rect | None = None  # the row's (or the whole table's) rectangle on the page, PDF points
-    # What the embedder reads where it is not the text: a table's unit by its caption line alone.
-    # With its rows, its vector drifted from the question's (the wheat paper's Table 3 fell out of
-    # the 15 passages for "which metabolite rose the most…"); the rows still count for full text.
-    embed_text: str = ""
+
+
+def embedding_text(source_type: str, text: str) -> str:
+    """What the embedder reads of a stored unit (ingest/vectors.py): its text, but a table's caption
+    unit by its caption line alone. With its rows, its vector drifted from the question's (the wheat
+    paper's Table 3 fell out of the 15 passages for "which metabolite rose the most…"); the rows
+    still count for full text."""
+    return text.split("\n", 1)[0] if source_type == CAPTION_UNIT else text
 
 
 @dataclass
@@ -204,7 +208,7 @@ def table_units(tables: list[PageTable], page_texts: dict[int, str], label: str 
         start, end = _span(md, [t.caption[:60]]) if t.caption else (0, 0)
         for text in table_texts(t):
             out.append(TableChunk("", 0, text, t.page, label or str(t.page), name, start, end,
-                                  CAPTION_UNIT, table_no=t.number, rect=t.rect, embed_text=text.split("\n", 1)[0]))
+                                  CAPTION_UNIT, table_no=t.number, rect=t.rect))
         kind = LOW_ROW_UNIT if t.low_rank else ROW_UNIT
         for k, (row, rect) in enumerate(zip(t.rows, t.row_rects)):
             start, end = _span(md, [c for c in row if c])

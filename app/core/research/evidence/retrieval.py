@@ -60,13 +60,22 @@ class Candidate:
     table_no: str = ""
     rect: tuple[float, float, float, float] | None = None  # a table row's rectangle on the page
 
+    @property
+    def vector_pending(self) -> bool:
+        """A chunk of a "words" paper: found by its words, its vector not computed yet (cosine 0)."""
+        return not self.vector.any()
+
     def passes(self, cutoff: float) -> bool:
         """Similar enough to the query, or one of the best keyword matches.
 
         The cosine cutoff judges the embedding alone; a passage the BM25 leg ranks
         near the top carries the question's own terms, which a small embedding
-        model can score low (measured: cutting those lost right pages).
+        model can score low (measured: cutting those lost right pages). A chunk
+        without its vector yet has no cosine to judge: the BM25 leg finding it is
+        what it has.
         """
+        if self.vector_pending:
+            return self.text_rank is not None
         return self.cosine >= cutoff or (self.text_rank is not None and self.text_rank < KEYWORD_KEEP)
 
 
