@@ -141,18 +141,18 @@ def step_import(args, keep: Path, sentences, vocab, desk_factory) -> dict:
         embedder = TopicEmbedder(real, topic_bases(keep, sentences, real, args.bases)) if mode == "words" else real
         added: list[float] = []
         task = Task(sink=lambda e: added.append(time.perf_counter() - t) if isinstance(e, PaperImported) else None)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         report = Importer(desk.library, embedder, embedding_identity=desk.embedding_identity(), task=task).run(files)
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c  # CPU: all threads, llama.cpp's too
         # Word-searchable: listed, and a text search for a phrase of its title finds it.
         listed = {p.id: p for p in desk.papers()}
         found = sum(1 for p in listed.values() if any(h.paper_id == p.id for h in desk.search_text(p.title.split(":")[0], limit=50)))
         n = report.count("added")
-        out[mode] = dict(papers=n, pages=report.pages, chunks=report.chunks, seconds=seconds, added_at=added,
+        out[mode] = dict(papers=n, pages=report.pages, chunks=report.chunks, seconds=seconds, cpu_s=cpu, added_at=added,
                          per_paper=seconds / max(1, n), chunks_per_s=report.chunks / seconds, found=found, listed=len(listed))
         say(f"import ({'real MiniLM' if mode == 'embedded' else 'words phase: synthetic vectors'}) of {n} generated papers, "
             f"{report.pages} pages, {report.chunks} chunks: {seconds:.1f} s = {seconds / max(1, n):.2f} s/paper, "
-            f"{report.pages / seconds:.1f} pages/s, {report.chunks / seconds:.1f} chunks/s; "
+            f"{report.pages / seconds:.1f} pages/s, {report.chunks / seconds:.1f} chunks/s; CPU {cpu / max(1, n):.2f} s/paper; "
             f"{len(listed)} listed, {found} found by a text search of their title; first reported added at "
             f"{added[0] if added else 0:.1f} s, last at {added[-1] if added else 0:.1f} s; peak RSS {peak_mb():.0f} MB")
         desk.close()
@@ -163,6 +163,12 @@ def step_import(args, keep: Path, sentences, vocab, desk_factory) -> dict:
     say(f"extrapolated to {TARGET_PAPERS:,} papers ({chunks_per_paper:.0f} chunks/paper): word-searchable after "
         f"{words_h:.1f} h (words phase, {words['per_paper']:.2f} s/paper); all embedded after {embed_h:.1f} h "
         f"(real MiniLM, {emb['chunks_per_s']:.1f} chunks/s; today's import makes a paper searchable only then)")
+    # Wall time on a shared machine is mostly waiting for a core; CPU seconds over 2 cores is what
+    # an idle 2-core machine would take (an upper bound on its speed: no thread waits for another).
+    cores = os.cpu_count() or 2
+    say(f"from CPU time over {cores} cores (the machine idle): word-searchable after "
+        f"{TARGET_PAPERS * words['cpu_s'] / max(1, words['papers']) / cores / 3600:.1f} h, all embedded after "
+        f"{TARGET_PAPERS * chunks_per_paper * emb['cpu_s'] / max(1, emb['chunks']) / cores / 3600:.1f} h")
     return out
 
 
