@@ -331,34 +331,34 @@ class Library(LibraryLayout):
 
     def ensure_text_indexes(self) -> None:
         """A full-text index on each chunk table that has rows and none yet (rows added after it
-        are searched as well, unindexed, until `finish_writes` rebuilds it)."""
+        are searched as well, unindexed, until `finish_writes` adds them to it). A failure is
+        logged loudly: hybrid search silently losing its keyword leg would be hard to notice."""
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
             table = self.chunks_table(name)
-            if table is None or any(tuple(i.columns) == ("text",) for i in table.list_indices()):
+            if table is None or table.count_rows() == 0 or any(tuple(i.columns) == ("text",) for i in table.list_indices()):
                 continue
             try:
                 table.create_index("text", config=FTS(), replace=True)
-            except Exception:  # noqa: BLE001 - any Lance error: logged; finish_writes tries again
-                log.warning("could not create the full-text index of %s", name, exc_info=True)
+            except Exception:  # noqa: BLE001 - any Lance error: logged; the next finish_writes tries again
+                log.warning("could not create the full-text index of %s; search falls back to vectors only", name,
+                            exc_info=True)
 
     def finish_writes(self) -> None:
-        """After a batch of imports: compact fragments, refresh the full-text indexes.
+        """After a batch of imports: compact fragments, bring the indexes up to date.
 
         Many small commits (one per paper) leave many small files; compaction keeps
-        search fast. The BM25 index is rebuilt so that new rows are searchable.
+        search fast. `optimize` also adds the new rows to the existing indexes, BM25 included:
+        rebuilding the full-text index instead cost every import into a 10,000-paper library
+        ~64 CPU-s and 0.7 GB (docs/lab/2026-12-07-library-scale.md); adding 100 rows to a
+        200,000-row index takes 0.2 s against 2.7 s for the rebuild.
         """
+        self.ensure_text_indexes()  # only where there is none yet
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
             table = self.chunks_table(name)
             if table is None or table.count_rows() == 0:
                 continue
             # None of these steps is fatal: the rows are committed already, and search works
-            # (vector only, or on more fragments) without them. A failure is logged loudly,
-            # because hybrid search silently losing its keyword leg would be hard to notice.
-            try:
-                table.create_index("text", config=FTS(), replace=True)
-            except Exception:  # noqa: BLE001 - any Lance error: logged, the import stands
-                log.warning("could not rebuild the full-text index of %s; search falls back to vectors only", name,
-                            exc_info=True)
+            # (vector only, or on more fragments, unindexed) without them.
             self._ensure_indices(table)
             try:
                 table.optimize()

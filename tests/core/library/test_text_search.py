@@ -80,3 +80,21 @@ def test_cli_search_prints_pages_and_json(fact_library, capsys):
     assert first["snippet"][first["match"][0]:first["match"][1]].lower() == "drone photogrammetry"
     assert cli.main(["--library", str(fact_library.location), "search", "xylophone"]) == 0
     assert "No paper prints" in capsys.readouterr().out
+
+
+def test_a_later_import_adds_its_rows_to_the_full_text_index(tmp_path):
+    """`finish_writes` adds a later import's rows to the full-text index it made (by `optimize`,
+    no longer by rebuilding it): the index holds every row, none is left unindexed, and a word only
+    the new rows have is found."""
+    lib = Library(tmp_path / "lib")
+    for pid, text in (("p1", "The ice shelf calved in March."), ("p2", "Krill swarms thinned under the sea ice.")):
+        lib.upsert_paper(Paper(id=pid, title=pid, authors=[], published="", abstract="", doi="", arxiv_id="",
+                               source_file=f"{pid}.pdf", page_count=1, page_labels=[], content_hash=pid, imported_at="",
+                               status="indexed"))
+        lib.append_chunks(CONTENT_CHUNKS, [Chunk(pid, 0, text, page=1)], np.ones((1, 4), dtype=np.float32))
+        lib.finish_writes()
+        table = lib.chunks_table(CONTENT_CHUNKS)
+        (index,) = [i for i in table.list_indices() if tuple(i.columns) == ("text",)]
+    stats = table.index_stats(index.name)
+    assert stats.num_indexed_rows == 2 and stats.num_unindexed_rows == 0
+    assert [h.paper_id for h in search_text(lib, "krill swarms")] == ["p2"]
