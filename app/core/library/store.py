@@ -344,14 +344,9 @@ class Library(LibraryLayout):
                             exc_info=True)
 
     def finish_writes(self) -> None:
-        """After a batch of imports: compact fragments, bring the indexes up to date.
-
-        Many small commits (one per paper) leave many small files; compaction keeps
-        search fast. `optimize` also adds the new rows to the existing indexes, BM25 included:
-        rebuilding the full-text index instead cost every import into a 10,000-paper library
-        ~64 CPU-s and 0.7 GB (docs/lab/2026-12-07-library-scale.md); adding 100 rows to a
-        200,000-row index takes 0.2 s against 2.7 s for the rebuild.
-        """
+        """After a batch of imports: compact the many small files of one commit per paper, and add
+        the new rows to the indexes (`optimize`), BM25 included: rebuilding it cost every import
+        into a 10,000-paper library ~64 CPU-s and 0.7 GB (docs/lab/2026-12-07-library-scale.md)."""
         self.ensure_text_indexes()  # only where there is none yet
         for name in (CONTENT_CHUNKS, SUMMARY_CHUNKS):
             table = self.chunks_table(name)

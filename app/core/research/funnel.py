@@ -174,8 +174,7 @@ class Funnel:
         if not any(c.cosine >= self.cutoffs.summaries for c in candidates) and not any(
             c.cosine >= self.cutoffs.evidence for c in probe if c.paper_id in complete
         ):
-            candidates = [c for c in candidates if c.vector_pending]
-            probe = [c for c in probe if c.vector_pending]
+            candidates, probe = [c for c in candidates if c.vector_pending], [c for c in probe if c.vector_pending]
         passing = [c for c in candidates if c.passes(self.cutoffs.summaries)]
         notes = []
         if len(passing) < len(candidates):
@@ -237,9 +236,8 @@ class Funnel:
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").
         passing = [c for c in candidates if c.passes(self.cutoffs.evidence)]
         notes = []
-        words_only = [pid for pid in shortlist if pid in self._papers and self._papers[pid].vectors_pending]
-        if words_only:
-            notes.append(words_only_note(len(words_only)))
+        if words_only := [pid for pid in shortlist if pid in self._papers and self._papers[pid].vectors_pending]:
+            notes.append(retrieval.words_only_note(len(words_only)))
         if len(passing) < len(candidates):
             notes.append(f"Stage 2: the similarity cutoff {self.cutoffs.evidence:.2f} removed {len(candidates) - len(passing)} of {len(candidates)} passages.")
         if not passing and candidates:
@@ -251,22 +249,10 @@ class Funnel:
         order = mmr(scale01([c.relevance for c in passing]), np.stack([c.vector for c in passing]), len(passing), p.mmr_lambda_evidence,
                     retrieval.page_groups(passing), p.same_page_similarity) if passing else []
         order = within_tokens([passing[i].text for i in order], p.k_evidence, p.evidence_tokens, order)
-        evidence = [
-            Evidence(
-                number=n,
-                paper_id=c.paper_id,
-                page=c.page,
-                page_label=c.page_label,
-                section=c.section,
-                text=c.text,
-                score=round(c.cosine, 4),
-                stage="stage2",
-                query=query,
-                char_start=c.char_start,
-                char_end=c.char_end,
-            )
-            for n, c in enumerate((passing[i] for i in order), 1)
-        ]
+        evidence = [Evidence(number=n, paper_id=c.paper_id, page=c.page, page_label=c.page_label, section=c.section,
+                             text=c.text, score=round(c.cosine, 4), stage="stage2", query=query,
+                             char_start=c.char_start, char_end=c.char_end)
+                    for n, c in enumerate((passing[i] for i in order), 1)]
         self._stage(2, f"Stage 2: gathering evidence from {plural(len(shortlist), 'paper')}… {plural(len(evidence), 'passage')}")
         self.emit(EvidenceFound(evidence))
         return evidence, notes
@@ -397,13 +383,6 @@ class Funnel:
 
     def _stage(self, stage: int, detail: str) -> None:
         self.task.stage(STAGES[stage - 1], stage, len(STAGES), detail)
-
-
-def words_only_note(count: int) -> str:
-    """The answer's line where some papers were searched by BM25 alone (ingest/vectors.py)."""
-    were = "was" if count == 1 else "were"
-    return (f"{plural(count, 'paper')} {were} searched by their words only "
-            f"(their vectors are still being computed).")
 
 
 def answer_with_references(result: ResearchResult) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -21,8 +20,7 @@ from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.pdf.extract import TEXT_FLAGS
 from app.core.ingest.validate import validate_library
 from tests.support import pdf_factory
-from tests.support.cli import run_cli
-from tests.support.paths import REPO
+from tests.support.cli import KILL_PAPERS, run_cli, start_long_import
 
 
 def _norm(text: str) -> str:
@@ -197,27 +195,9 @@ def test_large_pdf_streams_with_bounded_memory(make_desk, tmp_path):
     assert peak < 150e6
 
 
-KILL_PAPERS = {  # file: (title, topic) — twelve pages each, so the kill lands mid-import
-    "zoo-quickref.pdf": ("Zoo: ordered indexed observations", "irregular time series indexed by dates"),
-    "rcpp-quickref.pdf": ("Rcpp quick reference", "seamless integration of R and C++ code"),
-    "maxtest.pdf": ("A maximum test for structural change", "tests for parameter instability"),
-}
-
-
 @pytest.mark.slow
 def test_cli_killed_mid_import_then_rerun_finishes(tmp_path, cli_env):
-    from tests.support.pdf_factory import make_paper
-
-    papers = tmp_path / "papers"
-    papers.mkdir()
-    for name, (title, topic) in KILL_PAPERS.items():
-        body = [f"# Section {i}\n\n" + " ".join(f"Paragraph {i}.{j} of this paper discusses {topic} in detail, "
-                                                  f"with example {j} and a remark on page {i}." for j in range(12))
-                for i in range(1, 13)]
-        make_paper(papers / name, title, ["A. Author"], body)
-    lib = tmp_path / "lib"
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--library", str(lib), "add", str(papers)],
-                            cwd=REPO, env={**os.environ, **cli_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc, lib, papers = start_long_import(tmp_path, cli_env)
     # Kill it hard once the first paper has chunks in the index.
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:

@@ -4,10 +4,7 @@ duplicates nothing. Real LanceDB, PDFs made with PyMuPDF, the real MiniLM GGUF."
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -17,10 +14,8 @@ from app.core.errors import Cancelled
 from app.core.events import VECTORS_UNIT, Progress, Task
 from app.core.ingest.validate import validate_library
 from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
-from app.core.research.funnel import words_only_note
-from tests.support.cli import run_cli
-from tests.support.paths import REPO
-from tests.support.pdf_factory import make_paper
+from app.core.research.evidence.retrieval import words_only_note
+from tests.support.cli import run_cli, start_long_import
 
 
 def rows(library: Library, name: str = CONTENT_CHUNKS) -> list[dict]:
@@ -124,25 +119,9 @@ def test_the_vector_leg_never_returns_a_pending_row(make_desk, fact_pdfs, tmp_pa
     assert within.num_rows == 0
 
 
-KILL_PAPERS = {  # twelve pages each: the vectors phase takes long enough for the kill to land in it
-    "zoo-quickref.pdf": ("Zoo: ordered indexed observations", "irregular time series indexed by dates"),
-    "rcpp-quickref.pdf": ("Rcpp quick reference", "seamless integration of R and C++ code"),
-    "maxtest.pdf": ("A maximum test for structural change", "tests for parameter instability"),
-}
-
-
 @pytest.mark.slow
 def test_sigkill_in_the_vectors_phase_then_resume(tmp_path, cli_env):
-    papers = tmp_path / "papers"
-    papers.mkdir()
-    for name, (title, topic) in KILL_PAPERS.items():
-        body = [f"# Section {i}\n\n" + " ".join(f"Paragraph {i}.{j} of this paper discusses {topic} in detail, "
-                                                  f"with example {j} and a remark on page {i}." for j in range(12))
-                for i in range(1, 13)]
-        make_paper(papers / name, title, ["A. Author"], body)
-    lib = tmp_path / "lib"
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--library", str(lib), "add", str(papers)],
-                            cwd=REPO, env={**os.environ, **cli_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc, lib, papers = start_long_import(tmp_path, cli_env)
     # Kill it hard once the first paper's vectors are committed and the others' are not (mid-phase).
     deadline = time.monotonic() + 300
     landed = ""

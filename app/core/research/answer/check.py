@@ -99,3 +99,16 @@ def mark_off_point(result: ResearchResult, best_answer: float | None) -> int:
             if beside_the_point(claim.answers, best_answer) else "")
         noted += bool(claim.off_point)
     return noted
+
+
+def rate_off_point(chat: ChatModel | None, result: ResearchResult, *, on: bool,
+                   cancelled: IsCancelled | None = None) -> int:
+    """Mark the model's supported claims that do not answer the question (mark_off_point): each is
+    rated for answering it, as the direct answer is, where the answer check is `on` and the papers'
+    sentences were rated (the question is in the model's cache: one short read a claim)."""
+    best = result.extra.get("best_answer_p")
+    if on and chat is not None and best is not None:
+        for claim in result.model_claims():
+            if claim.support == Support.SUPPORTED.value and claim.answers is None:
+                claim.answers = answer_probability(chat, result.query, claim.text, cancelled=cancelled)
+    return mark_off_point(result, best)

@@ -34,17 +34,10 @@ from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
 from .question_parts import missing_parts_note, open_parts
 from .second_turn import more_claims
-from .prompt import (
-    answer_beginning,
-    claims_prompt,
-    first_turn_beginning,
-    format_passage,
-    passage_header,
-    printed_figures,
-    prompt_cost,
-)
+from .prompt import (answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header,
+                     printed_figures, prompt_cost)
 from .recite import doubt_contradicted, doubt_off_topic, mark_quoted, prune, recite, withdraw_unstated, withdraw_unsupported
-from .check import answer_note, answer_probability, beside_the_point, mark_off_point
+from .check import answer_note, answer_probability, beside_the_point, rate_off_point
 from .rewrite import fault, rewrite_faulted, withdrawal_messages
 from ..check.support import ORDER, Pair, check_pairs
 
@@ -368,7 +361,7 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
         verdicts = [c.support for c in result.citations if c.claim == i and c.support]
         claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
     if checked and not stopped:
-        off = off_point_claims(funnel, chat, result)
+        off = rate_off_point(chat, result, on=funnel.params.answer_check, cancelled=funnel.cancelled)
         if off:
             result.messages.append(f"Answer check: {off} supported claim{'s' if off != 1 else ''} of the model's "
                                    f"do{'' if off != 1 else 'es'} not answer what was asked (marked apart from the answer).")
@@ -401,15 +394,3 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
     if not stopped:
         n = result.claim_counts()  # the model's claims: the key passages are supported by construction
         funnel.stage(4, f"Stage 4: {n['claims']} claim{'s' if n['claims'] != 1 else ''}, {n['supported']} supported")
-
-
-def off_point_claims(funnel: AnswerContext, chat: ChatModel | None, result: ResearchResult) -> int:
-    """Mark the model's supported claims that do not answer the question (check.mark_off_point): each
-    is rated for answering it, as the direct answer is, where the answer check is on and the papers'
-    sentences were rated (the question is in the model's cache: one short read a claim)."""
-    best = result.extra.get("best_answer_p")
-    if funnel.params.answer_check and chat is not None and best is not None:
-        for claim in result.model_claims():
-            if claim.support == Support.SUPPORTED.value and claim.answers is None:
-                claim.answers = answer_probability(chat, result.query, claim.text, cancelled=funnel.cancelled)
-    return mark_off_point(result, best)

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...library.table_reader import ROW_ID, Snapshot, snapshot, vector_matrix
+from ...text.wording import plural
 from ...units import LOW_RANK, LOW_ROW_UNIT, TABLE_TYPES
 
 log = logging.getLogger(__name__)
@@ -220,3 +221,9 @@ def page_groups(candidates: list[Candidate]) -> list:
     units stand alone: a row is what answers an amount question, and the page's text that holds
     the same cells as a run of numbers had pushed it out of the evidence."""
     return [i if c.source_type in TABLE_TYPES else (c.paper_id, c.page) for i, c in enumerate(candidates)]
+
+
+def words_only_note(count: int) -> str:
+    """The answer's line where some papers were searched by BM25 alone (ingest/vectors.py)."""
+    were = "was" if count == 1 else "were"
+    return f"{plural(count, 'paper')} {were} searched by their words only (their vectors are still being computed)."
