@@ -38,7 +38,6 @@ from ..text.wording import plural
 log = logging.getLogger(__name__)
 
 
-
 @dataclass(frozen=True)
 class VectorsReport:
     """What one vectors phase did."""
