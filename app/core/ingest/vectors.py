@@ -29,7 +29,7 @@ from ..library.leases import LeaseKeeper
 from ..library.schema import CONTENT_CHUNKS, SUMMARY_CHUNKS
 from ..library.sql_filter import sql_str
 from ..library.store import Library
-from ..library.table_reader import vector_matrix
+from ..library.table_reader import pending_rows, vector_matrix
 from ..models.base import EmbeddingModel
 from ..pdf.tables.chunks import embedding_text
 from ..records import Paper, PaperStatus
@@ -121,7 +121,7 @@ class VectorsPhase:
         if rows.num_rows == 0:
             return 0
         matrix = vector_matrix(rows)
-        waiting = np.flatnonzero(~matrix.any(axis=1))
+        waiting = np.flatnonzero(pending_rows(matrix))
         if len(waiting) == 0:
             return 0  # an earlier run committed them and was stopped before the status
         rows = rows.take(pa.array(waiting))

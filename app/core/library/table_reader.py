@@ -172,7 +172,7 @@ def _load_vectors(dataset, dim: int) -> _Vectors:
         for start, end in zip(starts, np.r_[starts[1:], len(order)]):
             rows_of_paper[sorted_ids[start]] = np.sort(order[start:end])
     row_ids = table.column(ROW_ID).to_numpy()
-    pending = ~matrix.any(axis=1)
+    pending = pending_rows(matrix)
     return _Vectors(matrix, row_ids, paper_ids, rows_of_paper, pending if pending.any() else None)
 
 
@@ -203,9 +203,14 @@ def _best_rows(table: pa.Table, q: np.ndarray, limit: int) -> pa.Table:
         return table
     matrix = vector_matrix(table)
     sims = matrix @ q
-    sims[~matrix.any(axis=1)] = -np.inf  # pending vectors are no hits
+    sims[pending_rows(matrix)] = -np.inf  # pending vectors are no hits
     top = _top(sims, limit)
     return table.take(pa.array(top[np.isfinite(sims[top])]))
+
+
+def pending_rows(matrix: np.ndarray) -> np.ndarray:
+    """Per row of `matrix`, whether its vector is pending (all zeros: a "words" paper's chunk)."""
+    return ~matrix.any(axis=1)
 
 
 def vector_matrix(table: pa.Table) -> np.ndarray:
