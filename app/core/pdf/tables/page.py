@@ -152,7 +152,7 @@ def _tables(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect,
     "Urology … 1690" had no column). Each part is read as a table of its own, with its own columns;
     a head on two lines (a line of names with no row name over it) is read whole."""
     # Compared without the columns no row fills (a gap read as a column); read as found where whole.
-    used = [k for k in range(max(map(len, cells), default=0)) if any(k < len(r) and r[k] for r in cells)]
+    used = _filled_columns(cells)
     dense = [[r[k] if k < len(r) else "" for k in used] for r in cells]
     starts: list[int] = []  # where each later part begins (its head's first line)
     for k in range(1, len(dense) - 1):
@@ -174,13 +174,18 @@ def _tables(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect,
             part_headers = [headers[k] if k and k < len(headers) and h and _words(h) <= _words(headers[k]) else h
                             for k, h in enumerate(head)]
             part, part_rects = part[lines:], part_rects[lines:]
-        keep = [k for k in range(len(cells[0])) if any(r[k] for r in cells[a:b])]
+        keep = _filled_columns(cells[a:b])
         part = [[r[k] for k in keep] for r in part]
         part_headers = [part_headers[k] if k < len(part_headers) else "" for k in keep] if part_headers else []
         table = _table(page_no, part, part_rects, bbox, part_headers, own)
         if table is not None:
             out.append(table)
     return out
+
+
+def _filled_columns(rows: list[list[str]]) -> list[int]:
+    """The columns some row fills (an empty one is a gap read as a column)."""
+    return [k for k in range(max(map(len, rows), default=0)) if any(k < len(r) and r[k] for r in rows)]
 
 
 def _upper_line(row: list[str]) -> bool:
@@ -251,7 +256,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
     # cut off where the rows below leave blank) belong to the column before.
     width = max((len(r) for r in cells), default=0)
-    keep = [k for k in range(width) if any(k < len(r) and r[k] for r in cells)]
+    keep = _filled_columns(cells)
     if headers:
         merged = {k: headers[k] if k < len(headers) else "" for k in keep}
         for k in range(width):
