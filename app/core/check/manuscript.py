@@ -94,6 +94,9 @@ def check_manuscript(desk, draft: Path, bib: Path | None, task: events.Task,
         report.problems.append("The library has no indexed papers: every citation is reported as not in the library (add the PDFs you cite).")
     resolver = Resolver(papers)
     cited = _resolve_all(parsed, entries, resolver, bib_path is not None or bool(parsed.bibitems), report)
+    if words_only := {c.paper.id for c in cited.values() if c.paper is not None and c.paper.vectors_pending}:
+        # Their passages are found by BM25 alone until import's vectors phase reaches them (ingest/vectors.py).
+        report.problems.append(retrieval.words_only_note(len(words_only)) + " Check again when the import has finished.")
     report.timings["parse_s"] = round(time.monotonic() - started, 3)
 
     checker = _Checker(desk, {p.id: p for p in papers}, report, task)

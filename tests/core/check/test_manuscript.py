@@ -10,6 +10,7 @@ from app.core.models.base import ChatModel
 from app.core.models.catalog import JudgeCutoffs
 
 from app.core import events
+from app.core.errors import Cancelled
 from app.core.check import CheckReport, check_manuscript
 from app.core.check.docx_draft import parse_docx
 from app.core.check.latex import parse_latex
@@ -477,3 +478,23 @@ def test_a_doubt_reads_on_and_the_better_reading_stands(tmp_path, checked_librar
     (cited,) = check_manuscript(desk, draft, bib, events.quiet()).sentences[0].citations
     assert len(judge.calls) == 2  # both places read
     assert cited.verdict == verdict and note in cited.note
+
+
+def test_a_check_over_papers_still_without_vectors_says_so(tmp_path, make_desk, fact_pdfs):
+    """Between import's two phases (ingest/vectors.py) a cited paper is found by its words only;
+    the check still finds the passage and says so in the report, as an answer does."""
+    desk = make_desk(tmp_path / "lib")
+    task = events.Task()
+    task.sink = lambda e: task.token.cancel() if isinstance(e, events.Progress) and e.unit == events.VECTORS_UNIT else None
+    with pytest.raises(Cancelled):
+        desk.add([fact_pdfs], task)
+    assert all(p.vectors_pending for p in desk.library.list_papers())
+    (tmp_path / "refs.bib").write_text(
+        "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")
+    draft = tmp_path / "draft.md"
+    draft.write_text("---\nbibliography: refs.bib\n---\nYoung kestrels departed 9 days later than adults [@lindqvist2019].\n")
+    report = check_manuscript(desk, draft, None, events.Task())
+    cited = report.sentences[0].citations[0]
+    assert cited.paper_id and cited.page == 3 and "9 days later" in cited.quote
+    assert any("1 paper was searched by their words only" in p for p in report.problems)
+    assert "searched by their words only" in report.to_markdown()
