@@ -44,7 +44,7 @@ from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_asks import Asks, asks, is_year, states_figure
 from ..evidence.reference_lists import is_entry
-from ..check.support_rules import numbers_in, two_digits_or_more
+from ..text.citations import numbers_in, two_digits_or_more
 
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from functools import cache
 
 from ...paths import load_prompt
 from ..text.citations import stem, word_stems
-from ..check.support_rules import numbers_in
+from ..text.citations import numbers_in
 
 # Words a claim may add to the question and still say nothing: where something was said, not what.
 _SAYS_WHERE = {stem(w) for w in """according work review article research report reported reports found finds

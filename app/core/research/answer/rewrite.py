@@ -37,7 +37,7 @@ from .recite import keep_claims
 from .second_turn import repeats
 from ..text.citations import key_stems
 from ..check.support import ORDER, Pair, check_pairs
-from ..check.support_rules import numbers_in
+from ..text.citations import numbers_in
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ import re
 from ...units import ABBR_SEP
 from ...units import GROUP_SEP, SEP, is_caption_line, is_table_unit
 from ..text.row_columns import joined_initials, label_cell, spelled_acronyms, terms as _terms
-from .support_rules import numbers_in
+from ..text.citations import numbers_in
 
 _RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
 _NEGATIVE = re.compile(r"\b(?:negative|negatively|inverse|inversely)\b", re.I)
