@@ -32,7 +32,7 @@ from ...units import is_caption_line, is_table_unit
 from .check import answer_probability, beside_the_point
 from .prompt import printed_figures
 from .key_sentences import unquoted
-from .question_echo import says_nothing
+from ..text.question_reading import says_nothing
 from .recite import keep_claims
 from .second_turn import repeats
 from ..text.citations import key_stems

@@ -1016,7 +1016,7 @@ def test_a_claim_only_the_judge_doubts_is_written_again_and_kept_when_the_new_on
     ("The glacier front retreated.", "Did the glacier front retreat?", False),
 ])
 def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo):
-    from app.core.research.answer.question_echo import echoes_question
+    from app.core.research.text.question_reading import echoes_question
 
     assert echoes_question(claim, question) is echo
 
@@ -1026,7 +1026,7 @@ INSTRUCTION_ECHO = ("The figure, name or direction the question asks for, with n
 
 
 def test_a_claim_that_copies_the_prompts_instructions_is_told():
-    from app.core.research.answer.question_echo import echoes_instructions
+    from app.core.research.text.question_reading import echoes_instructions
 
     question = "How many zero counts were observed, and how many did the Poisson and hurdle models predict?"
     assert echoes_instructions(INSTRUCTION_ECHO, question)
@@ -1039,7 +1039,7 @@ def test_a_claim_that_copies_the_prompts_instructions_is_told():
 def test_a_claim_that_opens_with_a_run_of_the_instructions_is_told():
     """A real answer behind a copied opening (seen on a development answer) is an echo; the
     example the prompt gives in quotes, and words the question uses, are not copies."""
-    from app.core.research.answer.question_echo import copies_instructions, echoes_instructions
+    from app.core.research.text.question_reading import copies_instructions, echoes_instructions
 
     question = "Which test does coin use for ordinal data?"
     copied = "Write one sentence that answers the question: coin uses the conditional (permutation) test."
