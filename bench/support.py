@@ -117,7 +117,7 @@ def ablate(rows: list[dict], base: list[Pair], base_final: list[str], off: set[s
     """One row of the ablation table per family: each switched off in turn (and those of `off`)."""
     sources = sorted({r.get("source", "constructed") for r in rows})
     print(f"\n| family off | decides | agrees (3-way) | misattributions passed | unsupported passed | supported accepted | "
-          f"verdicts changed | agrees by source ({', '.join(sources)}) | rules decided |")
+          f"verdicts changed | agrees by source ({', '.join(sources)}) | pairs it decides (right by label) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, decides, _ in [("none (baseline)", "", None), *support_rules.FAMILIES]:
         pairs = base if name.startswith("none") else rule_pairs(rows, off | {name})
@@ -128,7 +128,11 @@ def ablate(rows: list[dict], base: list[Pair], base_final: list[str], off: set[s
             idx = [i for i, r in enumerate(rows) if r.get("source", "constructed") == source]
             by_source.append(f"{sum(final[i] == rows[i]['label'] for i in idx)}/{len(idx)}")
         changed = [rows[i]["id"] for i in range(len(rows)) if final[i] != base_final[i]]
-        decided = sum(not p.for_model or bool(p.judged) for p in pairs)
+        # The pairs this family decides with every family on: the rules' finding moves when it is off. Right by
+        # label: a cap (partial, unsupported) on a pair not labelled supported; a settled pair labelled supported.
+        moved = [i for i, (a, b) in enumerate(zip(base, pairs)) if (a.rule, a.judged, a.settled) != (b.rule, b.judged, b.settled)]
+        right = sum((rows[i]["label"] == "supported") == base[i].settled for i in moved)
+        decided = f"{len(moved)} ({right})" if not name.startswith("none") else str(sum(not p.for_model or bool(p.judged) for p in pairs))
         print(f"| {name} | {decides} | {round(s.agreement * s.pairs)}/{s.pairs} | {s.misattributions_passed}/{s.misattributions} | "
               f"{s.unsupported_passed}/{s.unsupported} | {s.supported_accepted}/{s.supported} | "
               f"{len(changed)}{' (' + ' '.join(changed) + ')' if changed else ''} | {' · '.join(by_source)} | {decided} |")
@@ -143,7 +147,14 @@ def main() -> int:
     ap.add_argument("--show", action="store_true")
     names = [name for name, _, _ in support_rules.FAMILIES]
     ap.add_argument("--without", default="", help=f"comma-separated rule families switched off: {', '.join(names)}")
-    ap.add_argument("--ablate", action="store_true", help="switch each rule family off in turn (P(yes) judge only)")
+    ap.add_argument("--ablate", action="store_true",
+                    help="switch each rule family off in turn (P(yes) judge only), at the model's cut-offs and at those "
+                         "`models calibrate` would choose for it with every family on")
+    ap.add_argument("--decided", action="store_true",
+                    help="only the pairs some rule family decides (every row's difference, not its total)")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="a JSON file of the model's P(yes) per (claim, text), read and kept between runs: an ablation "
+                         "reads the model only where no earlier run did. Not for timings, nor for the run-to-run noise")
     args = ap.parse_args()
     off = {n for n in args.without.split(",") if n}
     if off - set(names):
@@ -154,6 +165,8 @@ def main() -> int:
     rows = load(Path(args.pairs))
     if args.limit:
         rows = rows[: args.limit]
+    if args.decided:  # only the pairs some family decides: the ablation's differences, for a slow model
+        rows = [r for r, p in zip(rows, rule_pairs(rows, off)) if not p.for_model or p.judged]
     desk = Desk()
     chat = desk.chat()
     print(f"chat model: {desk.chat_config().describe()}; {len(rows)} pairs, labels {dict(Counter(r['label'] for r in rows))}")
@@ -170,13 +183,15 @@ def main() -> int:
     p_yes: list[float] = []
     prob_seconds = []
     chat.prefill(judge_beginning())
-    read_before: dict[tuple[str, str], float | None] = {}
+    read_before: dict[str, float | None] = {}
+    if args.cache and args.cache.exists():
+        read_before = json.loads(args.cache.read_text())
 
     def read(p: Pair, text: str = "") -> float | None:
         """P(yes) that the pair's passage states `text` (else what the rules leave the model), read once."""
-        key = (text or p.asked, judge_text(p))
+        key = json.dumps([chat.name, text or p.asked, judge_text(p)])
         if key not in read_before:
-            read_before[key] = support_probability(chat, *key)
+            read_before[key] = support_probability(chat, text or p.asked, judge_text(p))
         return read_before[key]
 
     for p in pairs:
@@ -208,7 +223,14 @@ def main() -> int:
             score(f"product, {source} pairs only", [rows[i] for i in idx], [final[i] for i in idx])
         sweep(rows, pairs, p_asked)
         if args.ablate:
+            print(f"\nAblation at the model's cut-offs {cuts.supported}/{cuts.partial}:")
             ablate(rows, pairs, final, off, read, cuts)
+            chosen = choose_cutoffs(rows, pairs, p_asked)
+            print(f"\nAblation at the cut-offs `models calibrate` chooses with these families on: "
+                  f"{chosen.supported}/{chosen.partial}:")
+            ablate(rows, pairs, [product(p, v, chosen) for p, v in zip(pairs, p_asked)], off, read, chosen)
+        if args.cache:
+            args.cache.write_text(json.dumps(read_before))
     if word_seconds:
         print(f"\nword judge seconds per pair: p50 {statistics.median(word_seconds):.2f}, batch {args.batch}")
     if prob_seconds:
