@@ -225,6 +225,7 @@ def main() -> int:
         if args.ablate:
             print(f"\nAblation at the model's cut-offs {cuts.supported}/{cuts.partial}:")
             ablate(rows, pairs, final, off, read, cuts)
+        if args.ablate and not args.decided:  # cut-offs chosen on the decided pairs alone would mean nothing
             chosen = choose_cutoffs(rows, pairs, p_asked)
             print(f"\nAblation at the cut-offs `models calibrate` chooses with these families on: "
                   f"{chosen.supported}/{chosen.partial}:")
