@@ -5,7 +5,7 @@ and a quote: the exact sentences of the passage that the claim rests on (what th
 viewer highlights). Two judges, and the stricter one wins:
 
 - **The rules** (support_rules.FAMILIES, no model): figures, specific names and the direction
-  of an effect must agree, a reason or certainty the passage lacks caps a claim at partial; a
+  of an effect must agree, a reason the passage does not give caps a claim at partial; a
   pair the rules fail is decided without the model, and a claim that names a table row and
   gives its figures for their own columns is supported without it (table_row_rule.py).
 - **The model reads** the claim and the quote. Where the backend exposes the next
