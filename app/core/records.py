@@ -254,7 +254,7 @@ class ResearchResult:
     unmentioned: list[str] = field(default_factory=list)  # the question's words no paper contains (research/answer/unmentioned.py)
     caution: str = ""  # shown above the answer: the library may not hold it
     withdrawn: list[str] = field(default_factory=list)  # the model's claims the support check took out (named in the notes)
-    open_parts: list[str] = field(default_factory=list)  # parts of the question nothing in the answer speaks to (question_parts.py)
+    open_parts: list[str] = field(default_factory=list)  # parts of the question nothing in the answer speaks to (research/text/question_reading.py)
     mode: str = "standard"
     feedback: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # deep mode: loop decisions, etc.

@@ -33,8 +33,8 @@ from ..research.text.abbreviations import abbreviated, spell_out
 from ..research.text.citations import key_terms, stem
 from ..research.text.clause_figures import misplaced_figure
 from ..research.check.support import DEFAULT_JUDGE, judge_beginning, judge_of, support_probability, verdict_for
-from ..research.check.support_rules import (numbers_in, numbers_stated, reversed_direction, specific_names,
-                                      swapped_comparison)
+from ..research.check.support_rules import reversed_direction, specific_names, swapped_comparison
+from ..research.text.citations import numbers_in, numbers_stated
 from .locate import PaperText, Window, around, stating, terms_of
 
 log = logging.getLogger(__name__)

@@ -38,7 +38,8 @@ from ..text.acronyms import definitions
 from ..research.text.citations import key_terms, stem
 from ..research.evidence.focus import split_sentences
 from ..research.evidence.reference_lists import is_reference_list
-from ..research.check.support_rules import numbers_in, numbers_stated, specific_names
+from ..research.check.support_rules import specific_names
+from ..research.text.citations import numbers_in, numbers_stated
 from ..library.sql_filter import sql_str
 from ..library.table_reader import snapshot
 

@@ -46,7 +46,7 @@ def pairs_of(rows: list[dict]) -> list[Pair]:
         # less in choosing the quote; a figure the user gave is not the claim's to prove).
         p.quote = quote_for(p.claim, e, r.get("question", ""))
         finding = check_specifics(p.claim, e.text, context=r.get("question", ""), quote=p.quote)
-        p.rule, p.judged = finding.cap, finding.judged
+        p.rule, p.judged, p.settled = finding.cap, finding.judged, finding.settled
         pairs.append(p)
     return pairs
 

@@ -245,7 +245,7 @@ class AnswerView(QWidget):
         body = deep_summary_html(result) + render_answer(result)
         if result.open_parts and result.answer:  # a part of the question the answer may leave open: before it is read
             named = " and ".join(f"“{html.escape(part)}”" for part in result.open_parts)
-            # muted, not a caution: the words can miss a part answered in other words (question_parts.py)
+            # muted, not a caution: the words can miss a part answered in other words (research/text/question_reading.py)
             body = f'<p class="muted">This answer may not cover {named}: none of its sentences uses the words of {"those parts" if len(result.open_parts) > 1 else "that part"}.</p>' + body
         if result.caution and result.answer:  # the library may not hold the answer: say so first
             body = f'<p class="caution">{html.escape(result.caution)}</p>' + body

@@ -42,9 +42,9 @@ from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
 from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
-from ..text.question_asks import Asks, asks, is_year, states_figure
+from ..text.question_reading import Asks, asks, is_year, states_figure
 from ..evidence.reference_lists import is_entry
-from ..check.support_rules import numbers_in, two_digits_or_more
+from ..text.citations import numbers_in, two_digits_or_more
 
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def quotable(claims: list[Claim], evidence: list[Evidence], asked: Asks = Asks()
 
 def _figure_bonus(text: str, asked: Asks) -> float:
     """A sentence that reports a figure is more often the answer than one that frames it; where
-    the question asks for an amount, much more often (question_asks.py)."""
+    the question asks for an amount, much more often (text/question_reading.py)."""
     if asked.figure and states_figure(text):
         return FIGURE_BONUS
     return NUMBER_BONUS if re.search(r"\d", text) else 0.0

@@ -33,7 +33,7 @@ from ...records import Claim, Evidence, Support
 from ..text.citations import key_stems
 from .key_sentences import unquoted
 from ..check.support import Pair, check_pairs
-from ..check.support_rules import numbers_in, numbers_stated, two_digits_or_more
+from ..text.citations import numbers_in, numbers_stated, two_digits_or_more
 from .unmentioned import named
 
 log = logging.getLogger(__name__)

@@ -32,12 +32,12 @@ from ...units import is_caption_line, is_table_unit
 from .check import answer_probability, beside_the_point
 from .prompt import printed_figures
 from .key_sentences import unquoted
-from .question_echo import says_nothing
+from ..text.question_reading import says_nothing
 from .recite import keep_claims
 from .second_turn import repeats
 from ..text.citations import key_stems
 from ..check.support import ORDER, Pair, check_pairs
-from ..check.support_rules import numbers_in
+from ..text.citations import numbers_in
 
 log = logging.getLogger(__name__)
 

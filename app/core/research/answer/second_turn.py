@@ -14,7 +14,7 @@ from ...models.base import ChatMessage, ChatModel
 from ...paths import load_prompt
 from ...records import Claim
 from ..text.citations import key_stems
-from .question_echo import word_runs
+from ..text.question_reading import word_runs
 
 Ask = Callable[..., tuple[str, "list[Claim] | None"]]  # synthesis._Writer.ask: streams, retries a broken structure
 

@@ -32,7 +32,7 @@ from ..evidence.focus import focus_evidence
 from ..evidence.page_breaks import library_pages, mend_page_breaks
 from .key_sentences import answer_quotes
 from ..evidence.first_turn_size import fit_within, record_reading, split_first, tokens_read
-from .question_parts import missing_parts_note, open_parts
+from ..text.question_reading import missing_parts_note, open_parts
 from .second_turn import more_claims
 from .prompt import (answer_beginning, claims_prompt, first_turn_beginning, format_passage, passage_header,
                      printed_figures, prompt_cost)

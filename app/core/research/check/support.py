@@ -4,10 +4,10 @@ Each (claim, cited passage) pair gets a verdict — supported, partial, unsuppor
 and a quote: the exact sentences of the passage that the claim rests on (what the
 viewer highlights). Two judges, and the stricter one wins:
 
-- **Specifics must agree** (support_rules.py, no model): numbers, specific names and
-  the direction of an effect. A pair the rules fail is decided without the model.
-- **A table row is read by rule** (table_row_rule.py): a claim that names the row and gives its
-  figures for their own columns is supported without the model.
+- **The rules** (support_rules.FAMILIES, no model): figures, specific names and the direction
+  of an effect must agree, a reason the passage does not give caps a claim at partial; a
+  pair the rules fail is decided without the model, and a claim that names a table row and
+  gives its figures for their own columns is supported without it (table_row_rule.py).
 - **The model reads** the claim and the quote. Where the backend exposes the next
   token's probabilities (llama.cpp in-process), each pair is one yes/no question and
   the verdict is cut from P(yes); the question's fixed beginning is read once and
@@ -33,9 +33,7 @@ from ...models.catalog import JudgeCutoffs
 from ...models.structured import json_schema
 from ...paths import load_prompt
 from ...records import Evidence, Support
-from ...units import is_table_unit
 from .support_rules import check_specifics, quote_for
-from .table_row_rule import states_row
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +60,7 @@ class Pair:
     confidence: float | None = None  # the model's P(the text states the claim), where the backend gives it
     contradicts: bool = False  # the rules found the passage stating otherwise (support_rules.Finding)
     judged: str = ""  # the part of the claim the model judges where the rules cap the rest (Finding.judged)
+    settled: bool = False  # the rules decided it supported; the model is not asked (Finding.settled)
 
     @property
     def asked(self) -> str:
@@ -72,7 +71,7 @@ class Pair:
     def for_model(self) -> bool:
         """The model judges this pair: the rules found nothing wrong, or left part of it to the model.
         The stricter verdict wins, so a pair the rules capped otherwise is decided."""
-        return self.rule == Support.SUPPORTED.value or bool(self.judged)
+        return (self.rule == Support.SUPPORTED.value and not self.settled) or bool(self.judged)
 
 
 # -- the model's verdict -------------------------------------------------------------
@@ -298,14 +297,12 @@ def check_pairs(
     for p in pairs:
         if not p.quote:
             p.quote = quote_for(p.claim, p.evidence, context)
-        p.rule, p.rule_reason, p.missing, p.contradicts, p.judged = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
     verdicts = [""] * len(pairs)
-    # A claim that reads a table row back is decided by the row (table_row_rule.py): the yes/no
-    # judge reads a row of "header: value" fields poorly and struck out right figures.
     for i, p in enumerate(pairs):
-        if (p.rule == Support.SUPPORTED.value and not p.judged and is_table_unit(p.evidence.text)
-                and states_row(p.claim, p.quote)):
-            verdicts[i], p.reason = Support.SUPPORTED.value, "the table row states it: its name, the figures and their columns"
+        found = check_specifics(p.claim, p.evidence.text, context=context, quote=p.quote)
+        p.rule, p.rule_reason, p.missing, p.contradicts, p.judged, p.settled = found
+        if p.settled:  # a claim that reads a table row back is decided by the row (support_rules.FAMILIES)
+            verdicts[i], p.reason = Support.SUPPORTED.value, p.rule_reason
     failure = ""
     # The stricter judge wins, so the model is asked only where the rules found nothing wrong:
     # a pair they already cap is decided (and each pair the model reads costs ~100 prompt tokens).

@@ -18,7 +18,9 @@ struck through as unsupported. A row says exactly what it holds, so the rule can
   "a strong negative correlation with CMS … 0.79" read the figure and turned its sign.
 
 Where all of these hold the pair is supported by the rule and the model is not asked; otherwise the
-check goes on as for any passage (the rules on specifics, then the model).
+check goes on as for any passage (the rules on specifics, then the model). The last family of
+support_rules.FAMILIES ("table-row"); it earns its place on bench/tables.py --answer (the model's claims
+citing a table: 0 → 5 of 13 supported, all five right) and decides none of bench/support.py's pairs.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import re
 from ...units import ABBR_SEP
 from ...units import GROUP_SEP, SEP, is_caption_line, is_table_unit
 from ..text.row_columns import joined_initials, label_cell, spelled_acronyms, terms as _terms
-from .support_rules import numbers_in
+from ..text.citations import numbers_in
 
 _RELATION = re.compile(r"\b(?:correlat|associat)", re.I)
 _NEGATIVE = re.compile(r"\b(?:negative|negatively|inverse|inversely)\b", re.I)

@@ -43,11 +43,10 @@ from .axis_ticks import is_axis_ticks
 from .sentence_runs import leans_back, run_on_into, through_displays
 from .table_echoes import echoes, table_rows_by_page
 from .table_window import table_window
-from ..text.question_asks import asks, states_figure
+from ..text.question_reading import asks, question_ask, states_figure
 from ..text.citations import key_terms, stem
 from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows, row_label
-from ..text.question_split import question_ask
 from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
 from .reference_lists import entry_marks
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from ...text.acronyms import CONNECTORS as _CONNECTORS, capitals as _capitals
+# A word as support_rules.specific_names reads one ("near-Earth", "NEOs"), so a name it gives matches.
+from .citations import WORD as _WORD
 
 _PART = re.compile(r"[A-Za-z0-9]+")
-# A word as support_rules.specific_names reads one ("near-Earth", "NEOs"), so a name it gives matches.
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
 
 
 def _initials(parts: list[str]) -> str:

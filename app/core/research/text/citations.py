@@ -32,6 +32,47 @@ NUMBER_WORDS = {
     "half": "50", "once": "1", "twice": "2", "single": "1", "double": "2", "triple": "3",
 }
 
+# -- figures as the rules read them ---------------------------------------------------
+
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:[.,]\d+)*(?:\.\d+)?")
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")  # a word as the rules read one ("near-Earth", "NEOs")
+
+
+def numbers_in(text: str) -> set[str]:
+    """The text's figures, written one way ("1,200" and "1200.0" are "1200")."""
+    out = set()
+    for m in NUMBER.finditer(text):
+        raw = m.group().replace("−", "-").replace(",", "")
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        out.add(f"{value:g}")
+    return out
+
+
+def two_digits_or_more(number: str) -> bool:
+    """A figure worth holding a claim to ("38", "0.25", "125.3"): one digit ("2 models") is too
+    often spelled out or counted differently by the passage to call it fabricated."""
+    return len(number.replace(".", "").lstrip("-0")) >= 2
+
+
+def numbers_stated(text: str) -> set[str]:
+    """The figures the text states, in words too ("twice"), and each share both ways ("64 %" and "0.64")."""
+    nums = numbers_in(text)
+    words = {w.lower() for w in WORD.findall(text)}
+    nums |= {v for w, v in NUMBER_WORDS.items() if w in words}
+    for n in list(nums):
+        try:
+            v = float(n)
+        except ValueError:
+            continue
+        if 0 < v <= 100:
+            nums.add(f"{v / 100:g}")
+        if 0 < v < 1:
+            nums.add(f"{v * 100:g}")
+    return nums
+
 
 _STOP = set(
     """a an the and or but if then than that this these those there their they them it its is are was were be been

@@ -12,7 +12,7 @@ from app.core.pdf.tables import page as table_page, rows as table_rows, chunks a
 from app.core.records import Evidence
 from app.core.research.evidence.focus import focus_evidence, split_sentences
 from app.core.research.answer.key_sentences import quotable
-from app.core.research.text.question_asks import asks
+from app.core.research.text.question_reading import asks
 
 CAPTION = "Table 2. Growth of three yeast strains at 30 °C in minimal medium."
 HEADERS = ["Strain", "Growth rate (1/h)", "Yield (g/L)", "Cell size (µm)"]

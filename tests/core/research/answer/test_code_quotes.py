@@ -14,7 +14,7 @@ from app.core.units import text_units
 from app.core.records import Claim, Evidence, Sentence
 from app.core.research.evidence.code_blocks import first_command
 from app.core.research.answer.key_sentences import key_sentences, unquoted
-from app.core.research.text.question_asks import ASKS_HOW, Asks
+from app.core.research.text.question_reading import ASKS_HOW, Asks
 
 from tests.support.pdf_factory import make_paper
 

@@ -493,21 +493,6 @@ class _NumberJudge(ChatModel):
         return {"yes": yes, "no": 1 - yes}
 
 
-class _NoJudge(_NumberJudge):
-    def choice_probabilities(self, messages, choices, *, cancelled=None):
-        raise AssertionError("the rules decide this pair")
-
-
-def test_an_overstated_claim_is_doubtful_and_the_rules_say_why():
-    """A claim that states as proven what its passage only suggests is partial, decided by the rules
-    as a changed number is (the judge is not asked), and the reason names the word."""
-    hedged = _evidence("These results suggest that young birds depart 9 days later than adults.")
-    pair = Pair("These results prove that young birds depart 9 days later than adults.", hedged)
-    check_pairs([pair], _NoJudge())
-    assert pair.verdict == Support.PARTIAL.value
-    assert "prove" in pair.reason and "suggest" in pair.reason
-
-
 def test_a_claim_citing_the_wrong_passage_is_recited_to_the_one_that_states_it():
     from app.core.research.answer.recite import recite
 
@@ -1016,7 +1001,7 @@ def test_a_claim_only_the_judge_doubts_is_written_again_and_kept_when_the_new_on
     ("The glacier front retreated.", "Did the glacier front retreat?", False),
 ])
 def test_a_claim_that_only_says_the_question_back_is_told(claim, question, echo):
-    from app.core.research.answer.question_echo import echoes_question
+    from app.core.research.text.question_reading import echoes_question
 
     assert echoes_question(claim, question) is echo
 
@@ -1026,7 +1011,7 @@ INSTRUCTION_ECHO = ("The figure, name or direction the question asks for, with n
 
 
 def test_a_claim_that_copies_the_prompts_instructions_is_told():
-    from app.core.research.answer.question_echo import echoes_instructions
+    from app.core.research.text.question_reading import echoes_instructions
 
     question = "How many zero counts were observed, and how many did the Poisson and hurdle models predict?"
     assert echoes_instructions(INSTRUCTION_ECHO, question)
@@ -1039,7 +1024,7 @@ def test_a_claim_that_copies_the_prompts_instructions_is_told():
 def test_a_claim_that_opens_with_a_run_of_the_instructions_is_told():
     """A real answer behind a copied opening (seen on a development answer) is an echo; the
     example the prompt gives in quotes, and words the question uses, are not copies."""
-    from app.core.research.answer.question_echo import copies_instructions, echoes_instructions
+    from app.core.research.text.question_reading import copies_instructions, echoes_instructions
 
     question = "Which test does coin use for ordinal data?"
     copied = "Write one sentence that answers the question: coin uses the conditional (permutation) test."
@@ -1340,24 +1325,6 @@ def test_the_judge_reads_the_finding_of_a_claim_whose_reason_is_unstated():
 
     check_pairs([lost], FindingJudge())
     assert lost.verdict == Support.UNSUPPORTED.value
-
-
-@pytest.mark.parametrize("claim, passage, cap", [
-    ("The pedigree data establish that susceptibility is recessive.",
-     "These results suggest a recessive model, although an additive model cannot be ruled out.", Support.PARTIAL.value),
-    ("The pedigree data point to a recessive model.",
-     "These results suggest a recessive model, although an additive model cannot be ruled out.", Support.SUPPORTED.value),
-    # "may" of a method is no hedge of a finding; "established" before a noun is no claim of proof.
-    ("The fitting function demonstrates convergence within 20 iterations.",
-     "Users may set the tolerance; the fitting function converged within 20 iterations.", Support.SUPPORTED.value),
-    ("Established pairs were broken up in 2020.", "The data suggest established pairs were broken up in 2020.",
-     Support.SUPPORTED.value),
-])
-def test_certainty_a_hedged_passage_lacks_is_doubtful(claim, passage, cap):
-    finding = check_specifics(claim, passage)
-    assert finding.cap == cap, finding.reason
-    if cap == Support.PARTIAL.value:
-        assert finding.missing == ["establish"] and "suggest" in finding.reason
 
 
 @pytest.mark.slow

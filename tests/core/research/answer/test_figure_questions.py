@@ -13,7 +13,7 @@ from app.core.pdf import extract as px
 from app.core.units import text_units
 from app.core.records import Claim, Evidence, Sentence
 from app.core.research.answer.key_sentences import key_sentences, unquoted
-from app.core.research.text.question_asks import ASKS_FIGURE, Asks, asks, states_figure
+from app.core.research.text.question_reading import ASKS_FIGURE, Asks, asks, states_figure
 
 from tests.support.pdf_factory import make_paper
 

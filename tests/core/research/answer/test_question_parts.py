@@ -8,8 +8,7 @@ import pytest
 
 from app.core.events import Task
 from app.core.records import Claim, ResearchResult
-from app.core.research.answer.question_parts import missing_parts_note, open_parts
-from app.core.research.text.question_split import question_ask, question_parts
+from app.core.research.text.question_reading import missing_parts_note, open_parts, question_ask, question_parts
 from tests.support.answers import answer_with, assert_cited_in_place
 from tests.support.chat import ScriptedChat
 

@@ -13,7 +13,7 @@ from app.core.pdf import extract as px
 from app.core.records import Claim, Evidence
 from app.core.research.evidence.focus import focus_evidence
 from app.core.research.answer.key_sentences import key_sentences
-from app.core.research.text.question_asks import asks
+from app.core.research.text.question_reading import asks
 
 from tests.support.pdf_factory import make_paper
 
