@@ -45,10 +45,11 @@ from .sources import ImportOutcome, ImportReport, collect_pdfs, file_hash  # noq
 from .paper_write import PaperWrite
 from .vectors import VectorsPhase
 
-# The producer's own time on one file (extraction, OCR; not its waits for the consumer's writes).
-# Past it the file fails with its reason instead of holding the import: a malformed file
-# (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
-FILE_READ_LIMIT_S = 900.0
+# The producer's own time on one page (extraction, OCR; not its waits for the consumer's writes).
+# Past it the file fails with its reason instead of holding the import: a malformed page (a
+# decompression bomb) reads forever otherwise. Per page, not per file: a 300-page scanned book
+# OCRs for longer than any whole-file limit that still stops a bad file soon.
+PAGE_READ_LIMIT_S = 300.0
 
 
 # -- producer events ------------------------------------------------------------
@@ -495,13 +496,16 @@ class _ReadClock:
 def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: str, page_count: int,
                       read_tables=lambda page: None) -> Iterable[PageText]:
     """Pass each page to the consumer (for text/<id>.md) and to `read_tables` as the chunker reads
-    it; stop a file whose reading has taken longer than FILE_READ_LIMIT_S."""
+    it; stop a file one of whose pages took longer than PAGE_READ_LIMIT_S to read."""
+    since = clock.spent()
     for page in pages:
-        if clock.spent() > FILE_READ_LIMIT_S:
+        now = clock.spent()
+        if now - since > PAGE_READ_LIMIT_S:
             raise ImportFailure(
-                f"{name}: stopped after {FILE_READ_LIMIT_S:.0f} s reading it, at page {page.page} of {page_count} "
-                "(malformed or far too large)",
+                f"{name}: stopped after {PAGE_READ_LIMIT_S:.0f} s on page {page.page} of {page_count} "
+                "(a malformed page, or one far too large to read)",
                 "Re-save the file (print to PDF) or split it, and import it again.")
+        since = now
         put(_Page(page))
         read_tables(page)
         yield page

@@ -43,17 +43,36 @@ def test_a_page_tree_claiming_a_billion_pages_fails_that_file_only(make_desk, fa
 
 
 def test_a_file_that_takes_too_long_to_read_is_stopped_with_its_reason(make_desk, fact_pdfs, tmp_path, monkeypatch):
-    monkeypatch.setattr(ingest, "FILE_READ_LIMIT_S", -1.0)  # every file is over the limit at its first page
+    monkeypatch.setattr(ingest, "PAGE_READ_LIMIT_S", -1.0)  # every page is over the limit
     desk = make_desk(tmp_path / "lib")
     report = desk.add([fact_pdfs / "glacier.pdf"])
     [outcome] = report.outcomes
     assert outcome.status == "failed"
-    assert "stopped after" in outcome.message and "at page 1 of 3" in outcome.message
+    assert "stopped after" in outcome.message and "on page 1 of 3" in outcome.message
     [paper] = desk.papers()
     assert paper.status == "failed" and "stopped after" in paper.status_reason
-    monkeypatch.setattr(ingest, "FILE_READ_LIMIT_S", 900.0)
+    monkeypatch.setattr(ingest, "PAGE_READ_LIMIT_S", 300.0)
     again = desk.add([fact_pdfs / "glacier.pdf"])  # the failed paper is imported again, not duplicated
     assert again.count("added") == 1
+    assert [p.status for p in desk.papers()] == ["indexed"]
+
+
+def test_a_file_read_slowly_page_by_page_is_not_stopped_by_its_total_time(make_desk, fact_pdfs, tmp_path, monkeypatch):
+    """The limit is a page's: a long scanned book OCRs for longer in all than any page's limit."""
+    import time
+
+    real_pages = ingest.pdf_extract.iter_pages
+
+    def slow_pages(*args, **kwargs):
+        for page in real_pages(*args, **kwargs):
+            time.sleep(0.4)  # three pages: 1.2 s in all, each under the limit
+            yield page
+
+    monkeypatch.setattr(ingest.pdf_extract, "iter_pages", slow_pages)
+    monkeypatch.setattr(ingest, "PAGE_READ_LIMIT_S", 1.0)
+    desk = make_desk(tmp_path / "lib")
+    report = desk.add([fact_pdfs / "glacier.pdf"])
+    assert report.count("added") == 1, [o.message for o in report.outcomes]
     assert [p.status for p in desk.papers()] == ["indexed"]
 
 
