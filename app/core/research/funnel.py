@@ -33,8 +33,7 @@ from ..settings import ResearchParams
 from .evidence import retrieval
 from .evidence.mmr import mmr, scale01
 from .evidence.size import candidates_to_fetch, within_tokens
-from .evidence.back_matter import is_back_matter_passage
-from .evidence.reference_lists import is_reference_list
+from .evidence.not_evidence import is_back_matter_passage, is_reference_list
 from .answer.references import build_references, references_markdown
 from .answer.unmentioned import caution, named, unmentioned
 

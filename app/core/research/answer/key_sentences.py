@@ -40,10 +40,9 @@ from ...units import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
-from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_asks import Asks, asks, is_year, states_figure
-from ..evidence.reference_lists import is_entry
+from ..evidence.not_evidence import is_entry
 from ..check.support_rules import numbers_in, two_digits_or_more
 
 
@@ -338,10 +337,16 @@ _ANNOUNCED = re.compile("|".join([
 ]), re.I)
 
 
-# An entry of a reference list (reference_lists.is_entry: volume and pages, a DOI, an author list),
+# An entry of a reference list (not_evidence.is_entry: volume and pages, a DOI, an author list),
 # or one that opens with its single author ("Haentjens P:", "Smith, J.,"). Focusing already drops
 # the entries it can tell by their neighbours; this catches one quoted alone.
 _FIRST_AUTHOR = re.compile(r"^[A-Z][a-z][A-Za-z'’-]*,? (?:[A-Z]{1,3}|[A-Z]\.(?: ?[A-Z]\.)*)\s*[,:]")
+
+
+# A figure's caption ("Figure 3: Top-20 accuracy …") restates the question's words, but the
+# figure's numbers are not in it: never quoted as an answer.
+FIGURE_CAPTION = re.compile(
+    r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
 
 
 def _reference_entry(text: str) -> bool:
