@@ -58,8 +58,11 @@ FAMILIES: dict[str, list[tuple[object, str, object]]] = {
     "sentence runs": [(focus, "leans_back", lambda text: False), (focus, "run_on_into", lambda units, k: []),
                       (focus, "through_displays", lambda units, text: units)],
     "page breaks mended": [(synthesis, "mend_page_breaks", lambda evidence, pages: evidence)],
+    "figure caption weight": [(focus, "FIGURE_CAPTION_WEIGHT", 1.0)],
     "title term weight": [(focus, "TITLE_TERM_WEIGHT", 1.0)],
+    "heading term weight": [(focus, "HEADING_TERM_WEIGHT", 0.0)],
     "first-turn row": [(focus, "_first_turn_row", lambda *a, **k: None)],
+    "asked figure bonus": [(focus, "ASKED_FIGURE_BONUS", 0.0)],
     "ask scoring": [(focus, "ASK_SCORING", False)],
 }
 STAGE2_FAMILIES: dict[str, list[tuple[object, str, object]]] = {

@@ -40,6 +40,7 @@ from ...units import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
 from ..evidence.code_blocks import first_command
+from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_asks import Asks, asks, is_year, states_figure
 from ..evidence.not_evidence import is_entry
@@ -341,12 +342,6 @@ _ANNOUNCED = re.compile("|".join([
 # or one that opens with its single author ("Haentjens P:", "Smith, J.,"). Focusing already drops
 # the entries it can tell by their neighbours; this catches one quoted alone.
 _FIRST_AUTHOR = re.compile(r"^[A-Z][a-z][A-Za-z'’-]*,? (?:[A-Z]{1,3}|[A-Z]\.(?: ?[A-Z]\.)*)\s*[,:]")
-
-
-# A figure's caption ("Figure 3: Top-20 accuracy …") restates the question's words, but the
-# figure's numbers are not in it: never quoted as an answer.
-FIGURE_CAPTION = re.compile(
-    r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
 
 
 def _reference_entry(text: str) -> bool:

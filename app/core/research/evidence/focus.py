@@ -28,6 +28,7 @@ their own (chunking.text_units) and are kept whole or not at all.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -38,6 +39,7 @@ from ...records import Evidence, Sentence
 from ...units import is_table_unit, text_units
 from .sentence_runs import leans_back, run_on_into, through_displays
 from .table_window import table_window
+from ..text.question_asks import asks, states_figure
 from ..text.citations import key_terms, stem
 from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows, row_label
@@ -51,6 +53,15 @@ WINDOWS = 3  # passages that get a window; the others get their best sentence
 PASSAGE_TOKENS = 180  # the window of the second and third passage
 MIN_WINDOW_TOKENS = 24  # a window smaller than this is not worth a passage header
 HEADER_TOKENS = 16  # a passage's header in the prompt: "[3] (paper, page 5; section)"
+# A figure's caption summarises the figure in the question's own words ("Figure 1: Retriever
+# top-k accuracy with …"), so it outscores the sentences that state the result, yet the
+# figure's numbers are not in the text the model reads. Anchored on a caption, the window
+# filled with the figure's axis labels and missed the result sentence beside it (bench/focus.py,
+# mixed fields: gold facts in evidence 64 % -> 72 %, r-papers unchanged; weights 0.5-0.85 gave
+# the same figures). Table captions keep their weight: the table's cells follow as text.
+FIGURE_CAPTION_WEIGHT = 0.6
+FIGURE_CAPTION = re.compile(
+    r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
 # A question's words that are in the titles of the papers it draws on ("Which negatives does
 # dense passage retrieval train with?", "…the index of a zoo series?") say which paper, and the
 # stages before found it by them; within the paper they are on every other sentence and tell
@@ -59,6 +70,13 @@ HEADER_TOKENS = 16  # a passage's header in the prompt: "[3] (paper, page 5; sec
 # 89 r-papers and 25 mixed-fields questions): gold facts in the focused evidence 77.5 -> 79.8 % and
 # 72 -> 76 %, in the first turn 48.3 -> 50.6 % and 36 % unchanged; any weight from 0 to 0.5 did as well.
 TITLE_TERM_WEIGHT = 0.3
+# A question often names a topic that the paper names once, in a heading, and then reports under
+# it without repeating: "Impact of Coronavirus Disease 2019 Pandemic" over "Overall, median teaming
+# scores were significantly lower … before March 1, 2020". So a question's term in a sentence's
+# section heading counts for the sentence, at this weight. bench/focus.py: gold facts in the first
+# turn 47 -> 48 of 89 r-papers questions (0.3 alike, 1.0 none), mixed fields unchanged; giving the
+# embedder the heading as well lost 2 of 25 mixed-fields and 2 r-papers questions' facts.
+HEADING_TERM_WEIGHT = 0.5
 _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 # A table row scores below the running text that names the same things in sentences (a row is
 # names and numbers), so the answer's first turn, which read the best passage alone, never read
@@ -68,6 +86,15 @@ _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 # turn: r-papers 58.2 -> 61.2 %, mixed fields 34.6 -> 38.5 %, no question lost, the focused
 # evidence unchanged; shares 0.4-0.5 lost mixed-fields facts, 0.7-0.8 gained less.
 ROW_SHARE = 0.6
+# Where the question asks for an amount (question_asks.py), a sentence that states a figure scores
+# this much more: the one that reports the result often shares no word with the question ("The
+# result is mH = 125.09 ± 0.24 GeV = 125.09 ± 0.21 (stat.) ± 0.11 (syst.)" for "what Higgs boson
+# mass did the combined analysis obtain?"), so it was never embedded, scored below the sentences
+# that frame the measurement, and was left out. Development questions (bench/answers.py, 35):
+# fact groups in the model's sentences 55 -> 57, whole answers right 25 -> 26, the model's
+# sentences right 18 either way (the Higgs mass gained, a rewrite of the IVC-filter rates lost one
+# of its two figures).
+ASKED_FIGURE_BONUS = 0.1
 # A researcher's question often opens by saying where to look ("In the situational analysis of care
 # quality at … Hospital in Malawi, how many outpatients answered the exit interviews?"). The frame's
 # words are on many sentences of the paper; the sentence that answers shares the ask's. So each
@@ -90,6 +117,7 @@ class _Candidate:
     lexical: float = 0.0
     semantic: float = 0.0
     score: float = 0.0
+    heading: str = ""  # the section it is in (the latest heading before it)
 
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
@@ -102,7 +130,7 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
         for line in e.text.split("\n"):
             if line.strip():
                 kind = "text" if not lines and "\n" in e.text.strip() else "block"  # the caption line runs on into the rows
-                lines.append(_Candidate(0, len(lines), at, at + len(line), line.strip(), kind))
+                lines.append(_Candidate(0, len(lines), at, at + len(line), line.strip(), kind, heading=e.section))
             at += len(line) + 1
         return lines
     out = []
@@ -118,7 +146,7 @@ def split_sentences(e: Evidence) -> list[_Candidate]:
             continue
         if len(text) < _MIN_CHARS or is_axis_ticks(text) or is_paper_matter(text, kind):
             continue
-        out.append(_Candidate(0, len(out), start, end, text, kind))
+        out.append(_Candidate(0, len(out), start, end, text, kind, heading=heading.lstrip("#").strip()))
     return through_displays(out, e.text)
 
 
@@ -154,8 +182,14 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", 
         if _matches(t, title_bag):
             idf[t] *= TITLE_TERM_WEIGHT
     totals = [sum(idf[t] for t in terms) or 1.0 for terms in asked]
+    in_heading: dict[str, set[str]] = {}
     for c, h in zip(candidates, hits):
-        c.lexical = max(sum(idf[t] for t in h & terms) / total for terms, total in zip(asked, totals))
+        if c.heading not in in_heading:
+            bag = _terms(c.heading)
+            in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
+        heading_only = in_heading[c.heading] - h
+        c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total
+                        for terms, total in zip(asked, totals))
 
 
 def focus_evidence(
@@ -214,6 +248,12 @@ def focus_evidence(
     for c in candidates:
         # Cosine carries the meaning; terms catch names and numbers MiniLM blurs.
         c.score = 0.45 * c.semantic + 0.30 * c.lexical + 0.25 * prior[c.evidence]
+        if FIGURE_CAPTION.match(c.text):
+            c.score *= FIGURE_CAPTION_WEIGHT
+    if asks(query).figure:  # "what mass did they obtain?": the sentence that states one
+        for c in candidates:
+            if states_figure(c.text):
+                c.score += ASKED_FIGURE_BONUS
 
     # Passages in order of their best sentence and their stage-2 rank, half each.
     best = {i: max((u.score for u in units), default=0.0) for i, units in enumerate(per_passage)}
