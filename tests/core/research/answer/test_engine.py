@@ -99,6 +99,31 @@ def test_focus_keeps_a_contiguous_window_around_the_best_sentence(fact_library):
     assert len(wide[0].sentences) > len(narrow[0].sentences)
 
 
+@pytest.mark.parametrize("caption_weight, keeps_result", [(None, True), (1.0, False)])
+def test_a_figure_caption_does_not_anchor_the_window(fact_library, monkeypatch, caption_weight, keeps_result):
+    """A caption restates the question's words, but the figure's numbers are not in the text:
+    the window must grow around the sentence that states the result. With the caption at full
+    weight (the old scoring) the window anchors on the caption and its axis labels instead."""
+    from app.core.research.evidence import focus
+
+    if caption_weight is not None:
+        monkeypatch.setattr(focus, "FIGURE_CAPTION_WEIGHT", caption_weight)
+    body = [
+        "The dense retriever is far ahead of BM25 when few passages are retrieved (78.4% against 59.1% top-20 accuracy).",
+        *[f"Training batch {k} was drawn from the shuffled question pool without replacement." for k in range(8)],
+        "Figure 3: Top-20 retrieval accuracy of the dense passage retriever and BM25 on Natural Questions.",
+        "Accuracy is plotted against the number of retrieved passages on a log scale.",
+        *[f"Checkpoint {k} was written to disk after every epoch of training." for k in range(4)],
+    ]
+    text = " ".join(body)
+    evidence = [Evidence(1, "dpr", 5, "5", "Results", text, 0.8, char_start=0, char_end=len(text))]
+    question = "What top-20 retrieval accuracy does the dense passage retriever reach on Natural Questions compared with BM25?"
+    qvec = fact_library.embedder().embed_one(question)
+    focused = focus.focus_evidence(question, qvec, evidence, fact_library.embedder(), token_budget=120, first_tokens=90)
+    kept = " ".join(s.text for s in focused[0].sentences)
+    assert ("78.4%" in kept) is keeps_result, kept
+
+
 # -- claims: schema, streaming parse --------------------------------------------------
 
 REPLY = json.dumps({"claims": [
