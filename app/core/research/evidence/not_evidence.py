@@ -15,13 +15,16 @@ each check switched off in turn; docs/research.md's table):
   publisher's "downloaded from" stamp. They say who did or paid for the work, never what it found.
   A data or code availability statement under them is evidence again (`opens_availability`).
   Front and back matter off in focusing: −2 questions with every fact focused, −1 in the first turn.
+  Stage 2 drops a passage under a back-matter heading (`is_back_matter_passage`): off, 7 questions'
+  stage-2 passages (the evidence pane, `--evidence-only`) hold back matter.
 - **Reference entries** (`entry_marks`, `is_entry`): volume and pages, a DOI, an author list, a
   numbered author; a run of weak marks (a bracketed year, then pages); a title between two
   entries. Running text that cites has years but none of these. Off in focusing: facts unchanged,
   but 7 of 161 questions read reference entries.
 - **Reference lists** (`is_reference_list`): a passage under a bibliography heading (any of the
-  languages papers are written in) or LIST_SHARE entries by its text. The manuscript check's
-  paper reading (check/locate.py, check/manuscript.py) leaves them out.
+  languages papers are written in) or LIST_SHARE entries by its text. Stage 2 drops them: off, 82
+  questions' stage-2 passages hold one. The manuscript check's paper reading (check/locate.py,
+  check/manuscript.py) leaves them out too.
 - **Axis ticks** (`is_axis_ticks`): four or more numbers stepping evenly, standing apart, with a
   short label ("20 40 60 80 100 k: # of retrieved passages"); a model answered that the scores
   "were 0.00, 0.25, 0.50, 0.75, and 1.00". Off: 7 of 161 questions read ticks.
