@@ -39,8 +39,7 @@ from app.core.research import funnel as funnel_module  # noqa: E402
 from app.core.research.answer import synthesis  # noqa: E402
 from app.core.research.answer.prompt import format_passage  # noqa: E402
 from app.core.research.evidence import focus  # noqa: E402
-from app.core.research.evidence.axis_ticks import is_axis_ticks  # noqa: E402
-from app.core.research.evidence.reference_lists import entry_spans  # noqa: E402
+from app.core.research.evidence.not_evidence import entry_spans, is_axis_ticks  # noqa: E402
 
 
 def _plain_window(units, room, count, named):
@@ -55,7 +54,6 @@ FAMILIES: dict[str, list[tuple[object, str, object]]] = {
                                       (focus, "is_back_matter_section", lambda section: False),
                                       (focus, "opens_availability", lambda text: False)],
     "reference entries (focus)": [(focus, "entry_marks", lambda text, units: [False] * len(units))],
-    "table echoes": [(focus, "echoes", lambda text, runs: False)],
     "table window": [(focus, "table_window", _plain_window)],
     "sentence runs": [(focus, "leans_back", lambda text: False), (focus, "run_on_into", lambda units, k: []),
                       (focus, "through_displays", lambda units, text: units)],
@@ -66,7 +64,6 @@ FAMILIES: dict[str, list[tuple[object, str, object]]] = {
     "first-turn row": [(focus, "_first_turn_row", lambda *a, **k: None)],
     "asked figure bonus": [(focus, "ASKED_FIGURE_BONUS", 0.0)],
     "ask scoring": [(focus, "ASK_SCORING", False)],
-    "acronyms spelled out": [(focus, "definitions", lambda text: {})],
 }
 STAGE2_FAMILIES: dict[str, list[tuple[object, str, object]]] = {
     "reference lists (stage 2)": [(funnel_module, "is_reference_list", lambda text, section="": False)],
@@ -116,7 +113,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pair", action="append", required=True, help="LIBRARY:QUESTIONS (development questions only)")
     ap.add_argument("--stage2", action="store_true", help="also the families that decide stage 2 (reruns it)")
-    ap.add_argument("--only", nargs="*", default=None, help="these families alone")
+    ap.add_argument("--only", nargs="*", default=None, help="these families alone (\"all on\" alone: none switched off)")
     ap.add_argument("--limit", type=int, default=0, help="the first N questions of each pair (a smoke run)")
     args = ap.parse_args()
 

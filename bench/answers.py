@@ -50,9 +50,8 @@ from retrieval import gold_pages, load_questions, spread_questions  # noqa: E402
 from app.core.desk import Desk  # noqa: E402
 from app.core.records import ResearchResult  # noqa: E402
 from app.core.research.text.citations import claim_before  # noqa: E402
-from app.core.research.evidence.back_matter import is_back_matter_section, is_back_matter_unit  # noqa: E402
 from app.core.research.evidence.first_turn_size import reading_speed  # noqa: E402
-from app.core.research.evidence.reference_lists import is_bibliography, is_entry  # noqa: E402
+from app.core.research.evidence.not_evidence import is_back_matter_section, is_back_matter_unit, is_bibliography, is_entry  # noqa: E402
 from app.core.research.check.support import Pair, check_pairs  # noqa: E402
 
 QUESTIONS = REPO / "bench" / "questions"

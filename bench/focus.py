@@ -30,8 +30,7 @@ from answers import _norm  # noqa: E402
 from retrieval import gold_pages, load_questions, split_questions, variant  # noqa: E402
 
 from app.core.desk import Desk  # noqa: E402
-from app.core.research.evidence.axis_ticks import is_axis_ticks  # noqa: E402
-from app.core.research.evidence.reference_lists import entry_spans, is_reference_list  # noqa: E402
+from app.core.research.evidence.not_evidence import entry_spans, is_axis_ticks, is_reference_list  # noqa: E402
 from app.core.research.answer.prompt import format_passage  # noqa: E402
 from app.core.research.answer.synthesis import focus_into  # noqa: E402
 

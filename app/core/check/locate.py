@@ -37,7 +37,7 @@ from ..records import Evidence
 from ..text.acronyms import definitions
 from ..research.text.citations import key_terms, stem
 from ..research.evidence.focus import split_sentences
-from ..research.evidence.reference_lists import is_reference_list
+from ..research.evidence.not_evidence import is_reference_list
 from ..research.check.support_rules import specific_names
 from ..research.text.citations import numbers_in, numbers_stated
 from ..library.sql_filter import sql_str

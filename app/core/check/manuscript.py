@@ -31,7 +31,7 @@ from ..library.store import CONTENT_CHUNKS
 from ..models.base import ChatModel
 from ..records import Evidence, Paper, Support
 from ..research.evidence import retrieval
-from ..research.evidence.reference_lists import is_reference_list
+from ..research.evidence.not_evidence import is_reference_list
 from ..research.check.support import Pair, check_pairs
 from .draft import CitingSentence, Draft
 from .judge import DOUBTED, PARTIAL_NOTE, claim_in_context, model_reads, model_verdict, rule_ruling

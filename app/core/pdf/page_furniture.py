@@ -34,7 +34,7 @@ _PAGE_NUMBER = re.compile(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", re.I)
 _NUMBERED_LINE = re.compile(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+")
 # A copyright or licence line ("© 2010 Datta et al; licensee BioMed Central Ltd.", "Copyright 2019
 # Elsevier. All rights reserved."): the publisher's boilerplate, never a heading (pdf_layout) and
-# never evidence (research/front_matter).
+# never evidence (research/evidence/not_evidence.py).
 COPYRIGHT_NOTICE = re.compile(
     r"©|C\u20dd|\ball rights reserved\b|\bcopyright\s*(?:©|\(c\)|\d{4})|\(c\)\s*(?:19|20)\d\d|\blicensee\b", re.I)
 

@@ -33,8 +33,7 @@ from ..settings import ResearchParams
 from .evidence import retrieval
 from .evidence.mmr import mmr, scale01
 from .evidence.size import candidates_to_fetch, within_tokens
-from .evidence.back_matter import is_back_matter_passage
-from .evidence.reference_lists import is_reference_list
+from .evidence.not_evidence import is_back_matter_passage, is_reference_list
 from .answer.references import build_references, references_markdown
 from .answer.unmentioned import caution, named, unmentioned
 
@@ -229,8 +228,9 @@ class Funnel:
                 "Re-index them (`research-desk rebuild-index`, or Re-index in the library's context menu).",
             )
         # Reference lists match many keywords (BM25 loves them) but are never evidence for a claim:
-        # by their heading, or by their text where the layout gave them none (reference_lists.py);
-        # nor is the back matter: acknowledgements, contributions, funding (back_matter.py).
+        # by their heading, or by their text where the layout gave them none; nor is the back matter:
+        # acknowledgements, contributions, funding (not_evidence.py). Dropped here, not only in focusing,
+        # because stage 2's passages are what the evidence pane and --evidence-only show the reader.
         candidates = [c for c in candidates if not is_reference_list(c.text, c.section) and not is_back_matter_passage(c.section, c.text)]
         # Within papers stage 1 judged relevant, a top keyword match is kept even below the
         # cosine cutoff (stage 1 applies the cutoff strictly: it decides "nothing matches").

@@ -43,7 +43,7 @@ from ..evidence.code_blocks import first_command
 from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_reading import Asks, asks, is_year, states_figure
-from ..evidence.reference_lists import is_entry
+from ..evidence.not_evidence import is_entry
 from ..text.citations import numbers_in, two_digits_or_more
 
 
@@ -338,7 +338,7 @@ _ANNOUNCED = re.compile("|".join([
 ]), re.I)
 
 
-# An entry of a reference list (reference_lists.is_entry: volume and pages, a DOI, an author list),
+# An entry of a reference list (not_evidence.is_entry: volume and pages, a DOI, an author list),
 # or one that opens with its single author ("Haentjens P:", "Smith, J.,"). Focusing already drops
 # the entries it can tell by their neighbours; this catches one quoted alone.
 _FIRST_AUTHOR = re.compile(r"^[A-Z][a-z][A-Za-z'’-]*,? (?:[A-Z]{1,3}|[A-Z]\.(?: ?[A-Z]\.)*)\s*[,:]")

@@ -19,8 +19,7 @@ from ...library.store import CONTENT_CHUNKS
 from ...paths import load_prompt
 from ...records import Evidence
 from ..evidence import retrieval
-from ..evidence.back_matter import is_back_matter_passage
-from ..evidence.reference_lists import is_reference_list
+from ..evidence.not_evidence import is_back_matter_passage, is_reference_list
 
 log = logging.getLogger(__name__)
 

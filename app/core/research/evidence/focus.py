@@ -34,21 +34,16 @@ from typing import Callable
 
 import numpy as np
 
-from ...units import text_units
 from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
-from ...units import is_table_unit
-from ...text.acronyms import definitions
-from .axis_ticks import is_axis_ticks
+from ...units import is_table_unit, text_units
 from .sentence_runs import leans_back, run_on_into, through_displays
-from .table_echoes import echoes, table_rows_by_page
 from .table_window import table_window
 from ..text.question_reading import asks, question_ask, states_figure
 from ..text.citations import key_terms, stem
 from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows, row_label
-from .back_matter import is_back_matter_section, is_paper_matter, opens_availability
-from .reference_lists import entry_marks
+from .not_evidence import entry_marks, is_axis_ticks, is_back_matter_section, is_paper_matter, opens_availability
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one
 # sentence takes ~5-12 ms on a 2-core laptop, so ~64 keeps focusing well under a second.
@@ -81,7 +76,6 @@ TITLE_TERM_WEIGHT = 0.3
 # turn 47 -> 48 of 89 r-papers questions (0.3 alike, 1.0 none), mixed fields unchanged; giving the
 # embedder the heading as well lost 2 of 25 mixed-fields and 2 r-papers questions' facts.
 HEADING_TERM_WEIGHT = 0.5
-_ACRONYM = re.compile(r"\b[A-Z][A-Za-z]{1,9}\b")
 _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 # A table row scores below the running text that names the same things in sentences (a row is
 # names and numbers), so the answer's first turn, which read the best passage alone, never read
@@ -91,7 +85,7 @@ _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
 # turn: r-papers 58.2 -> 61.2 %, mixed fields 34.6 -> 38.5 %, no question lost, the focused
 # evidence unchanged; shares 0.4-0.5 lost mixed-fields facts, 0.7-0.8 gained less.
 ROW_SHARE = 0.6
-# Where the question asks for an amount (question_asks.py), a sentence that states a figure scores
+# Where the question asks for an amount (question_reading.asks), a sentence that states a figure scores
 # this much more: the one that reports the result often shares no word with the question ("The
 # result is mH = 125.09 ± 0.24 GeV = 125.09 ± 0.21 (stat.) ± 0.11 (syst.)" for "what Higgs boson
 # mass did the combined analysis obtain?"), so it was never embedded, scored below the sentences
@@ -103,7 +97,7 @@ ASKED_FIGURE_BONUS = 0.1
 # A researcher's question often opens by saying where to look ("In the situational analysis of care
 # quality at … Hospital in Malawi, how many outpatients answered the exit interviews?"). The frame's
 # words are on many sentences of the paper; the sentence that answers shares the ask's. So each
-# sentence is also scored by the ask alone (question_split.question_ask), by terms and by cosine,
+# sentence is also scored by the ask alone (question_reading.question_ask), by terms and by cosine,
 # and keeps the better of the two. Development questions (docs/lab/, session 21): gold facts
 # focused 52.4 -> 61.9 % (new mixed), 88.5 % (old mixed), 76.1 -> 77.6 % (r-papers); the model's
 # sentences right 8 -> 11, whole answers 14 -> 20 (the 20 new questions and the 18 others whose
@@ -127,9 +121,9 @@ class _Candidate:
 
 def split_sentences(e: Evidence) -> list[_Candidate]:
     """The passage's sentences and blocks. Left out: headings (the section is in the passage
-    header), the entries of a reference list the passage runs into (reference_lists.py), a
-    figure's axis ticks (axis_ticks.py), the paper's front matter (front_matter.py) and its
-    back matter (back_matter.py: a unit under such a heading, or opening with one run in)."""
+    header) and what is not evidence (not_evidence.py): the entries of a reference list the passage
+    runs into, a figure's axis ticks, the paper's front matter and its back matter (a unit under
+    such a heading, or opening with one run in)."""
     if is_table_unit(e.text):  # a table's row, or its caption and rows (tables.py): a line is a sentence, whole
         lines, at = [], 0
         for line in e.text.split("\n"):
@@ -164,20 +158,8 @@ def _matches(term: str, bag: set[str]) -> bool:
     return any(len(w) >= 5 and (w.startswith(term) or term.startswith(w)) for w in bag)
 
 
-def _terms(text: str, spelled: dict[str, set[str]]) -> set[str]:
-    """The text's term stems, with the words of each acronym it uses that the passages define.
-
-    Researchers ask in words ("the surgeon-scrub teaming scores"); after defining them, papers
-    state results in the acronyms ("median SS and SC scores were 0.08 and 0.06"), which are too
-    short to be terms. bench/focus.py, gold facts in the focused evidence: 76 -> 80 % on mixed
-    fields, 79.8 -> 80.9 % on r-papers, first turn unchanged. Spelling the acronyms out for the
-    embedder as well lost a gold page on mixed fields (96 -> 92 %), so only the terms see them.
-    """
-    terms = {stem(t) for t in key_terms(text)}
-    if spelled:
-        for token in set(_ACRONYM.findall(text)) & spelled.keys():
-            terms |= spelled[token]
-    return terms
+def _terms(text: str) -> set[str]:
+    return {stem(t) for t in key_terms(text)}
 
 
 def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", ask: str = "") -> None:
@@ -186,17 +168,15 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", 
     question without its frame, ASK_SCORING), the better of the two shares."""
     if not candidates:
         return
-    defined = definitions(" ".join(c.text for c in candidates))
-    spelled = {acronym: {stem(t) for t in key_terms(words)} for acronym, words in defined.items()}
-    asked = [terms for terms in (_terms(query, spelled), _terms(ask, spelled) if ask else set()) if terms]
+    asked = [terms for terms in (_terms(query), _terms(ask) if ask else set()) if terms]
     if not asked:
         return
     q_terms = set().union(*asked)
-    bags = [_terms(c.text, spelled) for c in candidates]
+    bags = [_terms(c.text) for c in candidates]
     hits = [{t for t in q_terms if _matches(t, bag)} for bag in bags]
     n = len(bags)
     idf = {t: math.log(1 + n / (1 + sum(t in h for h in hits))) for t in q_terms}
-    title_bag = {stem(t) for t in key_terms(titles)}
+    title_bag = _terms(titles)
     for t in q_terms:
         if _matches(t, title_bag):
             idf[t] *= TITLE_TERM_WEIGHT
@@ -204,7 +184,7 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", 
     in_heading: dict[str, set[str]] = {}
     for c, h in zip(candidates, hits):
         if c.heading not in in_heading:
-            bag = _terms(c.heading, spelled)
+            bag = _terms(c.heading)
             in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
         heading_only = in_heading[c.heading] - h
         c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total
@@ -238,11 +218,8 @@ def focus_evidence(
     count = count_tokens or (lambda s: max(1, len(s) // 4))
     candidates: list[_Candidate] = []
     per_passage: list[list[_Candidate]] = []
-    rows = table_rows_by_page(evidence)
     for i, e in enumerate(evidence):
         units = split_sentences(e)
-        if (e.paper_id, e.page) in rows and not is_table_unit(e.text):  # a table's text beside its rows
-            units = [u for u in units if u.kind == "code" or not echoes(u.text, rows[(e.paper_id, e.page)])]
         for k, c in enumerate(units):
             c.evidence, c.order = i, k
         per_passage.append(units)

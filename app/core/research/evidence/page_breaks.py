@@ -28,7 +28,7 @@ from ...units import text_units
 from ...text.line_breaks import unfinished
 from ...records import Evidence
 from ...units import pages_of_text_file
-from .back_matter import is_paper_matter
+from .not_evidence import is_paper_matter
 
 log = logging.getLogger(__name__)
 

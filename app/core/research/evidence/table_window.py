@@ -14,7 +14,7 @@ by the parts of a joined name, "three" for "3") comes before the best-scoring on
 paper's row "3" ("propagated up to three links away") scored below rows 1 and 2.
 
 bench/tables.py (the row in the focused evidence): on twelve table questions written in session 19
-from tables nobody had tuned for (v01-v12), 6 -> 7 of 12 (8 with reference_lists.py's numbered and
+from tables nobody had tuned for (v01-v12), 6 -> 7 of 12 (8 with not_evidence.py's numbered and
 non-English headings); the 38 earlier development table questions and the answer bench's five
 unchanged. bench/focus.py --split development: the same facts on the three development sets.
 """

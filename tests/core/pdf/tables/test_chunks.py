@@ -411,36 +411,6 @@ def _saved_tables(doc: pymupdf.Document, path: Path) -> list:
         return tables.scan_pages(saved).tables
 
 
-FLAT = ("CIFAR-10 3 conv + 2 fully connected layers 12.6 ± 0.1 12.5 ± 0.1 "
-        "Table 10: Comparison of classification error % with Bernoulli and Gaussian dropout.")
-ROW = ("Table 10 (page 4) · CIFAR-10 · Architecture: 3 conv + 2 fully connected layers · "
-       "Bernoulli dropout: 12.6 ± 0.1 · Gaussian dropout: 12.5 ± 0.1")
-
-
-@pytest.mark.parametrize("row_page, left_out", [(4, True), (9, False)])
-def test_a_tables_run_together_text_is_left_to_its_rows(fact_library, row_page, left_out):
-    """The page's text runs a table's cells together ("… 12.6 ± 0.1 12.5 ± 0.1"), with the column
-    names far above; the model read it before the row and gave the Bernoulli column's error for
-    the Gaussian one. Where the row is in the evidence from the same page, the run-together text
-    is left out and the row speaks; a row of another page leaves the text as it is."""
-    from app.core.research.evidence import focus
-    from app.core.research.evidence.table_echoes import echoes, row_figures
-
-    assert row_figures(ROW) == ["10", "3", "2", "12.6", "0.1", "12.5", "0.1"]
-    assert echoes(FLAT, [row_figures(ROW)]) and not echoes("Gaussian dropout gave 12.5 against 12.6.", [row_figures(ROW)])
-    question = "What classification error did the convolutional network obtain on CIFAR-10 with Gaussian dropout?"
-    prose = ("We replaced Bernoulli dropout by multiplicative Gaussian noise on two data sets. " + FLAT
-             + " Gaussian dropout worked as well as Bernoulli dropout on both.")
-    row = Evidence(2, "dropout", row_page, str(row_page), "Table 10", ROW, 0.5, char_start=0, char_end=len(ROW))
-    evidence = [_passage(1, "dropout", "Results", prose, 0.8), row]
-    embedder = fact_library.embedder()
-    focused = focus.focus_evidence(question, embedder.embed_one(question), evidence, embedder, token_budget=800, first_tokens=300)
-    text = " ".join(e.focus_text for e in focused if e.section == "Results")
-    assert ("12.6 ± 0.1 12.5 ± 0.1" not in text) is left_out
-    assert "multiplicative Gaussian noise" in text
-    assert any(e.focus_text == ROW for e in focused)
-
-
 QA_CAPTION = ("Table 4 (page 8) · Table 4: End-to-end QA (Exact Match) Accuracy. The first block of results are "
               "copied from their cited papers. REALMWiki and REALMNews are the same model but pretrained on Wikipedia "
               "and CC-News, respectively. Single and Multi denote that our retriever is trained using individual or "

@@ -1,11 +1,11 @@
-"""A figure's axis ticks are not evidence (research/evidence/axis_ticks.py)."""
+"""A figure's axis ticks are not evidence (research/evidence/not_evidence.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.evidence.axis_ticks import is_axis_ticks
+from app.core.research.evidence.not_evidence import is_axis_ticks
 from app.core.research.evidence.focus import split_sentences
 
 TICKS = [

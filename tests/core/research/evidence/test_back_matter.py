@@ -1,11 +1,11 @@
-"""Acknowledgements, author contributions, funding and download stamps are never evidence (research/evidence/back_matter.py)."""
+"""Acknowledgements, author contributions, funding and download stamps are never evidence (research/evidence/not_evidence.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.core.records import Evidence
-from app.core.research.evidence.back_matter import is_back_matter_section, is_back_matter_unit
+from app.core.research.evidence.not_evidence import is_back_matter_section, is_back_matter_unit
 from app.core.research.evidence.focus import split_sentences
 
 
@@ -86,7 +86,7 @@ def test_a_back_matter_heading_read_as_a_line_of_text_still_opens_its_section():
 
 
 def test_a_passage_under_back_matter_is_dropped_unless_it_holds_an_availability_statement():
-    from app.core.research.evidence.back_matter import is_back_matter_passage
+    from app.core.research.evidence.not_evidence import is_back_matter_passage
 
     section = "ADDITIONAL INFORMATION AND DECLARATIONS"
     assert is_back_matter_passage(section, "Funding The study was funded by the Alpine Bird Trust.")

@@ -1,4 +1,4 @@
-"""A paper's contact lines, affiliations, keyword lines and copyright notices are never evidence (research/evidence/front_matter.py)."""
+"""A paper's contact lines, affiliations, keyword lines and copyright notices are never evidence (research/evidence/not_evidence.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from app.core.records import Evidence
 from app.core.research.evidence.focus import split_sentences
-from app.core.research.evidence.front_matter import is_front_matter
+from app.core.research.evidence.not_evidence import is_front_matter
 
 
 

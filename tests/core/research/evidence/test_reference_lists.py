@@ -1,4 +1,4 @@
-"""Reference lists told by their text (research/evidence/reference_lists.py): never evidence for a claim."""
+"""Reference lists told by their text (research/evidence/not_evidence.py): never evidence for a claim."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from app.core.records import Evidence
 from app.core.research.evidence.focus import split_sentences
-from app.core.research.evidence.reference_lists import entry_share, entry_spans, is_entry, is_reference_list
+from app.core.research.evidence.not_evidence import entry_share, entry_spans, is_entry, is_reference_list
 
 # Entries as journals of several fields print them (shortened from real lists).
 ENTRIES = [
@@ -115,7 +115,7 @@ PLAIN_ENTRIES = (
 
 
 def test_a_reference_list_under_a_numbered_or_non_english_heading_is_not_evidence(tmp_path, make_desk):
-    from app.core.research.evidence.reference_lists import is_bibliography
+    from app.core.research.evidence.not_evidence import is_bibliography
     from tests.support.pdf_factory import make_paper
 
     for heading in ("6. REFERENCES", "VII. References", "7. Bibliografía", "Références bibliographiques",
@@ -138,7 +138,7 @@ def test_a_reference_list_under_a_numbered_or_non_english_heading_is_not_evidenc
 
 
 def test_reference_lists_are_not_evidence():
-    from app.core.research.evidence.reference_lists import is_bibliography
+    from app.core.research.evidence.not_evidence import is_bibliography
 
     assert is_bibliography("References") and is_bibliography("## Bibliography ")
     assert not is_bibliography("Related work") and not is_bibliography("")
