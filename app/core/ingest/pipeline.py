@@ -149,6 +149,7 @@ class Importer:
         total_pages = sum(self._page_counts.values()) or 1
         # One lease per paper (leases.py): other writers of this library skip it, or take it over if we die.
         self._claims = PaperClaims(self.library.leases)
+        self._text_indexed = False  # full-text indexes looked for (PaperWrite.finish)
         q: queue.Queue = queue.Queue(maxsize=64)
         stop = threading.Event()
         producer = threading.Thread(
@@ -159,6 +160,8 @@ class Importer:
         vectors = VectorsPhase(self.library, self.embedder, batch_size=self.batch_size, task=self.task)
         if self.vectors:
             vectors.add_pending()
+            # The producer reads on one core: the embedding takes the others until it is done.
+            self.embedder.leave_cores(1)
         try:
             try:
                 self._consume(files, known, q, report, total_pages, started, vectors if self.vectors else None)
@@ -172,6 +175,7 @@ class Importer:
                         pass
                 producer.join()
                 self._claims.close()
+                self.embedder.leave_cores(0)
             report.words_seconds = time.monotonic() - started
             if self.vectors:
                 report.vectors_left = list(vectors.run().left or [])  # what the reading left to do
@@ -384,7 +388,8 @@ class Importer:
                     try:
                         if item.ocr_pages:
                             ocr.save_layer(ocr.layer_path(self.library, state.paper.id), item.ocr_pages)
-                        state.finish(self.embedder, item.sections)
+                        state.finish(self.embedder, item.sections, index_text=not self._text_indexed)
+                        self._text_indexed = True  # made after the first paper: later rows are searched too
                         added = f"{item.path.name}: added as {state.paper.id} ({state.paper.page_count} pages, {state.n_chunks} chunks)"
                         if item.damage:  # kept, and marked: the lost pages are not searchable
                             state.paper.status_reason = item.damage
@@ -482,7 +487,7 @@ class Importer:
         )
         known[item.content_hash] = paper
         return PaperWrite(self.library, paper, item.path, self.embedding_identity, self.embedder.dimension,
-                           held=lambda: self._claims.holds(item.content_hash))
+                           held=lambda: self._claims.holds(item.content_hash), resuming=previous is not None)
 
     def _check_embedding_model(self) -> None:
         reason = self.library.index_stale_reason(self.embedding_identity)
