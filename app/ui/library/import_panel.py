@@ -122,13 +122,13 @@ class ImportPanel(QFrame):
         """The second progress: passages embedded, behind the reading (or alone: "Computing vectors")."""
         if self._read_all():
             self._show_read_all()
-        fraction = progress.fraction
+        fraction = self._vectors_expected(progress).fraction  # no jump back as papers are read
         if 0 <= fraction <= 1:
             self.vectors_bar.setRange(0, 1000)
             self.vectors_bar.setValue(int(fraction * 1000))
         else:
             self.vectors_bar.setRange(0, 0)
-        self.vectors_label.setText(progress.detail)
+        self.vectors_label.setText(progress.detail if self._read_all() else f"{progress.detail} so far")
         if progress.step is not None:
             self.vectors_label.setToolTip(progress.step.name)
         self.vectors_label.show()
@@ -156,7 +156,8 @@ class ImportPanel(QFrame):
         if not self._read_all() and reading.step is not None:
             self.title.setText(f"{base} — file {reading.step.index} of {reading.step.count}")
         elif vectors is not None and vectors.step is not None:
-            self.title.setText(f"{base} — vectors, paper {vectors.step.index} of {vectors.step.count}")
+            what = "paper" if "vectors" in base else "vectors, paper"  # "Computing vectors — paper 2 of 5"
+            self.title.setText(f"{base} — {what} {vectors.step.index} of {vectors.step.count}")
         left = [self.eta_meter.seconds_left(reading)] if reading is not None and not self._read_all() else []
         if vectors is not None:
             left.append(self.vectors_meter.seconds_left(self._vectors_expected(vectors)))

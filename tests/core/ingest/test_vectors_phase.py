@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.core.errors import Cancelled
-from app.core.events import VECTORS_UNIT, Progress, Task
+from app.core.events import VECTORS_UNIT, PaperImported, Progress, Task
 from app.core.ingest.validate import validate_library
 from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.research.evidence.retrieval import words_only_note
 from tests.support.cli import run_cli, start_long_import
 from tests.support.library import import_words_only
+from tests.support.pdf_factory import make_large
 
 
 def rows(library: Library, name: str = CONTENT_CHUNKS) -> list[dict]:
@@ -105,6 +107,44 @@ def test_the_vector_leg_never_returns_a_pending_row(make_desk, fact_pdfs, tmp_pa
     assert set(hits.column("paper_id").to_pylist()) == {first.id}
     within = snapshot(desk.library.chunks_table(CONTENT_CHUNKS)).nearest(q, 100, [second.id])
     assert within.num_rows == 0
+
+
+def test_vectors_run_behind_the_reading_and_a_cancel_there_loses_nothing(make_desk, fact_pdfs, tmp_path, monkeypatch):
+    """The passages of the papers read are embedded while a later paper is still being read (one
+    writer, the consumer's thread: ingest/pipeline.py); a cancel there stops within a batch, and
+    the next import finishes every paper, every chunk once with its vector."""
+    from app.core.pdf import extract
+
+    make_large(fact_pdfs / "zz-book.pdf", n_pages=40)  # read last (files are sorted)
+    # These generated pages read in ~5 ms; a real paper's take ~40 ms on a quiet machine.
+    page_markdown = extract.page_markdown
+    monkeypatch.setattr(extract, "page_markdown", lambda *a, **k: (time.sleep(0.05), page_markdown(*a, **k))[1])
+    desk = make_desk(tmp_path / "lib")
+    task = Task()
+    added: list[str] = []
+    seen_at_cancel: list[str] = []
+    cancelled_at: list[float] = []
+
+    def watch(event) -> None:
+        if isinstance(event, PaperImported) and event.outcome.status == "added":
+            added.append(Path(event.outcome.path).name)
+        elif isinstance(event, Progress) and event.unit == VECTORS_UNIT and event.done > 0 and not cancelled_at:
+            seen_at_cancel.extend(added)
+            cancelled_at.append(time.monotonic())
+            task.token.cancel()
+    task.sink = watch
+    with pytest.raises(Cancelled):
+        desk.add([fact_pdfs], task)
+    stopped_after = time.monotonic() - cancelled_at[0]
+    assert seen_at_cancel and "zz-book.pdf" not in seen_at_cancel, "no vectors were embedded before the reading ended"
+    assert stopped_after < 20, f"the cancel took {stopped_after:.1f} s"
+    book = next((p for p in desk.library.list_papers() if p.source_file == "zz-book.pdf"), None)
+    assert book is None or not book.complete  # cancelled mid-read: redone from the start by the next import
+
+    desk.add([fact_pdfs])
+    assert sorted(p.status for p in desk.library.list_papers()) == ["indexed"] * 3
+    assert_every_chunk_once_with_its_vector(desk.library)
+    assert all(c.ok for c in validate_library(desk.library))
 
 
 @pytest.mark.slow

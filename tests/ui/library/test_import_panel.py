@@ -42,7 +42,8 @@ def test_import_panel_top_line_while_vectors_run_behind_the_reading(qtbot):
     panel.update_progress(Progress(20, 80, VECTORS_UNIT, "vectors: 20 of 80 passages", Step(2, 2, "b.pdf")))
     # 80 passages from 60 pages: ~133 expected from 100; 113 left at 2 a second.
     assert panel.title.text() == "Importing — file 3 of 4" and panel.eta.text() == "about 56s left"
-    assert panel.vectors_label.text() == "vectors: 20 of 80 passages" and not panel.vectors_label.isHidden()
+    assert panel.vectors_label.text() == "vectors: 20 of 80 passages so far" and not panel.vectors_label.isHidden()
+    assert panel.vectors_bar.value() == 150  # 20 of the ~133 expected
     assert panel.file_label.text() == "c.pdf · read 2 of 4 papers · page 10/25"
     clock["now"] += 10.0
     panel.update_progress(Progress(100, 100, "pages", "read 4 of 4 papers", Step(4, 4, "d.pdf")))
@@ -50,3 +51,4 @@ def test_import_panel_top_line_while_vectors_run_behind_the_reading(qtbot):
     assert panel.title.text() == "Importing — vectors, paper 2 of 4"
     assert panel.file_label.text() == "read 4 of 4 papers: searchable by their words; computing their vectors"
     assert panel.eta.text() == "about 45s left"  # 90 passages left at 2 a second
+    assert panel.vectors_label.text() == "vectors: 40 of 130 passages" and panel.vectors_bar.value() == 307

@@ -57,4 +57,6 @@ def test_opening_a_library_resumes_its_pending_vectors(make_window, make_desk, f
     window = make_window(library=lib)
     qtbot.waitUntil(lambda: {p.status for p in Library(lib, create=False).list_papers()} == {"indexed"}, timeout=120_000)
     qtbot.waitUntil(lambda: window.library_pane.import_panel.isHidden(), timeout=30_000)
-    assert any(s["unit"] == VECTORS_UNIT and s["vectors_shown"] for s in panel_states)
+    shown = [s for s in panel_states if s["unit"] == VECTORS_UNIT and s["vectors_shown"]]
+    assert shown and shown[-1]["title"] == "Computing vectors — paper 2 of 2"
+    assert shown[-1]["file"] == "Papers: searchable by their words; computing their vectors"
