@@ -52,6 +52,9 @@ from .vectors import VectorsPhase
 # Past it the file fails with its reason instead of holding the import: a malformed file
 # (thousands of empty pages, a decompression bomb on every page) reads forever otherwise.
 FILE_READ_LIMIT_S = 900.0
+# Passages embedded between two looks at the producer's queue while it reads: a paper read waits
+# at most this many passages' embedding before its words are written.
+TEXTS_PER_LOOK = 4
 
 
 # -- producer events ------------------------------------------------------------
@@ -424,7 +427,7 @@ class Importer:
                 pass
             if embedding:
                 try:
-                    vectors.step()
+                    vectors.step(TEXTS_PER_LOOK)
                 except Cancelled:
                     return None
         return None

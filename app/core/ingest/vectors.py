@@ -138,9 +138,10 @@ class VectorsPhase:
             self.close()
         return self.report()
 
-    def step(self) -> None:
-        """One batch of the current paper's content rows; or, once they are all embedded, its
-        merge, its summary rows and its status. Raises Cancelled when the task is cancelled."""
+    def step(self, texts: int = 0) -> None:
+        """One batch of the current paper's content rows (`texts` of them; 0: `batch_size`); or,
+        once they are all embedded, its merge, its summary rows and its status. Raises Cancelled
+        when the task is cancelled."""
         if self._started is None:
             self._started = time.monotonic()
             self._keeper = LeaseKeeper(self.library.leases)
@@ -157,7 +158,7 @@ class VectorsPhase:
         job = self._job
         if job.content is not None and job.content.embedded < len(job.content.texts):
             start = job.content.embedded
-            job.content.parts.append(self.embedder.embed(job.content.texts[start:start + self.batch_size]))
+            job.content.parts.append(self.embedder.embed(job.content.texts[start:start + (texts or self.batch_size)]))
             self._report(job.base + job.content.embedded, job.step)
             return
         try:
