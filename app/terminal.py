@@ -29,8 +29,9 @@ class TerminalRenderer:
         self.stage: Stage | None = None
         self.line = ""
         self.clock = clock
-        self.eta = EtaMeter(clock)
-        self._unit = ""
+        self.etas: dict[str, EtaMeter] = {}  # a rate per unit: import's pages read and its passages embedded
+        self._latest: dict[str, Progress] = {}  # the latest progress of each unit of this stage, first seen first
+        self._first_done = False
         self._last_draw = 0.0
 
     def __call__(self, event: Event) -> None:
@@ -44,16 +45,27 @@ class TerminalRenderer:
             self.stream.flush()
         elif isinstance(event, Stage):
             self.stage = event
-            self.eta.reset()
+            self.etas.clear()
+            self._latest.clear()
+            self._first_done = False
             self._draw(self._stage_text(), force=True)
         elif isinstance(event, Progress):
-            if event.unit != self._unit:  # import's pages read, then its vectors: a rate of its own
-                if self._unit and self.interactive and self.line:
-                    self.stream.write("\n")  # the last line of the one before stays on screen
-                    self.line = ""
-                self._unit = event.unit
-                self.eta.reset()
-            self._draw(self._progress_text(event), force=event.total > 0 and event.done >= event.total)
+            self._progress(event)
+
+    def _progress(self, event: Progress) -> None:
+        """One progress: its bar. Two (import reads papers and embeds their passages behind the
+        reading): the first one's bar with the second's count beside it until the first ends,
+        whose line then stays on screen; then the second's bar alone."""
+        self._latest[event.unit] = event
+        first, *other = self._latest.values()
+        if self._first_done or not other:
+            self._draw(self._progress_text(event), force=_finished(event))
+            return
+        self._draw(f"{self._progress_text(first)}  |  {other[0].detail}", force=_finished(event))
+        if _finished(first) and self.interactive and self.line:
+            self.stream.write("\n")
+            self.line = ""
+            self._first_done = True
 
     # -- text -----------------------------------------------------------------------
     def _stage_text(self) -> str:
@@ -71,7 +83,7 @@ class TerminalRenderer:
         filled = int(round(fraction * BAR_WIDTH))
         bar = "█" * filled + "░" * (BAR_WIDTH - filled)
         count = f"{p.done:.0f}/{p.total:.0f} {p.unit}" if p.unit else f"{fraction * 100:3.0f}%"
-        left = self.eta.seconds_left(p)
+        left = self.etas.setdefault(p.unit, EtaMeter(self.clock)).seconds_left(p)
         eta = f"  ETA {format_duration(left)}" if left is not None else ""
         item = f"  {p.step.name}" if p.step else ""
         return f"{head}{bar} {count}{eta}{item}  {p.detail}".rstrip()
@@ -98,6 +110,10 @@ class TerminalRenderer:
     def done(self) -> None:
         """End the status line so that results print on a clean line."""
         self._clear()
+
+
+def _finished(p: Progress) -> bool:
+    return p.total > 0 and p.done >= p.total
 
 
 def format_duration(seconds: float) -> str:

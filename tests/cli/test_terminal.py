@@ -48,3 +48,21 @@ def test_tokens_go_to_the_callers_stream_only_when_asked():
 
 def test_durations_read_like_a_person_would_write_them():
     assert [format_duration(s) for s in (5, 75, 3725)] == ["5s", "1m15s", "1h02m"]
+
+
+def test_import_reading_and_vectors_share_the_line_until_the_reading_ends():
+    from app.core.events import VECTORS_UNIT
+
+    r, out, clock = renderer(interactive=True)
+    r(Progress(10, 100, "pages", "read 0 of 4 papers · page 10/25", Step(1, 4, "a.pdf", 10, 25)))
+    clock.now += 1
+    r(Progress(16, 40, VECTORS_UNIT, "vectors: 16 of 40 passages", Step(1, 1, "a.pdf")))
+    clock.now += 1
+    r(Progress(100, 100, "pages", "read 4 of 4 papers", Step(4, 4, "d.pdf")))
+    clock.now += 1
+    r(Progress(48, 130, VECTORS_UNIT, "vectors: 48 of 130 passages", Step(2, 4, "b.pdf")))
+    lines = [line for line in out.getvalue().split("\r\x1b[K") if line]
+    assert "10/100 pages" in lines[1] and lines[1].endswith("|  vectors: 16 of 40 passages")
+    # The reading's last line stays on screen; the passages' bar follows alone on the next.
+    assert "100/100 pages" in lines[2] and lines[2].endswith("|  vectors: 16 of 40 passages\n")
+    assert "48/130 passages" in lines[3] and "pages" not in lines[3]

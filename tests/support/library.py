@@ -48,6 +48,15 @@ def import_once(library: Path, papers: Path, settings: Settings):
         desk.close()
 
 
+def import_words_only(desk: "Desk", paths: list, task=None):
+    """Import `paths` through the core's importer with its vectors left for later: every paper is
+    "words" (listed, searchable by its words, zero vectors); the import's report."""
+    from app.core.ingest.pipeline import Importer
+
+    return Importer(desk.library, desk.embedder(), embedding_identity=desk.embedding_identity(),
+                    batch_size=desk.settings.ingest.batch_size, task=task, vectors=False).run(paths)
+
+
 @contextmanager
 def desk_on(root: Path, papers: dict[str, tuple], settings: Settings) -> Iterator["Desk"]:
     """A Desk on a library at root/lib that holds `papers` (written to root/in, see write_papers),

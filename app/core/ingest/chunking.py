@@ -65,8 +65,16 @@ def chunk_pages(
         md = page.markdown
         units = unit_spans(md, max_tokens, count_tokens)
 
+        counted: dict[tuple[int, int], int] = {}
+
         def tokens(a: int, b: int) -> int:
-            return count_tokens(md[units[a].start:units[b - 1].end]) if a < b else 0
+            # The loop below asks for one span several times (does it fit, is it big enough, how
+            # much overlap): the model's tokenizer was a tenth of the reading's time.
+            if a >= b:
+                return 0
+            if (a, b) not in counted:
+                counted[a, b] = count_tokens(md[units[a].start:units[b - 1].end])
+            return counted[a, b]
 
         pending: tuple[int, int, str] | None = None  # emitted, not yet yielded: (a, b, section)
         out: list[tuple[int, int, str]] = []

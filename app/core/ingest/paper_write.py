@@ -29,7 +29,7 @@ class PaperWrite:
     """The text phase of one paper: PDF copy, text file, chunks (vectors pending), then status "words"."""
 
     def __init__(self, library: Library, paper: Paper, path: Path, identity: str, dim: int,
-                 held: Callable[[], bool] = lambda: True) -> None:
+                 held: Callable[[], bool] = lambda: True, *, resuming: bool = True) -> None:
         self.library = library
         self.dim = dim  # the embedder's: the pending vectors have the index's width
         self.paper = paper
@@ -41,8 +41,13 @@ class PaperWrite:
         self.n_chunks = 0
         self._pending: list[Chunk] = []
         self._pending_vectors: list[np.ndarray] = []
+        # A paper resumed (or re-imported) may have rows from an earlier attempt: they are deleted
+        # before its first write. A new id has none (its row is written before any chunk, and
+        # removing a paper deletes its chunks before its row): two commits fewer per paper.
         self._first_write = True
-        library.set_meta(embedding=identity)
+        self._resuming = resuming
+        if library.meta().get("embedding") != identity:
+            library.set_meta(embedding=identity)
         atomic_copy(path, library.pdf_path(paper.id))
         library.upsert_paper(paper)
         # Stream the text file to a temp name; it replaces text/<id>.md at the end.
@@ -74,24 +79,28 @@ class PaperWrite:
             return
         vectors = np.vstack(self._pending_vectors) if self._pending_vectors else np.zeros((0, 0), np.float32)
         if self._first_write:
-            # Resuming a paper: rows from an interrupted earlier attempt go first.
-            self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
+            if self._resuming:  # rows from an interrupted earlier attempt go first
+                self.library.delete_chunks(CONTENT_CHUNKS, self.paper.id)
             self._first_write = False
         if self._pending:
             self.library.append_chunks(CONTENT_CHUNKS, self._pending, vectors)
         self._pending, self._pending_vectors = [], []
 
-    def finish(self, embedder: EmbeddingModel, sections: list[str]) -> None:
+    def finish(self, embedder: EmbeddingModel, sections: list[str], *, index_text: bool = True) -> None:
+        """Write the rest and mark the paper "words". `index_text`: make the full-text indexes
+        where none exists yet (needed once per library; the caller knows when it has been done)."""
         self._flush()
         self._require_lease()
         self._text.close()
         replace_file(self._text_tmp, self.library.text_path(self.paper.id))  # to the bucket too, if remote
         if self.n_chunks == 0:
             raise ImportFailure("no text could be extracted", "The PDF may be scanned; OCR it first.")
-        index_summary_side(self.library, embedder, self.paper, sections=sections, embed=False)
+        index_summary_side(self.library, embedder, self.paper, sections=sections, embed=False,
+                           delete_first=self._resuming)
         # A new table has no full-text index until one is made; with one, rows added later are
         # searched too (Lance reads unindexed fragments), so one is made once, after the first paper.
-        self.library.ensure_text_indexes()
+        if index_text:
+            self.library.ensure_text_indexes()
         self.paper.status = PaperStatus.WORDS.value
         self.paper.status_reason = ""
         self._require_lease()

@@ -1,11 +1,14 @@
-"""Import PDFs into the library: extract, chunk and index by words; then embed — resumably.
+"""Import PDFs into the library: extract, chunk and index by words; embed behind the reading — resumably.
 
-Two phases. The text phase (this module) makes every paper listed and searchable by its words
-as soon as it is read: a producer thread opens, extracts and chunks the PDFs and hands pages and
-chunks over through a bounded queue to the consumer, which writes them with pending vectors
-(memory stays bounded even for a 1,000-page PDF: nothing holds a whole paper's text). The
-vectors phase (vectors.py) then embeds the chunks of every "words" paper, oldest first; the
-embedding dominates an import's time, so the last paper is searchable long before it ends.
+Two kinds of work, one writer. The text work makes every paper listed and searchable by its
+words as soon as it is read: a producer thread opens, extracts and chunks the PDFs and hands
+pages and chunks over through a bounded queue to the consumer, which writes them with pending
+vectors (memory stays bounded even for a 1,000-page PDF: nothing holds a whole paper's text).
+The vectors work (vectors.py) embeds the chunks of every "words" paper, oldest first. The
+consumer does both on one thread: whatever the producer has ready is written first, and a batch
+of vectors is embedded only while it has nothing ready, so the reading runs behind the embedding
+(as it did when import embedded each paper as it read it) while no appends and merges race on a
+table, and the last paper is searchable by its words long before the import ends.
 
 Crash safety: a paper's row is written with status "importing" before its chunks, set to
 "words" once they are all written and to "indexed" once their vectors are. Running the same
@@ -50,6 +53,9 @@ from .vectors import VectorsPhase
 # decompression bomb) reads forever otherwise. Per page, not per file: a 300-page scanned book
 # OCRs for longer than any whole-file limit that still stops a bad file soon.
 PAGE_READ_LIMIT_S = 300.0
+# Passages embedded between two looks at the producer's queue while it reads: a paper read waits
+# at most this many passages' embedding before its words are written.
+TEXTS_PER_LOOK = 4
 
 
 # -- producer events ------------------------------------------------------------
@@ -113,6 +119,7 @@ class Importer:
         task: Task | None = None,
         chunk_tokens: tuple[int, int, int] = (300, 400, 80),
         entries: Mapping[Path, Any] | None = None,
+        vectors: bool = True,
     ) -> None:
         self.library = library
         self.embedder = embedder
@@ -126,6 +133,8 @@ class Importer:
         # PDF path (as passed to run) → importers.SourceEntry: a Zotero/BibTeX/RIS entry whose
         # metadata, tags and source key the paper takes instead of what the PDF yields.
         self.entries = entries or {}
+        # False: the text work only; the papers stay "words" for `Desk.compute_vectors` or the next import.
+        self.vectors = vectors
 
     # -- public ------------------------------------------------------------------
     def run(self, paths: Iterable[str | Path]) -> ImportReport:
@@ -144,15 +153,22 @@ class Importer:
         total_pages = sum(self._page_counts.values()) or 1
         # One lease per paper (leases.py): other writers of this library skip it, or take it over if we die.
         self._claims = PaperClaims(self.library.leases)
+        self._text_indexed = False  # full-text indexes looked for (PaperWrite.finish)
         q: queue.Queue = queue.Queue(maxsize=64)
         stop = threading.Event()
         producer = threading.Thread(
             target=self._produce, args=(files, known, q, stop), name="import-producer"
         )
         producer.start()
+        # This run's papers as they are read, and any an earlier run left without vectors (cancelled, killed).
+        vectors = VectorsPhase(self.library, self.embedder, batch_size=self.batch_size, task=self.task)
+        if self.vectors:
+            vectors.add_pending()
+            # The producer reads on one core: the embedding takes the others until it is done.
+            self.embedder.leave_cores(1)
         try:
             try:
-                self._consume(files, known, q, report, total_pages, started)
+                self._consume(files, known, q, report, total_pages, started, vectors if self.vectors else None)
             finally:
                 stop.set()
                 # Drain so that a producer blocked on a full queue can finish.
@@ -163,11 +179,12 @@ class Importer:
                         pass
                 producer.join()
                 self._claims.close()
+                self.embedder.leave_cores(0)
             report.words_seconds = time.monotonic() - started
-            # This run's papers and any an earlier run left without vectors (cancelled, killed).
-            vectors = VectorsPhase(self.library, self.embedder, batch_size=self.batch_size, task=self.task).run()
-            report.vectors_left = list(vectors.left or [])
+            if self.vectors:
+                report.vectors_left = list(vectors.run().left or [])  # what the reading left to do
         finally:
+            vectors.close()
             self.library.finish_writes()
         report.seconds = time.monotonic() - started
         return report
@@ -298,7 +315,8 @@ class Importer:
         return ocr.PageOcr(doc, skip=lost, stored=stored, before_page=before_page, text_layer=text_layer)
 
     # -- consumer (calling thread): ids, files, embedding, LanceDB ------------------
-    def _consume(self, files, known, q, report: ImportReport, total_pages: int, started: float) -> None:
+    def _consume(self, files, known, q, report: ImportReport, total_pages: int, started: float,
+                 vectors: VectorsPhase | None) -> None:
         state: PaperWrite | None = None
         pages_done = 0
         file_no = 0
@@ -309,7 +327,9 @@ class Importer:
                     state.abort()
                     self._outcome(report, ImportOutcome(str(state.path), "cancelled", state.paper.id, f"{state.path.name}: cancelled; run the import again to finish it"))
                 raise Cancelled("Import cancelled; papers already imported are kept, run it again to finish the rest.")
-            item = q.get()
+            item = self._next_item(q, vectors)
+            if item is None:  # cancelled while it waited or embedded: handled above
+                continue
             if item is _DONE:
                 break
             if isinstance(item, _Skip):
@@ -372,7 +392,8 @@ class Importer:
                     try:
                         if item.ocr_pages:
                             ocr.save_layer(ocr.layer_path(self.library, state.paper.id), item.ocr_pages)
-                        state.finish(self.embedder, item.sections)
+                        state.finish(self.embedder, item.sections, index_text=not self._text_indexed)
+                        self._text_indexed = True  # made after the first paper: later rows are searched too
                         added = f"{item.path.name}: added as {state.paper.id} ({state.paper.page_count} pages, {state.n_chunks} chunks)"
                         if item.damage:  # kept, and marked: the lost pages are not searchable
                             state.paper.status_reason = item.damage
@@ -383,6 +404,8 @@ class Importer:
                             added += f"; {item.tables_note}"
                             self.task.notice(f"{item.path.name}: {item.tables_note}", "")
                         self._outcome(report, ImportOutcome(str(item.path), "added", state.paper.id, added))
+                        if vectors is not None:
+                            vectors.add([state.paper], {state.paper.id: state.n_chunks})
                     except ResearchDeskError as exc:
                         state.fail(exc.message)
                         self._outcome(report, ImportOutcome(str(item.path), "failed", state.paper.id, f"{item.path.name}: {exc.message}"))
@@ -393,6 +416,22 @@ class Importer:
                     state = None
                 self._claims.release(item.path)
                 self._report(pages_done, total_pages, Step(file_no, len(files), item.path.name), "")
+
+    def _next_item(self, q: queue.Queue, vectors: VectorsPhase | None):
+        """The producer's next item, embedding a batch of vectors each time none is ready
+        (None: the task was cancelled meanwhile)."""
+        while not self.cancelled():
+            embedding = vectors is not None and vectors.busy
+            try:
+                return q.get(block=not embedding, timeout=0.1)
+            except queue.Empty:
+                pass
+            if embedding:
+                try:
+                    vectors.step(TEXTS_PER_LOOK)
+                except Cancelled:
+                    return None
+        return None
 
     def _begin_paper(self, item: _Start, known: dict[str, Paper]) -> "PaperWrite | ImportOutcome":
         # `known` is from the start of the run: look again, another writer may have added it since.
@@ -452,7 +491,7 @@ class Importer:
         )
         known[item.content_hash] = paper
         return PaperWrite(self.library, paper, item.path, self.embedding_identity, self.embedder.dimension,
-                           held=lambda: self._claims.holds(item.content_hash))
+                           held=lambda: self._claims.holds(item.content_hash), resuming=previous is not None)
 
     def _check_embedding_model(self) -> None:
         reason = self.library.index_stale_reason(self.embedding_identity)

@@ -58,12 +58,13 @@ def headings_from_text_file(text: str) -> list[str]:
 
 def index_summary_side(
     library: Library, embedder: EmbeddingModel, paper: Paper, *, sections: list[str] | None = None,
-    embed: bool = True,
+    embed: bool = True, delete_first: bool = True,
 ) -> int:
     """(Re)build a paper's summary chunks from its metadata, summary and notes files.
 
     `embed=False` writes them with pending (zero) vectors: found by their words only, until the
-    vectors phase of import rebuilds them with `embed=True`."""
+    vectors phase of import rebuilds them with `embed=True`. `delete_first=False` only for a paper
+    that has no summary rows yet (a new paper at import: one commit fewer)."""
     if sections is None:
         path = library.text_path(paper.id)
         sections = headings_from_text_file(path.read_text(encoding="utf-8")) if path.exists() else []
@@ -73,5 +74,5 @@ def index_summary_side(
             chunks += text_chunks(paper.id, path.read_text(encoding="utf-8"), source_type, len(chunks),
                                   token_counter(embedder))
     vectors = embedder.embed([c.text for c in chunks]) if embed else pending_vectors(len(chunks), embedder.dimension)
-    library.replace_chunks(SUMMARY_CHUNKS, paper.id, chunks, vectors)
+    library.replace_chunks(SUMMARY_CHUNKS, paper.id, chunks, vectors, delete_first=delete_first)
     return len(chunks)

@@ -148,6 +148,11 @@ class EmbeddingModel(ABC):
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4)
 
+    def leave_cores(self, cores: int) -> None:
+        """Run on `cores` fewer threads than configured (never under one) until called again with
+        0: the import's reading runs beside the embedding on its own core. Backends whose work
+        runs elsewhere (a server) ignore it."""
+
     def tokenizer_counter(self) -> Callable[[str], int] | None:
         """An exact, local, uncapped token counter for sizing chunks (None: the backend has none
         cheap enough to call thousands of times, e.g. one behind a network round trip)."""

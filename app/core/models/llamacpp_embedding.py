@@ -52,6 +52,7 @@ class LlamaCppEmbedding(EmbeddingModel):
         n_threads = _threads(cfg)
         self._threads = n_threads
         self._threads_now = n_threads
+        self._left = 0  # cores left to other work (leave_cores)
         self._lock = threading.Lock()
 
         def load(pooling: int, n_tokens: int) -> Any:
@@ -87,6 +88,9 @@ class LlamaCppEmbedding(EmbeddingModel):
         self._keeps_last = bool(llm._model.add_eos_token()) or bool(
             llama_cpp.llama_vocab_get_add_sep(llm._model.vocab)
         )
+
+    def leave_cores(self, cores: int) -> None:
+        self._left = max(0, cores)  # read at the next text: no reload
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokens(text))  # vocabulary only: no lock needed
@@ -128,7 +132,7 @@ class LlamaCppEmbedding(EmbeddingModel):
         import llama_cpp
 
         llm = self._llm
-        threads = 1 if len(tokens) <= SINGLE_THREAD_TOKENS else self._threads
+        threads = 1 if len(tokens) <= SINGLE_THREAD_TOKENS else max(1, self._threads - self._left)
         if threads != self._threads_now:  # a per-call setting of the context: no reload
             llama_cpp.llama_set_n_threads(llm._ctx.ctx, threads, threads)
             self._threads_now = threads

@@ -1,9 +1,11 @@
 """Import progress: the current file and its pages, overall progress, ETA, Cancel.
 
 It renders the core's typed Progress events (app/core/events.py): overall
-pages, and the file being read with its page (`Progress.step`); then, on a line of its
-own, the vectors phase ("vectors: 1,234 of 6,220 passages", ingest/vectors.py), while the
-papers already read stay listed and searchable by their words.
+pages, and the file being read with its page (`Progress.step`); and, on a line of its
+own, the vectors, computed behind the reading ("vectors: 1,234 of 6,220 passages",
+ingest/vectors.py), while the papers already read are listed and searchable by their words.
+The top line names what runs now and estimates when the whole job ends: the later of the
+reading's end and the vectors' end, the vectors' total extrapolated from the pages read.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ class ImportPanel(QFrame):
         grid.setColumnStretch(0, 1)
         self.eta_meter = EtaMeter()
         self.vectors_meter = EtaMeter()
+        self._reading: Progress | None = None  # the latest of each progress: the top line reads both
+        self._vectors: Progress | None = None
         self.hide()
 
     def start(self, title: str) -> None:
@@ -76,6 +80,7 @@ class ImportPanel(QFrame):
         self.file_bar.show()
         self.eta_meter.reset()
         self.vectors_meter.reset()
+        self._reading = self._vectors = None
         self.vectors_label.setText("")
         self.vectors_label.hide()
         self.vectors_bar.setValue(0)
@@ -86,8 +91,15 @@ class ImportPanel(QFrame):
 
     def update_progress(self, progress: Progress) -> None:
         if progress.unit == VECTORS_UNIT:
+            self._vectors = progress
             self._update_vectors(progress)
-            return
+        else:
+            self._reading = progress
+            self._update_reading(progress)
+        self._update_top()
+
+    def _update_reading(self, progress: Progress) -> None:
+        """The first progress: the papers read (each searchable by its words once read)."""
         fraction = progress.fraction
         if 0 <= fraction <= 1:
             self.overall_bar.setRange(0, 1000)
@@ -95,38 +107,70 @@ class ImportPanel(QFrame):
         else:
             self.overall_bar.setRange(0, 0)
         step = progress.step
-        if step is not None:
-            self.title.setText(f"{self.title.text().split(' — ')[0]} — file {step.index} of {step.count}")
+        if step is not None and not self._read_all():
             self.file_label.setText(f"{step.name} · {progress.detail}" if progress.detail else step.name)
             self.file_label.setToolTip(step.name)
             if step.total > 0:
                 self.file_bar.setRange(0, int(step.total))
                 self.file_bar.setValue(int(step.done))
+        elif self._read_all():
+            self._show_read_all()
         else:
             self.file_label.setText(progress.detail)
-        left = self.eta_meter.seconds_left(progress)
-        self.eta.setText(f"about {format_eta(left)} left" if left is not None else "")
 
     def _update_vectors(self, progress: Progress) -> None:
-        """The second progress: passages embedded, below the (finished) reading of the papers."""
-        if progress.total > 0:
-            self.overall_bar.setRange(0, 1000)
-            self.overall_bar.setValue(1000)  # every paper is read (and searchable by its words)
-            self.file_bar.setRange(0, 1)
-            self.file_bar.setValue(1)
-        fraction = progress.fraction
+        """The second progress: passages embedded, behind the reading (or alone: "Computing vectors")."""
+        if self._read_all():
+            self._show_read_all()
+        fraction = self._vectors_expected(progress).fraction  # no jump back as papers are read
         if 0 <= fraction <= 1:
             self.vectors_bar.setRange(0, 1000)
             self.vectors_bar.setValue(int(fraction * 1000))
         else:
             self.vectors_bar.setRange(0, 0)
-        self.vectors_label.setText(progress.detail)
+        self.vectors_label.setText(progress.detail if self._read_all() else f"{progress.detail} so far")
         if progress.step is not None:
             self.vectors_label.setToolTip(progress.step.name)
         self.vectors_label.show()
         self.vectors_bar.show()
-        left = self.vectors_meter.seconds_left(progress)
-        self.eta.setText(f"about {format_eta(left)} left" if left is not None else "")
+
+    def _read_all(self) -> bool:
+        """Whether every paper is read (or there is no reading: "Computing vectors" alone)."""
+        reading = self._reading
+        return reading is None or (reading.total > 0 and reading.done >= reading.total)
+
+    def _show_read_all(self) -> None:
+        reading = self._reading
+        read = reading.detail.split(" · ")[0] if reading is not None else "Papers"
+        self.file_label.setText(f"{read}: searchable by their words; computing their vectors")
+        self.file_label.setToolTip("")
+        self.overall_bar.setRange(0, 1000)
+        self.overall_bar.setValue(1000)
+        self.file_bar.setRange(0, 1)
+        self.file_bar.setValue(1)
+
+    def _update_top(self) -> None:
+        """Title and time left: what runs now, and when the whole job should end."""
+        base = self.title.text().split(" — ")[0]
+        reading, vectors = self._reading, self._vectors
+        if not self._read_all() and reading.step is not None:
+            self.title.setText(f"{base} — file {reading.step.index} of {reading.step.count}")
+        elif vectors is not None and vectors.step is not None:
+            what = "paper" if "vectors" in base else "vectors, paper"  # "Computing vectors — paper 2 of 5"
+            self.title.setText(f"{base} — {what} {vectors.step.index} of {vectors.step.count}")
+        left = [self.eta_meter.seconds_left(reading)] if reading is not None and not self._read_all() else []
+        if vectors is not None:
+            left.append(self.vectors_meter.seconds_left(self._vectors_expected(vectors)))
+        known = [x for x in left if x is not None]
+        self.eta.setText(f"about {format_eta(max(known))} left" if known and len(known) == len(left) else "")
+
+    def _vectors_expected(self, vectors: Progress) -> Progress:
+        """The vectors' progress against the passages expected once every paper is read: while
+        reading, those of the papers read so far, scaled by the pages still to read."""
+        reading = self._reading
+        if self._read_all() or reading.done <= 0 or vectors.total <= 0:
+            return vectors
+        return Progress(vectors.done, vectors.total * reading.total / reading.done, vectors.unit, vectors.detail, vectors.step)
 
     def show_status(self, text: str) -> None:
         """A line without counts (a stage of summarizing, a notice)."""

@@ -10,13 +10,13 @@ from app.core.models.base import ChatModel
 from app.core.models.catalog import JudgeCutoffs
 
 from app.core import events
-from app.core.errors import Cancelled
 from app.core.check import CheckReport, check_manuscript
 from app.core.check.docx_draft import parse_docx
 from app.core.check.latex import parse_latex
 from app.core.check.markdown import parse_markdown
 from app.core.check.parse import parse_draft
 from app.core.check.resolve import Resolver, read_bib
+from tests.support.library import import_words_only
 from tests.support.papers import paper
 
 LATEX = r"""\documentclass{article}
@@ -484,10 +484,7 @@ def test_a_check_over_papers_still_without_vectors_says_so(tmp_path, make_desk, 
     """Between import's two phases (ingest/vectors.py) a cited paper is found by its words only;
     the check still finds the passage and says so in the report, as an answer does."""
     desk = make_desk(tmp_path / "lib")
-    task = events.Task()
-    task.sink = lambda e: task.token.cancel() if isinstance(e, events.Progress) and e.unit == events.VECTORS_UNIT else None
-    with pytest.raises(Cancelled):
-        desk.add([fact_pdfs], task)
+    import_words_only(desk, [fact_pdfs])
     assert all(p.vectors_pending for p in desk.library.list_papers())
     (tmp_path / "refs.bib").write_text(
         "@article{lindqvist2019, title={Kestrel Migration Timing in Alpine Valleys}, author={Lindqvist, Maria}, year={2019}}\n")

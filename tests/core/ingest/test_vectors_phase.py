@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from app.core.errors import Cancelled
-from app.core.events import VECTORS_UNIT, Progress, Task
+from app.core.events import VECTORS_UNIT, PaperImported, Progress, Task
 from app.core.ingest.validate import validate_library
 from app.core.library.store import CONTENT_CHUNKS, SUMMARY_CHUNKS, Library
 from app.core.research.evidence.retrieval import words_only_note
 from tests.support.cli import run_cli, start_long_import
+from tests.support.library import import_words_only
+from tests.support.pdf_factory import make_large
 
 
 def rows(library: Library, name: str = CONTENT_CHUNKS) -> list[dict]:
@@ -38,30 +41,17 @@ def assert_every_chunk_once_with_its_vector(library: Library) -> None:
         assert indices and indices == list(range(len(indices))), f"{paper.id}: chunks lost or doubled"
 
 
-def stop_at_vectors(task: Task) -> None:
-    """Cancel the task when the vectors phase reports its first progress (every paper is read by then)."""
-    def watch(event) -> None:
-        if isinstance(event, Progress) and event.unit == VECTORS_UNIT:
-            task.token.cancel()
-    task.sink = watch
-
-
 def test_words_paper_is_listed_searched_and_answered_before_its_vectors(make_desk, fact_pdfs, tmp_path):
     desk = make_desk(tmp_path / "lib")
-    task = Task()
     seen: list[Progress] = []
-    stop_at_vectors(task)
-    watch = task.sink
-    task.sink = lambda e: (seen.append(e) if isinstance(e, Progress) else None, watch(e))
-    with pytest.raises(Cancelled):
-        desk.add([fact_pdfs], task)
+    report = import_words_only(desk, [fact_pdfs], Task(sink=lambda e: seen.append(e) if isinstance(e, Progress) else None))
+    assert report.count("added") == 2
     papers = desk.library.list_papers()
     assert len(papers) == 2 and all(p.status == "words" and p.complete and p.vectors_pending for p in papers)
     assert not any(np.any(np.asarray(r["vector"])) for r in rows(desk.library)), "vectors written in the text phase"
-    # Both progresses: papers read, then passages embedded.
     assert any(e.unit == "pages" and e.detail.startswith("read 2 of 2 papers") for e in seen)
+    assert not any(e.unit == VECTORS_UNIT for e in seen)
     total = desk.library.count_chunks(CONTENT_CHUNKS)
-    assert any(e.unit == VECTORS_UNIT and e.detail == f"vectors: 0 of {total:,} passages" for e in seen)
 
     # Found by a word search before any vector exists.
     hits = desk.search_text("departure date")
@@ -77,7 +67,10 @@ def test_words_paper_is_listed_searched_and_answered_before_its_vectors(make_des
     assert "searched by their words only" in str(result.to_dict()["messages"])  # --json carries it
 
     # The next import resumes the vectors: nothing read again, every chunk once, now with its vector.
-    again = desk.add([fact_pdfs])
+    seen.clear()
+    again = desk.add([fact_pdfs], Task(sink=lambda e: seen.append(e) if isinstance(e, Progress) else None))
+    counted = [e.detail for e in seen if e.unit == VECTORS_UNIT]
+    assert counted[0] == f"vectors: 0 of {total:,} passages" and counted[-1] == f"vectors: {total:,} of {total:,} passages"
     assert again.count("duplicate") == 2
     assert all(p.status == "indexed" for p in desk.library.list_papers())
     assert desk.library.count_chunks(CONTENT_CHUNKS) == total
@@ -93,10 +86,7 @@ def test_the_vector_leg_never_returns_a_pending_row(make_desk, fact_pdfs, tmp_pa
     from app.core.library.table_reader import snapshot
 
     desk = make_desk(tmp_path / "lib")
-    task = Task()
-    stop_at_vectors(task)
-    with pytest.raises(Cancelled):
-        desk.add([fact_pdfs], task)
+    import_words_only(desk, [fact_pdfs])
     (first, second) = sorted(desk.library.list_papers(), key=lambda p: (p.imported_at, p.id))
     # Embed the first paper's rows only: the phase takes papers oldest first, stop it after one.
     done = Task()
@@ -117,6 +107,44 @@ def test_the_vector_leg_never_returns_a_pending_row(make_desk, fact_pdfs, tmp_pa
     assert set(hits.column("paper_id").to_pylist()) == {first.id}
     within = snapshot(desk.library.chunks_table(CONTENT_CHUNKS)).nearest(q, 100, [second.id])
     assert within.num_rows == 0
+
+
+def test_vectors_run_behind_the_reading_and_a_cancel_there_loses_nothing(make_desk, fact_pdfs, tmp_path, monkeypatch):
+    """The passages of the papers read are embedded while a later paper is still being read (one
+    writer, the consumer's thread: ingest/pipeline.py); a cancel there stops within a batch, and
+    the next import finishes every paper, every chunk once with its vector."""
+    from app.core.pdf import extract
+
+    make_large(fact_pdfs / "zz-book.pdf", n_pages=40)  # read last (files are sorted)
+    # These generated pages read in ~5 ms; a real paper's take ~40 ms on a quiet machine.
+    page_markdown = extract.page_markdown
+    monkeypatch.setattr(extract, "page_markdown", lambda *a, **k: (time.sleep(0.05), page_markdown(*a, **k))[1])
+    desk = make_desk(tmp_path / "lib")
+    task = Task()
+    added: list[str] = []
+    seen_at_cancel: list[str] = []
+    cancelled_at: list[float] = []
+
+    def watch(event) -> None:
+        if isinstance(event, PaperImported) and event.outcome.status == "added":
+            added.append(Path(event.outcome.path).name)
+        elif isinstance(event, Progress) and event.unit == VECTORS_UNIT and event.done > 0 and not cancelled_at:
+            seen_at_cancel.extend(added)
+            cancelled_at.append(time.monotonic())
+            task.token.cancel()
+    task.sink = watch
+    with pytest.raises(Cancelled):
+        desk.add([fact_pdfs], task)
+    stopped_after = time.monotonic() - cancelled_at[0]
+    assert seen_at_cancel and "zz-book.pdf" not in seen_at_cancel, "no vectors were embedded before the reading ended"
+    assert stopped_after < 20, f"the cancel took {stopped_after:.1f} s"
+    book = next((p for p in desk.library.list_papers() if p.source_file == "zz-book.pdf"), None)
+    assert book is None or not book.complete  # cancelled mid-read: redone from the start by the next import
+
+    desk.add([fact_pdfs])
+    assert sorted(p.status for p in desk.library.list_papers()) == ["indexed"] * 3
+    assert_every_chunk_once_with_its_vector(desk.library)
+    assert all(c.ok for c in validate_library(desk.library))
 
 
 @pytest.mark.slow

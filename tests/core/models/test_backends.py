@@ -229,6 +229,25 @@ def test_short_texts_run_on_one_thread_with_the_same_vectors(embedder, monkeypat
     assert (np.sum(mixed[:2] * every_core, axis=1) > 0.9999).all()
 
 
+def test_leaving_a_core_to_the_reading_runs_one_thread_fewer_with_the_same_vectors(embedder):
+    """Import leaves the PDF reader a core while it reads (ingest/pipeline.py)."""
+    long = "Sandwich estimators of the covariance matrix stay valid under heteroskedasticity. " * 12
+    every_core = embedder.embed([long])
+    assert embedder._threads_now == embedder._threads == 2
+    try:
+        embedder.leave_cores(1)
+        shared = embedder.embed([long])
+        assert embedder._threads_now == 1
+        embedder.leave_cores(5)  # never under one thread
+        embedder.embed([long])
+        assert embedder._threads_now == 1
+    finally:
+        embedder.leave_cores(0)
+    embedder.embed([long])
+    assert embedder._threads_now == 2
+    assert float(np.dot(every_core[0], shared[0])) > 0.9999
+
+
 def test_embedding_truncates_long_input_instead_of_failing(embedder):
     long_text = "regression models with heteroskedastic errors " * 400  # ~2,400 tokens
     assert embedder.count_tokens(long_text) == embedder.max_tokens == 512
