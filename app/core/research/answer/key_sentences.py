@@ -39,7 +39,7 @@ from ...records import Claim, Evidence, Sentence
 from ...units import is_caption_line, is_table_unit
 from ..context import AnswerContext
 from ..text.citations import key_stems, key_terms, stem
-from ..evidence.code_blocks import first_command
+from ..evidence.sentence_runs import first_command
 from ..evidence.focus import FIGURE_CAPTION
 from ..evidence.sentence_runs import ends_sentence, follows, leans_back
 from ..text.question_reading import Asks, asks, is_year, states_figure

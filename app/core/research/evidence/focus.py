@@ -38,11 +38,10 @@ from ...models.base import EmbeddingModel
 from ...records import Evidence, Sentence
 from ...units import is_table_unit, text_units
 from .sentence_runs import leans_back, run_on_into, through_displays
-from .table_window import table_window
 from ..text.question_reading import asks, question_ask, states_figure
 from ..text.citations import key_terms, stem
 from ..text import row_columns
-from ..text.row_columns import named_columns_first, named_rows, row_label
+from ..text.row_columns import named_columns_first, named_rows, row_label, table_window
 from .not_evidence import entry_marks, is_axis_ticks, is_back_matter_section, is_paper_matter, opens_availability
 
 # Sentences embedded per question: the best by terms and retrieval rank. Embedding one

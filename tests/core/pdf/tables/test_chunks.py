@@ -431,7 +431,7 @@ def test_a_table_unit_keeps_the_row_asked_about_beside_a_long_caption(fact_libra
     printed under the caption. The best-scoring row is kept first, the caption beside it where it
     fits, then the table's first rows (table_window.py)."""
     from app.core.research.evidence import focus
-    from app.core.research.evidence.table_window import table_window
+    from app.core.research.text.row_columns import table_window
 
     text = "\n".join([QA_CAPTION, *QA_ROWS])
     table = Evidence(2, "dpr", 8, "8", "Table 4", text, 0.7, char_start=0, char_end=len(text))

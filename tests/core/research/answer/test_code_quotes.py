@@ -12,7 +12,7 @@ import pytest
 from app.core.pdf import extract as px
 from app.core.units import text_units
 from app.core.records import Claim, Evidence, Sentence
-from app.core.research.evidence.code_blocks import first_command
+from app.core.research.evidence.sentence_runs import first_command
 from app.core.research.answer.key_sentences import key_sentences, unquoted
 from app.core.research.text.question_reading import ASKS_HOW, Asks
 
