@@ -121,6 +121,9 @@ class TopicEmbedder:
     def tokenizer_counter(self):
         return self.real.tokenizer_counter()
 
+    def leave_cores(self, cores: int) -> None:
+        pass  # no model threads: the vectors are synthetic
+
     def close(self) -> None:
         pass
 
