@@ -429,7 +429,7 @@ def test_a_table_unit_keeps_the_row_asked_about_beside_a_long_caption(fact_libra
     """A table unit (caption line, then rows) was kept as a run around its best line, the caption,
     which took most of the window: asked for REALMNews on WebQuestions, the model read the rows
     printed under the caption. The best-scoring row is kept first, the caption beside it where it
-    fits, then the table's first rows (table_window.py)."""
+    fits, then the table's first rows (row_columns.table_window)."""
     from app.core.research.evidence import focus
     from app.core.research.text.row_columns import table_window
 
