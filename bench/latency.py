@@ -75,7 +75,8 @@ def stages(timings: dict, wall: float, start: float = 0.0) -> dict[str, float | 
             "synthesis": synthesis, "key passages": key, "check": timings.get("check_s"), "total": wall,
             "check/claim": timings.get("check_per_claim_s"), "check reads": timings.get("check_reads"),
             "check: judge": timings.get("check_judge_s"), "check: re-cite": timings.get("check_recite_s"),
-            "check: rewrite": timings.get("check_rewrite_s", 0.0 if "check_judge_s" in timings else None)}
+            "check: rewrite": timings.get("check_rewrite_s", 0.0 if "check_judge_s" in timings else None),
+            "check: answers": timings.get("check_answers_s")}
 
 
 def quality(result: dict, q: dict, by_file: dict[str, str]) -> dict[str, float]:
@@ -136,7 +137,7 @@ def p50(values: list) -> float | None:
 def table(name: str, rows: list[dict], unit: float) -> None:
     print(f"\n{name}: {len(rows)} answers, p50 per stage (unit = {unit:.2f} s)")
     print(f"  {'stage':<14}{'seconds':>9}{'units':>8}")
-    for stage in STAGES + ["check/claim", "check: judge", "check: re-cite", "check: rewrite"]:
+    for stage in STAGES + ["check/claim", "check: judge", "check: re-cite", "check: rewrite", "check: answers"]:
         v = p50([r[stage] for r in rows])
         print(f"  {stage:<14}" + ("        –       –" if v is None else f"{v:9.2f}{v / unit:8.3f}"))
     reads = p50([r["check reads"] for r in rows])

@@ -361,7 +361,9 @@ def _finish(funnel: AnswerContext, result: ResearchResult, chat: ChatModel, conv
         verdicts = [c.support for c in result.citations if c.claim == i and c.support]
         claim.support = max(verdicts, key=ORDER.__getitem__) if verdicts else (Support.UNSUPPORTED.value if checked else "")
     if checked and not stopped:
+        part = time.monotonic()
         off = rate_off_point(chat, result, on=funnel.params.answer_check, cancelled=funnel.cancelled)
+        result.timings["check_answers_s"] = round(time.monotonic() - part, 3)  # rating supported claims for answering
         if off:
             result.messages.append(f"Answer check: {off} supported claim{'s' if off != 1 else ''} of the model's "
                                    f"do{'' if off != 1 else 'es'} not answer what was asked (marked apart from the answer).")
