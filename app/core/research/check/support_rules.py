@@ -15,9 +15,10 @@ order; the first that finds something decides the rules' part of the verdict:
 
 Shared topic words alone never make a pair supported: that is what misattributions share.
 Each family was switched off in turn on bench/support.py's 170 hand-labelled pairs (the table
-in docs/research.md): reason changes verdicts on pairs written after it (held-out h39 passes as
-supported without it); figures, respectively, direction and names are the issue's hard checks;
-table-row decides none of those pairs and earned its place on bench/tables.py. A hedge family
+in docs/research.md): reason changes verdicts on pairs written after it (the held-out answer
+pair hp39 passes as supported without it); figures, respectively, direction and names are the
+issue's hard checks; table-row decides none of those pairs and earned its place on
+bench/tables.py. A hedge family
 (certainty where the passage hedges) decided one pair, the one it was built on, and was removed.
 `quote_for` picks the sentences a claim rests on. The manuscript check (check/judge.py) shares
 the names, direction and figures' rules.
