@@ -69,9 +69,11 @@ class ImportPanel(QFrame):
         self.vectors_meter = EtaMeter()
         self._reading: Progress | None = None  # the latest of each progress: the top line reads both
         self._vectors: Progress | None = None
+        self._title = "Importing"
         self.hide()
 
     def start(self, title: str) -> None:
+        self._title = title  # the job's name; the top line adds what runs now
         self.title.setText(title)
         self.eta.setText("")
         self.file_label.setText("Preparing…")
@@ -141,7 +143,8 @@ class ImportPanel(QFrame):
 
     def _show_read_all(self) -> None:
         reading = self._reading
-        read = reading.detail.split(" · ")[0] if reading is not None else "Papers"
+        papers = reading.step.count if reading is not None and reading.step is not None else 0
+        read = f"read {papers} of {papers} paper{'s' if papers != 1 else ''}" if papers else "Papers"
         self.file_label.setText(f"{read}: searchable by their words; computing their vectors")
         self.file_label.setToolTip("")
         self.overall_bar.setRange(0, 1000)
@@ -151,7 +154,7 @@ class ImportPanel(QFrame):
 
     def _update_top(self) -> None:
         """Title and time left: what runs now, and when the whole job should end."""
-        base = self.title.text().split(" — ")[0]
+        base = self._title
         reading, vectors = self._reading, self._vectors
         if not self._read_all() and reading.step is not None:
             self.title.setText(f"{base} — file {reading.step.index} of {reading.step.count}")
