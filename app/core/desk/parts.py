@@ -6,6 +6,7 @@ writing, models); this module holds what they all share.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -56,6 +57,10 @@ class DeskParts:
         self._embed_key = ""
         self._judge: ChatModel | None = None
         self._judge_key = repr(None)
+        # A question's chat model may be loading on a warm-up thread (research.py) when the answer
+        # asks for it: the answer waits for that load instead of starting a second one.
+        self._models_lock = threading.RLock()
+        self._warming: threading.Thread | None = None
 
     # -- parts -------------------------------------------------------------------
     @property
@@ -97,13 +102,14 @@ class DeskParts:
 
         cfg = self.chat_config()
         key = repr(cfg)
-        if self._chat is None or key != self._chat_key:
-            if self._chat is not None:
-                self._chat.close()
-            self._chat = make_chat(cfg)
-            self._chat_key = key
-        self._chat.judge = self.judge()
-        return self._chat
+        with self._models_lock:
+            if self._chat is None or key != self._chat_key:
+                if self._chat is not None:
+                    self._chat.close()
+                self._chat = make_chat(cfg)
+                self._chat_key = key
+            self._chat.judge = self.judge()
+            return self._chat
 
     def loaded_chat(self) -> ChatModel | None:
         """The chat model where it is loaded already with the settings' configuration; never loads it."""
@@ -129,13 +135,14 @@ class DeskParts:
 
         cfg = self.judge_config()
         key = repr(cfg)
-        if key != self._judge_key:
-            if self._judge is not None:
-                self._judge.close()
-                self._judge = None
-            self._judge = make_chat(cfg) if cfg is not None else None
-            self._judge_key = key
-        return self._judge
+        with self._models_lock:
+            if key != self._judge_key:
+                if self._judge is not None:
+                    self._judge.close()
+                    self._judge = None
+                self._judge = make_chat(cfg) if cfg is not None else None
+                self._judge_key = key
+            return self._judge
 
     def set_chat_model(self, model: ChatModel) -> None:
         """Use an already-built chat model (tests, failure injection)."""
@@ -143,6 +150,9 @@ class DeskParts:
         self._chat_key = repr(self.chat_config()) if self.settings.chat.path else ""
 
     def close(self) -> None:
+        if self._warming is not None:  # a model half loaded on a thread is not closed under it
+            self._warming.join()
+            self._warming = None
         for model in (self._chat, self._embedder, self._judge):
             if model is not None:
                 model.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 
 from ..errors import ResearchDeskError
@@ -11,6 +13,8 @@ from ..scope import Scope
 from ..share.records import VerifyReport
 from .history import HistoryOperations
 from .papers import STATE_KEY
+
+log = logging.getLogger(__name__)
 
 
 class ResearchOperations(HistoryOperations):
@@ -22,6 +26,8 @@ class ResearchOperations(HistoryOperations):
         `scope` limits what it reads and cites to some papers, a tag or a collection.
         The answer becomes the library's last result, which `improve`/`export` continue,
         and is kept in the history."""
+        if not evidence_only:
+            self.warm_up_in_background()
         funnel = self.funnel(task, overrides, scope)
         result = funnel.run(question, evidence_only=evidence_only)
         _mark_scope(result, scope)
@@ -36,11 +42,31 @@ class ResearchOperations(HistoryOperations):
         there. False (and nothing raised) where the models are not ready: research says why."""
         if not self.model_state().ready or self.settings.chat.backend != "llamacpp":
             return False  # a server loads its own model; nothing to read ahead here
+        from ..research.answer.prompt import read_answer_beginning
+
+        # Not through a funnel: that would open the library and load the embedding model, which
+        # the question's own funnel may be doing on another thread at this moment.
         try:
-            self.funnel(None).load_chat()
+            read_answer_beginning(self.chat(), self.settings.research)
         except ResearchDeskError:
             return False
         return True
+
+    def warm_up_in_background(self) -> None:
+        """Load the chat model and its saved prompt beginning on a thread while stages 1-2 find the
+        evidence: a fresh process (the command line) then waits for the slower of the two, not for
+        both in turn. The answer's own load waits for this one (DeskParts.chat holds a lock)."""
+        if self._chat is not None or (self._warming is not None and self._warming.is_alive()):
+            return  # loaded (or set by a test), or loading
+
+        def warm() -> None:
+            try:
+                self.warm_up()
+            except Exception:  # the answer loads the model again and reports what failed
+                log.warning("loading the chat model ahead of the answer failed", exc_info=True)
+
+        self._warming = threading.Thread(target=warm, name="chat-warm-up", daemon=True)
+        self._warming.start()
 
     def deep_research(self, question: str, task: Task | None = None, *, time_budget: str | float | None = None,
                       started_at: float | None = None, scope: Scope | None = None) -> ResearchResult:
@@ -51,6 +77,7 @@ class ResearchOperations(HistoryOperations):
         from ..research.deep.runner import DeepCancelled, DeepResearch
 
         minutes = self.parse_minutes(time_budget)
+        self.warm_up_in_background()
         funnel = self.funnel(task, scope=scope)
         deep = DeepResearch(funnel, self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
         try:

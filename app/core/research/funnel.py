@@ -307,12 +307,10 @@ class Funnel:
 
     # -- what synthesis.py and deep research share with the funnel ----------------------
     def load_chat(self) -> ChatModel:
-        self._chat = self._load_chat()
-        if self.params.structured_answers:
-            from .answer.prompt import answer_beginning, first_turn_beginning
+        from .answer.prompt import read_answer_beginning
 
-            template, fields, earlier = first_turn_beginning(self._chat, self.params)
-            self._chat.prefill(answer_beginning(template, fields, earlier=earlier))  # read once per model; later answers restore it
+        self._chat = self._load_chat()
+        read_answer_beginning(self._chat, self.params)  # read once per model; later answers restore it
         return self._chat
 
     def chat_loaded(self) -> ChatModel | None:

@@ -77,6 +77,13 @@ def first_turn_beginning(chat: ChatModel, params: "ResearchParams") -> tuple[str
     return template, fields, fitting_turns(chat, template, fields, params.worked_answers)
 
 
+def read_answer_beginning(chat: ChatModel, params: "ResearchParams") -> None:
+    """Have the model read (or restore) the fixed beginning of every answer's first turn, once per model."""
+    if params.structured_answers:
+        template, fields, earlier = first_turn_beginning(chat, params)
+        chat.prefill(answer_beginning(template, fields, earlier=earlier))
+
+
 def prompt_cost(chat: ChatModel, query: str = "") -> Callable[[Evidence], int]:
     """What a passage costs in the answer's prompt: its header and text in the chat model's tokens,
     a table's rows with the columns `query` names (as the prompt shows them)."""
