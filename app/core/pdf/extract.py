@@ -254,16 +254,6 @@ def has_text_layer(doc: pymupdf.Document, sample_pages: int = 6, skip: Iterable[
     return statistics.median(readable) >= 0.8
 
 
-def require_text_layer(doc: pymupdf.Document, filename: str) -> None:
-    """Raise ImportFailure(NEEDS_OCR) when the document has no usable text layer."""
-    if not has_text_layer(doc):
-        raise ImportFailure(
-            f"{filename}: {NEEDS_OCR}",
-            "Install the OCR engine (`pip install rapidocr onnxruntime`) or OCR the file first "
-            "(for example `ocrmypdf in.pdf out.pdf`) and import it again.",
-        )
-
-
 # --------------------------------------------------------------------------- pages
 
 

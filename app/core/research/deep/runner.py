@@ -268,10 +268,6 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
         """The user asked to stop (a deadline is no user's stop)."""
         return self.task.cancelled
 
-    def clock_reading(self) -> ClockReading:
-        """The budget now: total (None = unlimited), synthesis reserve, elapsed."""
-        return self.budget.reading()
-
     def _check_user_cancel(self) -> None:
         self.task.check()
 
