@@ -16,7 +16,7 @@ from ..bibtex import family_name
 from ..records import Evidence, Paper
 from ..research.text.citations import support
 from ..text.wording import to_sentence_end, trim_repetition
-from .records import Paragraph, citation_keys_in
+from .records import CITE_KEY, Paragraph, citation_keys_in
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around resolved keys while processing
 _AT_BRACKET = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
@@ -70,7 +70,7 @@ def finish_paragraph(
                 warnings.append(f"Paragraph {number}: removed {raw!r}: the key is not in the evidence (invented by the model).")
         return _OPEN + ";".join(kept) + _CLOSE if kept else " "
 
-    text = _AT_BRACKET.sub(lambda m: resolve(re.findall(r"@([A-Za-z0-9_:\-]+)", m.group(1)), m.group(0)), text)
+    text = _AT_BRACKET.sub(lambda m: resolve(CITE_KEY.findall(m.group(1)), m.group(0)), text)
     text = _LATEX_CITE.sub(lambda m: resolve([k for k in m.group(1).split(",") if k.strip()], m.group(0)), text)
     text = _BARE_AT.sub(lambda m: resolve([m.group(1)], m.group(0)), text)
 

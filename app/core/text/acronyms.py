@@ -34,10 +34,15 @@ def capitals(short: str) -> str:
     return caps if len(caps) >= 2 else ""
 
 
+def flatten(text: str) -> str:
+    """`text` on one line, single-spaced, a word hyphenated at a line's end kept whole ("IL-\n6")."""
+    return " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
+
+
 def definitions(text: str) -> dict[str, str]:
     """{"SS": "surgeon-scrub"} for each acronym `text` defines in brackets; the first definition stands."""
     text = _LIGATURE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
-    flat = " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
+    flat = flatten(text)
     out: dict[str, str] = {}
     for m in _BRACKET.finditer(flat):
         short = m.group(1)

@@ -67,7 +67,7 @@ def _parts(text: str) -> list[str]:
     parts = re.split(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b(?=\s+[A-Z][a-z]))\s*", text)
     out = []
     for p in parts:
-        p = re.sub(r"\s+", " ", p).strip(" .:-–")  # "-" left of an iD "0000-0002-…"
+        p = " ".join(p.split()).strip(" .:-–")  # "-" left of an iD "0000-0002-…"
         if not p or _DEGREES.match(p) or re.fullmatch(r"[a-z]{1,2}", p):
             continue
         out.append(p)

@@ -126,7 +126,7 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
     by_number = {e.number: e for e in evidence}
     citations: list[Citation] = []
     for raw in find_citations(answer):
-        parts = re.findall(r"\d+", raw.inner) if evidence and _SOURCE_LIST.match(raw.inner.strip()) else re.split(r";", raw.inner)
+        parts = re.findall(r"\d+", raw.inner) if evidence and _SOURCE_LIST.match(raw.inner.strip()) else raw.inner.split(";")
         for part in parts:
             part = part.strip()
             if not part:

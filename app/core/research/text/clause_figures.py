@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from .citations import NUMBER_WORDS, word_stems
-from .respectively import misassigned_figure, named_in, own_words
+from .respectively import SENTENCE_BREAK, misassigned_figure, named_in, own_words
 
 _FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
 # Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
@@ -64,7 +64,7 @@ def misbound_figure(claim: str, quote: str, *, source: str = "passage") -> tuple
     claimed = clause_figures(claim)
     if not claimed:
         return None
-    for sentence in re.split(r"(?<=[.;])\s+", quote):
+    for sentence in SENTENCE_BREAK.split(quote):
         stated = clause_figures(sentence)
         figures = [f for _, f, _ in stated]
         if len(set(figures)) < 2:

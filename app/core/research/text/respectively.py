@@ -19,6 +19,7 @@ import re
 
 from .citations import word_stems
 
+SENTENCE_BREAK = re.compile(r"(?<=[.;])\s+")  # where a quote's sentences (or their halves at a ";") part
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*\d)")
 # Between two numbers of a list: an optional unit, then a comma or "and"/"or".
 _LIST_GAP = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?(?:,\s*(?:and\s+|or\s+)?|\s*\band\s+|\s*\bor\s+)$")
@@ -119,7 +120,7 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
     in the claim), or compared with another name's figure the wrong way ("lower than").
     """
     claimed = respective_pairs(claim)  # the claim's own list: each figure to its own name
-    for sentence in re.split(r"(?<=[.;])\s+", quote):
+    for sentence in SENTENCE_BREAK.split(quote):
         pairs = value_pairs(sentence)
         if not pairs:
             continue
