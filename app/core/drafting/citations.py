@@ -19,6 +19,9 @@ from ..text.wording import to_sentence_end, trim_repetition
 from .records import CITE_KEY, Paragraph, citation_keys_in
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around resolved keys while processing
+_KEYS = _OPEN + "([^" + _CLOSE + "]*)" + _CLOSE  # marked keys, ";"-separated
+_MARKED = re.compile(_KEYS)
+_ADJACENT = re.compile(_KEYS + r"\s*[;,]?\s*" + _KEYS)
 _AT_BRACKET = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
 _LATEX_CITE = re.compile(r"\\(?:cite|citep|citet|parencite|textcite)\*?\{([^{}]*)\}")
 _BARE_AT = re.compile(r"(?<![\w@.\ue000])@([A-Za-z][A-Za-z0-9_:\-]*)")
@@ -136,16 +139,15 @@ def finish_paragraph(
 
 
 def _marked_keys(text: str) -> list[str]:
-    return [k for m in re.finditer(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE, text) for k in m.group(1).split(";") if k]
+    return [k for m in _MARKED.finditer(text) for k in m.group(1).split(";") if k]
 
 
 def _tidy(text: str) -> str:
     # A citation after the full stop moves before it ("claim. [@k]" → "claim [@k].").
     text = re.sub(r"([.!?])\s*(" + _OPEN + "[^" + _CLOSE + "]*" + _CLOSE + ")", r" \2\1", text)
     # Adjacent citations merge into one bracket.
-    pattern = re.compile(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE + r"\s*[;,]?\s*" + _OPEN + "([^" + _CLOSE + "]*)" + _CLOSE)
-    while pattern.search(text):
-        text = pattern.sub(lambda m: _OPEN + ";".join(dict.fromkeys((m.group(1) + ";" + m.group(2)).split(";"))) + _CLOSE, text)
+    while _ADJACENT.search(text):
+        text = _ADJACENT.sub(lambda m: _OPEN + ";".join(dict.fromkeys((m.group(1) + ";" + m.group(2)).split(";"))) + _CLOSE, text)
     text = re.sub(r"\(\s*\)|\[\s*\]", " ", text)  # brackets emptied by removals
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     text = re.sub(r"\s+(" + _OPEN + ")", r" \1", text)
@@ -180,7 +182,7 @@ def _cite_sentence(text: str, span: tuple[int, int], key: str) -> str:
     """Add [@key] at the end of the sentence at `span`, merged with a citation already there."""
     a, b = span
     sentence = text[a:b]
-    m = re.search(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE + r"(\W*)$", sentence)
+    m = re.search(_KEYS + r"(\W*)$", sentence)
     if m:  # merge with a citation that already ends the sentence
         keys = ";".join(dict.fromkeys(m.group(1).split(";") + [key]))
         sentence = sentence[: m.start()] + _OPEN + keys + _CLOSE + m.group(2)
@@ -191,11 +193,11 @@ def _cite_sentence(text: str, span: tuple[int, int], key: str) -> str:
 
 
 def _strip_marks(text: str) -> str:
-    return re.sub(_OPEN + "[^" + _CLOSE + "]*" + _CLOSE, " ", text)
+    return _MARKED.sub(" ", text)
 
 
 def _render_markers(text: str) -> str:
-    return re.sub(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE, lambda m: "[" + "; ".join("@" + k for k in m.group(1).split(";") if k) + "]", text)
+    return _MARKED.sub(lambda m: "[" + "; ".join("@" + k for k in m.group(1).split(";") if k) + "]", text)
 
 
 
