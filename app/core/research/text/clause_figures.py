@@ -23,17 +23,20 @@ import re
 from .citations import NUMBER_WORDS, word_stems
 from .respectively import SENTENCE_BREAK, misassigned_figure, named_in, own_words
 
-_FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
-# Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
-_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|whereas|versus|vs\.)\s+", re.I)
-_REFERENCE = re.compile(r"\[[^\]]*\]|\([^)]*\b(?:19|20)\d\d[a-z]?\)")  # "[9]", "(Smith et al. 2004)"
+_PATTERNS: dict[str, str] = {
+    "figure": r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)",
+    # Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
+    "clause": r"(?i)[,;:]\s+|\s+(?:and|but|while|whereas|versus|vs\.)\s+",
+    "reference": r"\[[^\]]*\]|\([^)]*\b(?:19|20)\d\d[a-z]?\)",  # "[9]", "(Smith et al. 2004)"
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 # Counting words only: "one" is as often a pronoun ("the statistical one") as a figure.
 _COUNTS = {w: v for w, v in NUMBER_WORDS.items() if w in
            {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty"}}
 
 
 def _figures(clause: str) -> list[str]:
-    found = [f"{float(m.group()):g}" for m in _FIGURE.finditer(clause)]
+    found = [f"{float(m.group()):g}" for m in P["figure"].finditer(clause)]
     return found + [_COUNTS[w] for w in re.findall(r"[a-z]+", clause.lower()) if w in _COUNTS]
 
 
@@ -48,7 +51,7 @@ def clause_figures(sentence: str) -> list[tuple[str, str, set[str]]]:
     if "respectively" in sentence.lower():
         return []
     out = []
-    for clause in _CLAUSE.split(_REFERENCE.sub(" ", sentence)):
+    for clause in P["clause"].split(P["reference"].sub(" ", sentence)):
         figures = _figures(clause)
         if len(figures) == 1:
             words = _words(clause)
