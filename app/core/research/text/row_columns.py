@@ -1,15 +1,10 @@
 """A table as the model reads it: the rows and the columns the question names first.
 
-A row unit lists every column of its table ("Thoracic surgery · Interprofessional SS Median:
-0.404 · … · Specialty-specific Experience Circulator-service Median: 0.355"). Asked for the
-circulating nurses' median, the starter model reported the row's first figure, 0.404. In the
-answer's prompt the fields whose column header shares the most words with the question come
-right after the row's name, and the rest follow in their order. Likewise a table's rows: given
-its caption line and three rows, the model reported the first row's statistic for the row the
-question named ("…for the additive model"), so the rows the question names come first, after the
-caption line. Only the prompt changes: the stored evidence, the quotes and the viewer keep the
-table as printed. Focusing's window over a table unit (`table_window`) keeps the row the question
-names, or the best-scoring one, first.
+A row unit lists every column of its table, and a small model reads the first figure it meets. So
+in the answer's prompt the fields whose column header shares most words with the question come
+right after the row's name, and a table's rows the question names come right after its caption
+line. Only the prompt changes: the stored evidence, the quotes and the viewer keep the table as
+printed. Focusing's window over a table unit (`table_window`) keeps the named or best row first.
 """
 
 from __future__ import annotations
@@ -45,6 +40,10 @@ _PATTERNS: dict[str, str] = {
     # ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
     "word_parts": r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+",
     "term": r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?",
+    "hyphened_word": r"[A-Za-z][A-Za-z-]*",
+    "letters": r"[A-Za-z]+",
+    "inner_capital": r"\b[A-Za-z]\w*[A-Z]\w*",  # a word with a capital after its first letter ("WebQuestions")
+    "cut_short": r"([A-Za-z]{3,})\.",  # a word a table cut short ("Dist.")
     # Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
     "with": r"(?i)\bw/o\b|\bw/",
 }
@@ -74,7 +73,7 @@ def spelled_acronyms(text: str) -> set[str]:
     "open-access" the row "PubMed Central (OA)" (runs of words, with and without their stop words)."""
     out: set[str] = set()
     lo, hi = ACRONYM_WORDS
-    for words in (re.findall(r"[A-Za-z][A-Za-z-]*", text), re.findall(r"[A-Za-z]+", text)):  # "open-access": one word, or two
+    for words in (P["hyphened_word"].findall(text), P["letters"].findall(text)):  # "open-access": one word, or two
         for i in range(len(words)):
             for n in range(lo, hi + 1):
                 run = words[i:i + n]
@@ -116,7 +115,7 @@ def named_columns_first(line: str, query: str, only: bool = False) -> str:
 
 def joined_initials(text: str) -> set[str]:
     """The initials of each word joined from capitalised parts: "WebQuestions" says the column "WQ"."""
-    parts = (P["word_parts"].findall(w) for w in re.findall(r"\b[A-Za-z]\w*[A-Z]\w*", text))
+    parts = (P["word_parts"].findall(w) for w in P["inner_capital"].findall(text))
     return {"".join(p[0] for p in ps).lower() for ps in parts if len(ps) >= 2}
 
 
@@ -136,7 +135,7 @@ def name_share(said: set[str], query: str, name: str) -> tuple[float, int]:
     whole = 1.0 if names_row(query, name) else 0.0
     best = (whole, len(_name_terms(name)) if whole else 0)
     for part in name.split(ABBR_SEP):
-        cut = {w.lower() for w in re.findall(r"([A-Za-z]{3,})\.", part)}
+        cut = {w.lower() for w in P["cut_short"].findall(part)}
         for words in _name_readings(part):
             named = {w for w in words if w in said or (w in cut and any(s.startswith(w) for s in said))}
             if words:
