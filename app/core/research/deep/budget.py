@@ -63,12 +63,9 @@ CONSERVATIVE_RATE = 50.0
 class Budget:
     """The run's clock: total budget, synthesis reserve, and the research deadline.
 
-    The reserve is what the final answer needs on this machine (`answer_s`: the
-    planner's prediction of a standard answer's seconds, from the model's measured
-    speed); research stops when the time left drops below it. Without a planner it
-    is the design's first guess, min(1.5 min, 0.3 × budget): a fixed share either
-    starved the answer on a slow machine (18 s of a 1-minute budget, where the
-    starter model needs ~60 s) or left a quarter of the budget unused on a fast one.
+    The reserve is what the final answer needs on this machine (`answer_s`: the planner's
+    prediction from the model's measured speed); research stops when the time left drops below
+    it. Without a planner it is the design's first guess, min(1.5 min, 0.3 × budget).
     """
 
     total_s: float | None  # None: unlimited (the iteration cap still applies)
@@ -143,12 +140,8 @@ class SpeedMeter:
             self._output_share[kind] = max(self._output_share.get(kind, 0.0), output_tokens / max_tokens)
 
     def expected_output(self, kind: str, max_tokens: int) -> int:
-        """Tokens a call of this kind will likely write: the token limit until one has been seen.
-
-        Predicting every call from its limit (220 tokens for a loop decision that
-        measured ~60) stopped 2-minute runs at 77 s. A call that does write more
-        than expected is cut at the research deadline, so the budget still holds.
-        """
+        """Tokens a call of this kind will likely write: the token limit until one has been seen
+        (a call that writes more than expected is cut at the research deadline)."""
         share = self._output_share.get(kind)
         if share is None:
             return max_tokens
