@@ -27,7 +27,7 @@ from ...records import Evidence, Sentence
 from ...units import is_table_unit, text_units
 from .sentence_runs import leans_back, run_on_into, through_displays
 from ..text.question_reading import asks, question_ask, states_figure
-from ..text.citations import key_terms, stem
+from ..text.citations import key_stems
 from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows, row_label, table_window
 from .not_evidence import entry_marks, is_axis_ticks, is_back_matter_section, is_paper_matter, opens_availability
@@ -117,25 +117,21 @@ def _matches(term: str, bag: set[str]) -> bool:
     return any(len(w) >= 5 and (w.startswith(term) or term.startswith(w)) for w in bag)
 
 
-def _terms(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text)}
-
-
 def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", ask: str = "") -> None:
     """Share of the question's terms in each sentence, rarer terms weighing more (IDF over the
     candidates), and those of the papers' `titles` less (TITLE_TERM_WEIGHT). With `ask` (the
     question without its frame, ASK_SCORING), the better of the two shares."""
     if not candidates:
         return
-    asked = [terms for terms in (_terms(query), _terms(ask) if ask else set()) if terms]
+    asked = [terms for terms in (key_stems(query), key_stems(ask) if ask else set()) if terms]
     if not asked:
         return
     q_terms = set().union(*asked)
-    bags = [_terms(c.text) for c in candidates]
+    bags = [key_stems(c.text) for c in candidates]
     hits = [{t for t in q_terms if _matches(t, bag)} for bag in bags]
     n = len(bags)
     idf = {t: math.log(1 + n / (1 + sum(t in h for h in hits))) for t in q_terms}
-    title_bag = _terms(titles)
+    title_bag = key_stems(titles)
     for t in q_terms:
         if _matches(t, title_bag):
             idf[t] *= TITLE_TERM_WEIGHT
@@ -143,7 +139,7 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", 
     in_heading: dict[str, set[str]] = {}
     for c, h in zip(candidates, hits):
         if c.heading not in in_heading:
-            bag = _terms(c.heading)
+            bag = key_stems(c.heading)
             in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
         heading_only = in_heading[c.heading] - h
         c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total

@@ -178,10 +178,10 @@ def stem(word: str) -> str:
 
 def support(claim: str, passage: str) -> float:
     """Share of the claim's key terms found in the passage (by crude stem)."""
-    terms = {stem(t) for t in key_terms(claim)}
+    terms = key_stems(claim)
     if not terms:
         return 1.0
-    passage_terms = {stem(t) for t in key_terms(passage)}
+    passage_terms = key_stems(passage)
     return len(terms & passage_terms) / len(terms)
 
 

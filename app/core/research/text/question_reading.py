@@ -40,7 +40,7 @@ from typing import NamedTuple
 from ...paths import load_prompt
 from ...records import Claim
 from ...text.wording import lower_words
-from .citations import key_terms, numbers_in, stem, word_stems
+from .citations import key_stems, numbers_in, stem, word_stems
 
 _WH = r"(?:what|how|why|when|where|which|who|whom|whose|whether)"
 _AUX = r"(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have|had)"
@@ -143,15 +143,15 @@ def question_ask(question: str) -> str:
 
 def own_terms(part: str, others: list[str]) -> set[str]:
     """The part's key terms (stemmed) that the other parts do not share: what only this part asks about."""
-    shared = {stem(t) for o in others for t in key_terms(o)}
-    return {stem(t) for t in key_terms(part)} - shared
+    shared = set().union(*map(key_stems, others))
+    return key_stems(part) - shared
 
 
 def open_parts(question: str, claims: list[Claim]) -> list[str]:
     """The parts after the first that no claim speaks to: fewer than half of the part's own key
     terms appear in the claims. The first part is the first claim's."""
     parts = question_parts(question)
-    said = {stem(t) for c in claims for t in key_terms(c.text)}
+    said = set().union(*(key_stems(c.text) for c in claims))
     out = []
     for i, part in enumerate(parts[1:], 1):
         own = own_terms(part, parts[:i] + parts[i + 1:])
