@@ -27,6 +27,8 @@ _PATTERNS: dict[str, str] = {
     "bracket": r"\(\s*([A-Za-z]{2,10})\s*\)",
     "ligature": "[\ufb00-\ufb06]",  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ: read as their letters (not all of NFKC: "¨o" would gain a space)
     "possessive": r"[’']s$",
+    "broken_word": r"(\w)-\s*\n\s*(\w)",  # a word hyphenated at a line's end
+    "word_joint": r"[-/]",
 }
 P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
@@ -39,7 +41,7 @@ def capitals(short: str) -> str:
 
 def flatten(text: str) -> str:
     """`text` on one line, single-spaced, a word hyphenated at a line's end kept whole ("IL-\n6")."""
-    return " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
+    return " ".join(P["broken_word"].sub(r"\1-\2", text).split())
 
 
 def definitions(text: str) -> dict[str, str]:
@@ -71,7 +73,7 @@ def _spelling_start(words: list[str], letters: str) -> int | None:
             return k + 1
         if k < 0:
             return None
-        parts = [p for p in re.split(r"[-/]", words[k]) if p] if words[k][:1].isalpha() else []
+        parts = [p for p in P["word_joint"].split(words[k]) if p] if words[k][:1].isalpha() else []
         for initials in _readings(parts):
             if 0 < len(initials) <= need and letters[need - len(initials):need] == initials:
                 found = walk(k - 1, need - len(initials))

@@ -121,7 +121,7 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
     by_number = {e.number: e for e in evidence}
     citations: list[Citation] = []
     for raw in find_citations(answer):
-        parts = re.findall(r"\d+", raw.inner) if evidence and P["source_list"].match(raw.inner.strip()) else raw.inner.split(";")
+        parts = P["digits"].findall(raw.inner) if evidence and P["source_list"].match(raw.inner.strip()) else raw.inner.split(";")
         for part in parts:
             part = part.strip()
             if not part:
@@ -146,7 +146,7 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
 
 
 def key_terms(text: str) -> set[str]:
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|\d+(?:\.\d+)?", text.lower())
+    words = P["term"].findall(text.lower())
     return {w for w in words if (len(w) >= 4 or any(c.isdigit() for c in w)) and w not in _STOP}
 
 
@@ -228,6 +228,9 @@ _PATTERNS: dict[str, str] = {
     "source_list": r"(?i)^(?:(?:sources?|passages?)\s*)?\d{1,3}(?:\s*[,;]\s*\d{1,3})+$",  # [2, 5]
     "arxiv_version": r"v\d+$",
     "sentence_end": r"(?<=[.!?])\s+(?=[A-Z0-9(\[*`])",
+    "digits": r"\d+",
+    # A key term's candidates: a word of letters and digits (inner ".", "-", "_" kept: "lme4", "p.value"), or a figure.
+    "term": r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|\d+(?:\.\d+)?",
 }
 P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 ATTRIBUTED_NOTE = "added by Research Desk: the model cited nothing here; this passage holds most of the sentence's key terms"

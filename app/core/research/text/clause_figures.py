@@ -28,6 +28,7 @@ _PATTERNS: dict[str, str] = {
     # Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
     "clause": r"(?i)[,;:]\s+|\s+(?:and|but|while|whereas|versus|vs\.)\s+",
     "reference": r"\[[^\]]*\]|\([^)]*\b(?:19|20)\d\d[a-z]?\)",  # "[9]", "(Smith et al. 2004)"
+    "letters": r"[a-z]+",  # of the lower-cased clause: a count spelled out ("three")
 }
 P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 # Counting words only: "one" is as often a pronoun ("the statistical one") as a figure.
@@ -37,7 +38,7 @@ _COUNTS = {w: v for w, v in NUMBER_WORDS.items() if w in
 
 def _figures(clause: str) -> list[str]:
     found = [f"{float(m.group()):g}" for m in P["figure"].finditer(clause)]
-    return found + [_COUNTS[w] for w in re.findall(r"[a-z]+", clause.lower()) if w in _COUNTS]
+    return found + [_COUNTS[w] for w in P["letters"].findall(clause.lower()) if w in _COUNTS]
 
 
 def _words(clause: str) -> set[str]:
