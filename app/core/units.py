@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 
-
 def page_marker(page: int, label: str) -> str:
     return f"<!-- page {page} label {label} -->"
 
@@ -90,8 +89,6 @@ class Unit:
     kind: str  # heading | text | block
     para_end: bool  # ends a paragraph/block: the preferred place to end a chunk
     heading: str = ""
-
-
 
 
 _PATTERNS: dict[str, str] = {

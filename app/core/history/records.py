@@ -8,7 +8,6 @@ from typing import Any
 from ..records import ResearchResult
 
 
-
 @dataclass
 class HistoryEntry:
     """One answer of the history as its list shows it (no evidence: that is read on reopening)."""

@@ -134,7 +134,6 @@ def page_labels(doc: pymupdf.Document) -> list[str]:
 # --------------------------------------------------------------------------- damaged files
 
 
-
 @dataclass
 class PageDamage:
     """Which pages of a damaged (truncated, mangled) file could not be read."""

@@ -45,7 +45,6 @@ def _raised(span: dict[str, Any]) -> bool:
 # The running text: powers of ten, a stacked "±".
 
 
-
 def as_printed(text: str) -> str:
     """The text with the powers of ten unmarked, as the page spells them ("10^6.6" -> "106.6"):
     what a search of the page finds."""

@@ -17,7 +17,6 @@ from collections import Counter
 from typing import Iterable
 
 
-
 def document_words(page_texts: Iterable[str]) -> Counter:
     """How often the document spells each word (lower case) within a line. A word broken at a
     line's end counts as its two pieces, so it never votes for its own spelling."""

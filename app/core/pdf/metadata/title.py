@@ -11,7 +11,6 @@ from .layout import Front, Line
 from .text import clean, key, letters
 
 
-
 @dataclass
 class TitleFound:
     text: str = ""

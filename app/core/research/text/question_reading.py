@@ -193,8 +193,6 @@ def _instruction_stems() -> frozenset[str]:
     return frozenset(word_stems(" ".join(_instructions())))
 
 
-
-
 def word_runs(text: str, n: int) -> set[tuple[str, ...]]:
     """Every run of `n` words of `text` (lower case, letters and digits)."""
     words = lower_words(text)
