@@ -15,10 +15,6 @@ def no_progress(fraction: float, message: str) -> None:
     """Default progress callback: ignore."""
 
 
-def never_cancelled() -> bool:
-    return False
-
-
 def check_cancelled(cancelled: IsCancelled | None) -> None:
     """Raise `Cancelled` if the caller asked to stop."""
     if cancelled is not None and cancelled():

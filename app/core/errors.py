@@ -76,7 +76,3 @@ class SynthesisFailed(ResearchError):
     """The chat model failed or timed out while writing the answer."""
 
     action = "retry"
-
-
-class CitationFormattingWarning(ResearchError):
-    """Not all citations could be parsed/checked; the answer is still shown."""

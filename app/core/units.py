@@ -17,9 +17,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-# -- the text file's page markers ----------------------------------------------------------
-PAGE_MARK = re.compile(r"<!-- page (\d+) label (.*?) -->")
-
 
 def page_marker(page: int, label: str) -> str:
     return f"<!-- page {page} label {label} -->"
@@ -27,7 +24,7 @@ def page_marker(page: int, label: str) -> str:
 
 def pages_of_text_file(text: str) -> Iterator[tuple[int, str]]:
     """(page, text) of each page of a paper's text file."""
-    marks = list(PAGE_MARK.finditer(text))
+    marks = list(P["page_mark"].finditer(text))
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         yield int(mark.group(1)), text[mark.end() : end].strip()
@@ -46,8 +43,6 @@ LOW_RANK = 0.5
 SEP = " · "  # between a table unit's fields
 GROUP_SEP = " › "  # a group's heading and the row's name, in the row's first field ("Female › Alzheimer")
 ABBR_SEP = " = "  # an abbreviation and its long form, in a row unit's name or a column header
-# A row unit opens with where it is; focusing and the viewer tell a row unit by it.
-_UNIT_HEAD = re.compile(r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP))
 
 
 def where(number: str, page: int) -> str:
@@ -58,20 +53,20 @@ def where(number: str, page: int) -> str:
 def is_table_unit(text: str) -> bool:
     """A table's unit: a row (focusing keeps it whole, as one sentence) or the table (caption and
     rows: each line one sentence)."""
-    return bool(_UNIT_HEAD.match(text))
+    return bool(P["unit_head"].match(text))
 
 
 def is_caption_line(line: str) -> bool:
     """A table unit's first line: where it is, its caption, and its columns or its number of rows,
     not a row."""
-    return bool(_UNIT_HEAD.match(line)) and (f"{SEP}columns: " in line or line.rstrip().endswith(" rows"))
+    return bool(P["unit_head"].match(line)) and (f"{SEP}columns: " in line or line.rstrip().endswith(" rows"))
 
 
 def row_name(line: str) -> str:
     """A row's name (its first cell) in a row unit or a table unit's line, without its group's
     heading ("Female › Alzheimer": "Alzheimer"); "" where it is empty."""
     fields = line.split(SEP)
-    if fields and _UNIT_HEAD.match(fields[0] + SEP):
+    if fields and P["unit_head"].match(fields[0] + SEP):
         fields = fields[1:]
     return fields[0].split(GROUP_SEP)[-1].strip() if fields and ": " not in fields[0] else ""
 
@@ -96,21 +91,26 @@ class Unit:
     heading: str = ""
 
 
-# A sentence ends at . ! ? (plus closing quotes/brackets) followed by space and a capital,
-# digit or opening bracket. Abbreviations ("e.g. Smith") may split too: harmless, sentences
-# are only packing units, the chunk text is always a contiguous slice. Medical and biology
-# journals set their citations as raised numbers after the full stop ("… reducing waste.13–17
-# However, …"), which read as part of the sentence: two sentences were one unit to focusing and
-# one quote (34 places in 10 of the 59 bench-corpus papers).
-# A sentence may also open with a name set in lower case that a digit or an inner capital marks
-# as a name, not a word run on after an abbreviation: "lme4 incorporates two built-in
-# optimizers", "mRNA levels rose", "vcovHC() is a wrapper" (the lme4 paper's sentence on its
-# optimizers was one 500-character unit with the sentence before it, too long to quote).
-_SENTENCE_END = re.compile(r"(?:(?<=[a-z)])[.!?]\d{1,3}(?:[–,-]\d{1,3})*|[.!?])[\"”’')\]]*\s+(?=[A-Z(\[\"“‘]|[a-z]+[A-Z0-9])")
-_ABBREV = re.compile(r"(?:\b(?:al|e\.g|i\.e|cf|etc|fig|figs|eq|eqs|sec|no|vs|resp|approx|dr|mr|mrs|ms|prof|st)|\b[A-Z])\.$", re.I)
-
-
-_HEADING = re.compile(r"#{1,6} \S")
+_PATTERNS: dict[str, str] = {
+    # -- the text file's page markers ----------------------------------------------------------
+    "page_mark": r"<!-- page (\d+) label (.*?) -->",
+    # A row unit opens with where it is; focusing and the viewer tell a row unit by it.
+    "unit_head": r"^Table(?: [\w.-]+)? \(page \d+\)" + re.escape(SEP),
+    # A sentence ends at . ! ? (plus closing quotes/brackets) followed by space and a capital,
+    # digit or opening bracket. Abbreviations ("e.g. Smith") may split too: harmless, sentences
+    # are only packing units, the chunk text is always a contiguous slice. Medical and biology
+    # journals set their citations as raised numbers after the full stop ("… reducing waste.13–17
+    # However, …"), which read as part of the sentence: two sentences were one unit to focusing and
+    # one quote (34 places in 10 of the 59 bench-corpus papers).
+    # A sentence may also open with a name set in lower case that a digit or an inner capital marks
+    # as a name, not a word run on after an abbreviation: "lme4 incorporates two built-in
+    # optimizers", "mRNA levels rose", "vcovHC() is a wrapper" (the lme4 paper's sentence on its
+    # optimizers was one 500-character unit with the sentence before it, too long to quote).
+    "sentence_end": r"(?:(?<=[a-z)])[.!?]\d{1,3}(?:[–,-]\d{1,3})*|[.!?])[\"”’')\]]*\s+(?=[A-Z(\[\"“‘]|[a-z]+[A-Z0-9])",
+    "abbrev": r"(?i)(?:\b(?:al|e\.g|i\.e|cf|etc|fig|figs|eq|eqs|sec|no|vs|resp|approx|dr|mr|mrs|ms|prof|st)|\b[A-Z])\.$",
+    "heading": r"#{1,6} \S",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def _paragraphs(md: str) -> Iterator[tuple[int, int]]:
@@ -176,7 +176,7 @@ def unit_spans(md: str, max_tokens: int, count: TokenCounter) -> list[Unit]:
         if s >= e:
             continue
         text = md[s:e]
-        if "\n" not in text and _HEADING.match(text):
+        if "\n" not in text and P["heading"].match(text):
             units.append(Unit(s, e, "heading", True, heading=text.lstrip("#").strip()))
         elif "\n" in text:
             # Code, equations, tables: whole unless bigger than a chunk, then cut at lines.
@@ -184,7 +184,7 @@ def unit_spans(md: str, max_tokens: int, count: TokenCounter) -> list[Unit]:
             for k, (a, b) in enumerate(pieces):
                 units.append(Unit(a, b, "block", k == len(pieces) - 1))
         else:
-            ends = [m for m in _SENTENCE_END.finditer(text) if not _ABBREV.search(text[max(0, m.start() - 8):m.start() + 1])]
+            ends = [m for m in P["sentence_end"].finditer(text) if not P["abbrev"].search(text[max(0, m.start() - 8):m.start() + 1])]
             bounds = [s] + [s + m.end() for m in ends] + [e]
             sentences = []
             for a, b in zip(bounds, bounds[1:]):

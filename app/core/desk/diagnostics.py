@@ -25,18 +25,18 @@ BACKUPS = 3  # research-desk.log.1 … .3: at most 4 MB on disk
 FORMAT = "%(asctime)s %(levelname)s [%(threadName)s] %(name)s: %(message)s"
 MASK = "••••"
 
-_RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<level>[A-Z]+) ")
 # Words of field names whose values are secrets: api_key, apiKey, token, secret_access_key, password, …
 _SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "passwd", "pass", "credential", "credentials",
                  "auth", "signature", "cookie", "sas"}
 _HARMLESS = {"", "not-needed", "none", "null"}  # placeholders that say "no secret here"
-_URI_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<cred>[^/@\s]+)@", re.I)
-_SECRET_ASSIGNMENT = re.compile(
-    r"(?P<name>[\w.-]*(?:key|token|secret|passw|credential|signature)[\w.-]*)(?P<sep>\s*[=:]\s*|=)(?P<value>[^\s&,;'\"]{8,})",
-    re.I,
-)
-_BEARER = re.compile(r"(?P<scheme>Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.I)
-_API_KEY_LIKE = re.compile(r"\b(sk|pk|rk|hf|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{12,}\b")
+_PATTERNS: dict[str, str] = {
+    "record_start": r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<level>[A-Z]+) ",
+    "uri_credentials": r"(?i)(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<cred>[^/@\s]+)@",
+    "secret_assignment": r"(?i)(?P<name>[\w.-]*(?:key|token|secret|passw|credential|signature)[\w.-]*)(?P<sep>\s*[=:]\s*|=)(?P<value>[^\s&,;'\"]{8,})",
+    "bearer": r"(?i)(?P<scheme>Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}",
+    "api_key_like": r"\b(sk|pk|rk|hf|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{12,}\b",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 _handler: logging.Handler | None = None
 
@@ -129,7 +129,7 @@ def last_errors(limit: int = 20, *, path: Path | None = None, max_chars: int = 2
             break
     records: list[tuple[str, list[str]]] = []
     for line in text.splitlines():
-        start = _RECORD_START.match(line)
+        start = P["record_start"].match(line)
         if start:
             records.append((start["level"], [line]))
         elif records:
@@ -140,11 +140,11 @@ def last_errors(limit: int = 20, *, path: Path | None = None, max_chars: int = 2
 
 def mask_text(text: str) -> str:
     """`text` with URI credentials, key=value secrets, bearer tokens and API-key-like words hidden."""
-    text = _URI_CREDENTIALS.sub(lambda m: f"{m['scheme']}{MASK}@", text)
-    text = _SECRET_ASSIGNMENT.sub(
+    text = P["uri_credentials"].sub(lambda m: f"{m['scheme']}{MASK}@", text)
+    text = P["secret_assignment"].sub(
         lambda m: m.group(0) if m["value"].lower() in _HARMLESS else f"{m['name']}{m['sep']}{MASK}", text)
-    text = _BEARER.sub(lambda m: f"{m['scheme']} {MASK}", text)
-    return _API_KEY_LIKE.sub(MASK, text)
+    text = P["bearer"].sub(lambda m: f"{m['scheme']} {MASK}", text)
+    return P["api_key_like"].sub(MASK, text)
 
 
 def secret_name(name: str) -> bool:

@@ -20,7 +20,6 @@ from .papers import PaperOperations
 log = logging.getLogger(__name__)
 
 EXPORT_FORMATS = ("md", "bibtex", "html", "bundle", "annotated-pdf")
-SHARE_FORMATS = ("html", "bundle", "annotated-pdf")
 SUFFIXES = {"md": ".md", "bibtex": ".bib", "html": ".html", "bundle": ".zip", "annotated-pdf": "-annotated"}
 
 

@@ -16,18 +16,10 @@ from ..bibtex import family_name
 from ..records import Evidence, Paper
 from ..research.text.citations import support
 from ..text.wording import to_sentence_end, trim_repetition
-from .records import Paragraph, citation_keys_in
+from .records import CITE_KEY, Paragraph, citation_keys_in
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around resolved keys while processing
-_AT_BRACKET = re.compile(r"\[([^\[\]\n]*@[^\[\]\n]*)\]")
-_LATEX_CITE = re.compile(r"\\(?:cite|citep|citet|parencite|textcite)\*?\{([^{}]*)\}")
-_BARE_AT = re.compile(r"(?<![\w@.\ue000])@([A-Za-z][A-Za-z0-9_:\-]*)")
-_AUTHOR_YEAR = re.compile(
-    r"[\(\[]\s*(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?,?\s+(?P<year>(?:19|20)\d{2})[a-z]?\s*[\)\]]"
-)
-_PLAIN_KEY = re.compile(r"\[([a-z][a-z]*(?:\d{4}|nd)[a-z0-9]*)\]")
-# Narrative mentions, "Zeileis et al. (2004) show …": the text stays, the key is added to the sentence.
-_NARRATIVE = re.compile(r"\b(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?\s+\((?P<year>(?:19|20)\d{2})[a-z]?\)")
+_KEYS = _OPEN + "([^" + _CLOSE + "]*)" + _CLOSE  # marked keys, ";"-separated
 
 
 
@@ -70,9 +62,9 @@ def finish_paragraph(
                 warnings.append(f"Paragraph {number}: removed {raw!r}: the key is not in the evidence (invented by the model).")
         return _OPEN + ";".join(kept) + _CLOSE if kept else " "
 
-    text = _AT_BRACKET.sub(lambda m: resolve(re.findall(r"@([A-Za-z0-9_:\-]+)", m.group(1)), m.group(0)), text)
-    text = _LATEX_CITE.sub(lambda m: resolve([k for k in m.group(1).split(",") if k.strip()], m.group(0)), text)
-    text = _BARE_AT.sub(lambda m: resolve([m.group(1)], m.group(0)), text)
+    text = P["at_bracket"].sub(lambda m: resolve(CITE_KEY.findall(m.group(1)), m.group(0)), text)
+    text = P["latex_cite"].sub(lambda m: resolve([k for k in m.group(1).split(",") if k.strip()], m.group(0)), text)
+    text = P["bare_at"].sub(lambda m: resolve([m.group(1)], m.group(0)), text)
 
     def first_author_is(pid: str, name: str, year: str) -> bool:
         p = library[pid]
@@ -91,11 +83,11 @@ def finish_paragraph(
         warnings.append(f"Paragraph {number}: removed {m.group(0)!r}: {why}.")
         return " "
 
-    text = _AUTHOR_YEAR.sub(author_year, text)
-    text = _PLAIN_KEY.sub(lambda m: resolve([m.group(1)], m.group(0)) if m.group(1) in library_keys else m.group(0), text)
+    text = P["author_year"].sub(author_year, text)
+    text = P["plain_key"].sub(lambda m: resolve([m.group(1)], m.group(0)) if m.group(1) in library_keys else m.group(0), text)
     text = _tidy(text)
     # A narrative mention of an offered paper gets its key in the same sentence; any other is flagged.
-    for m in reversed(list(_NARRATIVE.finditer(text))):
+    for m in reversed(list(P["narrative"].finditer(text))):
         name, year = _ascii_lower(m.group("name")), m.group("year")
         matches = [k for k, pid in offered_keys.items() if first_author_is(pid, name, year)]
         if len(matches) == 1:
@@ -136,29 +128,40 @@ def finish_paragraph(
 
 
 def _marked_keys(text: str) -> list[str]:
-    return [k for m in re.finditer(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE, text) for k in m.group(1).split(";") if k]
+    return [k for m in P["marked"].finditer(text) for k in m.group(1).split(";") if k]
 
 
 def _tidy(text: str) -> str:
     # A citation after the full stop moves before it ("claim. [@k]" → "claim [@k].").
     text = re.sub(r"([.!?])\s*(" + _OPEN + "[^" + _CLOSE + "]*" + _CLOSE + ")", r" \2\1", text)
     # Adjacent citations merge into one bracket.
-    pattern = re.compile(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE + r"\s*[;,]?\s*" + _OPEN + "([^" + _CLOSE + "]*)" + _CLOSE)
-    while pattern.search(text):
-        text = pattern.sub(lambda m: _OPEN + ";".join(dict.fromkeys((m.group(1) + ";" + m.group(2)).split(";"))) + _CLOSE, text)
+    while P["adjacent"].search(text):
+        text = P["adjacent"].sub(lambda m: _OPEN + ";".join(dict.fromkeys((m.group(1) + ";" + m.group(2)).split(";"))) + _CLOSE, text)
     text = re.sub(r"\(\s*\)|\[\s*\]", " ", text)  # brackets emptied by removals
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     text = re.sub(r"\s+(" + _OPEN + ")", r" \1", text)
     return " ".join(text.split())
 
 
-_ABBREVIATION = re.compile(r"(?:\bet al|\be\.g|\bi\.e|\bcf|\bFigs?|\bEqs?|\bSecs?|\bvs|\bapprox|\bpp?|\bNo|\b[A-Z])\.$")
+_PATTERNS: dict[str, str] = {
+    "marked": _KEYS,
+    "adjacent": _KEYS + r"\s*[;,]?\s*" + _KEYS,
+    "at_bracket": r"\[([^\[\]\n]*@[^\[\]\n]*)\]",
+    "latex_cite": r"\\(?:cite|citep|citet|parencite|textcite)\*?\{([^{}]*)\}",
+    "bare_at": r"(?<![\w@.\ue000])@([A-Za-z][A-Za-z0-9_:\-]*)",
+    "author_year": r"[\(\[]\s*(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?,?\s+(?P<year>(?:19|20)\d{2})[a-z]?\s*[\)\]]",
+    "plain_key": r"\[([a-z][a-z]*(?:\d{4}|nd)[a-z0-9]*)\]",
+    # Narrative mentions, "Zeileis et al. (2004) show …": the text stays, the key is added to the sentence.
+    "narrative": r"\b(?P<name>[A-Z][A-Za-z'\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'\-]+)?\s+\((?P<year>(?:19|20)\d{2})[a-z]?\)",
+    "abbreviation": r"(?:\bet al|\be\.g|\bi\.e|\bcf|\bFigs?|\bEqs?|\bSecs?|\bvs|\bapprox|\bpp?|\bNo|\b[A-Z])\.$",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z\"“(\[])", text):
-        if _ABBREVIATION.search(text[max(0, m.start() - 8) : m.start()]):
+        if P["abbreviation"].search(text[max(0, m.start() - 8) : m.start()]):
             continue  # "et al. (2004)", "e.g. Smith", "A. Zeileis"
         spans.append((start, m.start()))
         start = m.end()
@@ -180,7 +183,7 @@ def _cite_sentence(text: str, span: tuple[int, int], key: str) -> str:
     """Add [@key] at the end of the sentence at `span`, merged with a citation already there."""
     a, b = span
     sentence = text[a:b]
-    m = re.search(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE + r"(\W*)$", sentence)
+    m = re.search(_KEYS + r"(\W*)$", sentence)
     if m:  # merge with a citation that already ends the sentence
         keys = ";".join(dict.fromkeys(m.group(1).split(";") + [key]))
         sentence = sentence[: m.start()] + _OPEN + keys + _CLOSE + m.group(2)
@@ -191,11 +194,11 @@ def _cite_sentence(text: str, span: tuple[int, int], key: str) -> str:
 
 
 def _strip_marks(text: str) -> str:
-    return re.sub(_OPEN + "[^" + _CLOSE + "]*" + _CLOSE, " ", text)
+    return P["marked"].sub(" ", text)
 
 
 def _render_markers(text: str) -> str:
-    return re.sub(_OPEN + "([^" + _CLOSE + "]*)" + _CLOSE, lambda m: "[" + "; ".join("@" + k for k in m.group(1).split(";") if k) + "]", text)
+    return P["marked"].sub(lambda m: "[" + "; ".join("@" + k for k in m.group(1).split(";") if k) + "]", text)
 
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..errors import Cancelled, ModelError, ModelTimeout, ResearchDeskError
 from ..paths import load_prompt
 from ..records import Evidence
 from ..research.deep.runner import Budget
+from ..text.wording import lower_words
 from .citations import _clip_chars
 from .context import KEYS, LABELS
 from .queries import FOCUS, QUERY_FIELDS, _join
@@ -317,5 +317,5 @@ def _validate_decision(d: Any) -> dict[str, Any]:
 
 
 def _norm(query: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", query.lower()))
+    return " ".join(lower_words(query))
 

@@ -17,8 +17,9 @@ from ..records import Citation, CitationStatus, Evidence, Support
 from ..research.text.citations import support
 from ..research.check.support import Pair, check_pairs
 from ..settings import DeepParams
+from ..text.wording import lower_words
 from .citations import _clip_chars, _sentences, author_names
-from .records import _MARKER, DraftResult, LedgerRow, Paragraph, citation_keys_in
+from .records import _MARKER, CITE_KEY, DraftResult, LedgerRow, Paragraph, citation_keys_in
 
 QUOTE_WORDS = 30  # longest quote in the ledger
 COPY_WORDS = 12  # a run of this many words copied from a passage is flagged
@@ -100,7 +101,7 @@ class LedgerMixin:
         for n, paragraph in enumerate(paragraphs, 1):
             for m in _MARKER.finditer(paragraph.text):
                 claim = claim_of(paragraph.text, m.start())
-                for km in re.finditer(r"@([A-Za-z0-9_:\-]+)", m.group(0)):
+                for km in CITE_KEY.finditer(m.group(0)):
                     key = km.group(1)
                     e, _ = best_passage(claim, by_paper[key_to_paper[key]])
                     out.append((n, m.start() + km.start(), m.start() + km.end(), key, Pair(claim, e)))
@@ -208,14 +209,14 @@ def vector_score(e: Evidence, params: DeepParams) -> float | None:
 
 def copied_runs(text: str, by_paper: dict[str, list[Evidence]], keys: dict[str, str]) -> list[tuple[str, int, int]]:
     """(key, page, words) for passages the paragraph copies COPY_WORDS+ words from."""
-    words = re.findall(r"[a-z0-9]+", _MARKER.sub(" ", text).lower())
+    words = lower_words(_MARKER.sub(" ", text))
     grams = {tuple(words[i : i + COPY_WORDS]) for i in range(len(words) - COPY_WORDS + 1)}
     if not grams:
         return []
     hits = []
     for pid, passages in by_paper.items():
         for e in passages:
-            pw = re.findall(r"[a-z0-9]+", e.text.lower())
+            pw = lower_words(e.text)
             if any(tuple(pw[i : i + COPY_WORDS]) in grams for i in range(len(pw) - COPY_WORDS + 1)):
                 hits.append((keys[pid], e.page, COPY_WORDS))
     return hits

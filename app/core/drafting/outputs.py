@@ -17,6 +17,7 @@ from pathlib import Path
 from ..bibtex import bibtex, escape
 from ..library.store import atomic_write_text
 from .draft import DraftResult, LedgerRow, author_year
+from .records import CITE_KEY
 
 LEDGER_COLUMNS = [f.name for f in fields(LedgerRow)]
 
@@ -45,7 +46,7 @@ def paragraph_latex(text: str) -> str:
     out = []
     for part in re.split(r"(\[@[^\[\]]+\])", text):
         if part.startswith("[@"):
-            keys = re.findall(r"@([A-Za-z0-9_:\-]+)", part)
+            keys = CITE_KEY.findall(part)
             out.append("\\cite{" + ",".join(keys) + "}")
         else:
             out.append(_inline_latex(part))

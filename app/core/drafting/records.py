@@ -10,6 +10,7 @@ from ..records import Citation, Evidence, Paper
 from .context import DraftContext
 
 _MARKER = re.compile(r"\[@[^\[\]]+\]")
+CITE_KEY = re.compile(r"@([A-Za-z0-9_:\-]+)")  # a citation key within a marker
 
 
 @dataclass
@@ -109,7 +110,7 @@ def citation_keys_in(text: str) -> list[str]:
     """The `[@key]` keys of a paragraph, in order of first appearance."""
     keys: list[str] = []
     for m in _MARKER.finditer(text):
-        for k in re.findall(r"@([A-Za-z0-9_:\-]+)", m.group(0)):
+        for k in CITE_KEY.findall(m.group(0)):
             if k not in keys:
                 keys.append(k)
     return keys

@@ -7,8 +7,6 @@ from typing import Any
 
 from ..records import ResearchResult
 
-REMOVED_NOTE = "paper removed"  # how a cited paper that left the library since is marked
-
 
 @dataclass
 class HistoryEntry:

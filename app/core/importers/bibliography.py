@@ -172,7 +172,7 @@ def _failure_reason(block) -> str:
 
 def _clean(value) -> str:
     text = str(value or "")
-    return re.sub(r"\s+", " ", text.replace("{", "").replace("}", "")).strip()
+    return " ".join(text.replace("{", "").replace("}", "").split())
 
 
 def _date(values: dict) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -136,7 +136,3 @@ def paper_from_row(row: dict[str, Any]) -> Paper:
     labels = data.get("source_labels")
     data["source_labels"] = None if labels is None else list(labels)
     return Paper(**data)
-
-
-def paper_to_dict(paper: Paper) -> dict[str, Any]:
-    return asdict(paper)

@@ -133,13 +133,6 @@ def page_labels(doc: pymupdf.Document) -> list[str]:
 
 # --------------------------------------------------------------------------- damaged files
 
-# What MuPDF says while parsing a page whose objects were cut off or mangled.
-_DAMAGE_WARNING = re.compile(
-    r"premature end|length incorrect|not a stream|cannot find object|object out of range|syntax error|"
-    r"missing 'endobj'|unexpected eof|cannot load|non-page object|broken|corrupt|invalid",
-    re.I,
-)
-
 
 @dataclass
 class PageDamage:
@@ -219,7 +212,7 @@ def check_pages(doc: pymupdf.Document) -> PageDamage:
             damage.lost.append(pno + 1)
             continue
         warnings = pymupdf.TOOLS.mupdf_warnings()
-        hurt = any(_DAMAGE_WARNING.search(line) for line in warnings.splitlines())
+        hurt = any(P["damage_warning"].search(line) for line in warnings.splitlines())
         if not text.strip() and warnings.strip():
             damage.lost.append(pno + 1)
         elif hurt and "page tree" not in warnings:
@@ -252,16 +245,6 @@ def has_text_layer(doc: pymupdf.Document, sample_pages: int = 6, skip: Iterable[
     if with_text * 2 < len(picks):
         return False
     return statistics.median(readable) >= 0.8
-
-
-def require_text_layer(doc: pymupdf.Document, filename: str) -> None:
-    """Raise ImportFailure(NEEDS_OCR) when the document has no usable text layer."""
-    if not has_text_layer(doc):
-        raise ImportFailure(
-            f"{filename}: {NEEDS_OCR}",
-            "Install the OCR engine (`pip install rapidocr onnxruntime`) or OCR the file first "
-            "(for example `ocrmypdf in.pdf out.pdf`) and import it again.",
-        )
 
 
 # --------------------------------------------------------------------------- pages
@@ -303,9 +286,15 @@ def iter_pages(doc: pymupdf.Document, *, skip: Iterable[int] = (),
 
 
 LATE_START_STEP, LATE_START_MAX = 3, 45  # where else a quote's part on the page may start (words)
-_MD_MARKS = re.compile(r"(^|\n)#+ |```|\\(?=#)")
-_COMPOUND = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
-_WORD_EDGE = re.compile(r"^\W+|\W+$")
+_PATTERNS: dict[str, str] = {
+    # What MuPDF says while parsing a page whose objects were cut off or mangled.
+    "damage_warning": r"(?i)premature end|length incorrect|not a stream|cannot find object|object out of range|syntax error|"
+                      r"missing 'endobj'|unexpected eof|cannot load|non-page object|broken|corrupt|invalid",
+    "md_marks": r"(^|\n)#+ |```|\\(?=#)",
+    "compound": r"(?<=[A-Za-z])-(?=[A-Za-z])",
+    "word_edge": r"^\W+|\W+$",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
@@ -318,7 +307,7 @@ def locate_text(page: pymupdf.Page, text: str, max_words: int = 12,
     words come from the stored OCR boxes (`ocr.stored_words`, found from the library PDF's
     path, or passed as `ocr_words`), and the whole passage is aligned with them.
     """
-    words = as_printed(_MD_MARKS.sub(" ", text)).split()  # drop markdown marks and "10^"'s "^"
+    words = as_printed(P["md_marks"].sub(" ", text)).split()  # drop markdown marks and "10^"'s "^"
     if ocr_words is None:
         for n in (max_words, max_words // 2, 4):
             snippet = " ".join(words[:n])
@@ -338,7 +327,7 @@ def _search(page: pymupdf.Page, snippet: str) -> list[pymupdf.Rect]:
     line's end is one word to MuPDF's search ("velocity-\\ndependent"; the stored text keeps its
     hyphen, line_breaks.py), a pdfTeX page holds "f¨ur" where the stored text reads "für", and a page
     whose words hold spaces MuPDF reads ("marro w-deriv ed", word_spaces.py) is searched as it reads."""
-    forms = (snippet, _COMPOUND.sub("", snippet), tex_form(snippet), word_spaces.as_read(page, snippet))
+    forms = (snippet, P["compound"].sub("", snippet), tex_form(snippet), word_spaces.as_read(page, snippet))
     for form in dict.fromkeys(f for f in forms if f):  # each once
         if hits := page.search_for(form, flags=SEARCH_FLAGS):
             return hits
@@ -346,7 +335,7 @@ def _search(page: pymupdf.Page, snippet: str) -> list[pymupdf.Rect]:
 
 
 def _norm_word(word: str) -> str:
-    return _WORD_EDGE.sub("", unicodedata.normalize("NFKC", word)).lower()
+    return P["word_edge"].sub("", unicodedata.normalize("NFKC", word)).lower()
 
 
 def _align_words(page_words: list[tuple], wanted: list[str], min_run: int = 3) -> list[pymupdf.Rect]:

@@ -42,41 +42,40 @@ def _body_size(doc: pymupdf.Document, sample_pages: int = 5) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
-_SECTION_WORDS = re.compile(
-    r"^(abstract|introduction|background|related work|methods?|methodology|results|discussion|"
-    r"conclusions?|summary|acknowledge?ments?|references|bibliography|appendix|contents)\b",
-    re.I,
-)
-# A section name in capitals on a line of its own at the top of a paragraph ("DISCUSSION" over
-# "This paper presents …", as medical and Frontiers templates set it): the section starts there.
-_RUN_IN_SECTION = re.compile(
-    r"(?:ABSTRACT|INTRODUCTION|BACKGROUND|(?:MATERIALS?|PATIENTS|SUBJECTS) AND METHODS|METHODS?|METHODOLOGY|"
-    r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)")
-_NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S")
-_SECTION_NUMBER = re.compile(r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S")  # with a dot: not "2019 data"
-# A label that opens a caption on a line of its own ("Table 2", "Figure 3"): never a heading.
-_CAPTION_LABEL = re.compile(r"^(?:table|fig(?:ure)?\.?|scheme|box|chart|plate)\s*[A-Z]?\d", re.I)
 # How much of the column's width a heading set in the paragraph's own block may take. A bold first
 # row wider than 0.7 is more often a bold lead-in sentence; a row in a face of its own needs only to
 # stop short of the column's edge, as a paragraph's first line never does ("Study approach,
 # sampling and data analysis" takes 0.76 of BMC's column).
 _BOLD_WIDTH = 0.7
 _APART_WIDTH = 0.9
-_NUMBER_CELL = re.compile(r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.")  # a section number set apart from its title
 
 
 # A publisher's notice printed on every page in a larger type ("Copyright © 2022 Wolters Kluwer
 # Health, Inc. All rights reserved.") is never a heading (page_furniture.COPYRIGHT_NOTICE): it named
 # the section of every passage after it. "3. Copyright and fair use" stays one.
 
-# A short paragraph set larger than the body is not a heading when it reads as a sentence: eight
-# words or more that end with a full stop, or hold one sentence's end and the next one's start.
-# Short medical papers set a long reference list in small type, so the body-size estimate takes
-# the list's 7.3 pt for the body, and their 9.8 pt paragraphs of two lines ("from 0.193 to 0.920
-# and 0.059 to 0.714, respectively, … (Table 2).") were headings: never evidence, and the name of
-# every passage after them. Over both corpora this turns 5 of 841 headings into prose, all of
-# them sentences; "Appendix. Model specification" and "7.5 Monte-Carlo … vs. Weight Scaling" stay.
-_SENTENCE_END = re.compile(r"[a-z]{2,}\.\s+[A-Z][a-z]")
+_PATTERNS: dict[str, str] = {
+    "section_words": r"(?i)^(abstract|introduction|background|related work|methods?|methodology|results|discussion|"
+                     r"conclusions?|summary|acknowledge?ments?|references|bibliography|appendix|contents)\b",
+    # A section name in capitals on a line of its own at the top of a paragraph ("DISCUSSION" over
+    # "This paper presents …", as medical and Frontiers templates set it): the section starts there.
+    "run_in_section": r"(?:ABSTRACT|INTRODUCTION|BACKGROUND|(?:MATERIALS?|PATIENTS|SUBJECTS) AND METHODS|METHODS?|METHODOLOGY|"
+                      r"RESULTS(?: AND DISCUSSION)?|DISCUSSION|CONCLUSIONS?|ACKNOWLEDGE?MENTS?|REFERENCES)",
+    "numbered": r"^(\d+(\.\d+)*\.?|[A-Z]\.(\d+\.?)*|[IVX]+\.)\s+\S",
+    "section_number": r"^(\d+\.(\d+\.?)*|[A-Z]\.\d+\.?|[IVX]+\.)\s+\S",  # with a dot: not "2019 data"
+    # A label that opens a caption on a line of its own ("Table 2", "Figure 3"): never a heading.
+    "caption_label": r"(?i)^(?:table|fig(?:ure)?\.?|scheme|box|chart|plate)\s*[A-Z]?\d",
+    "number_cell": r"(\d+\.)*\d+\.?|[A-Z](\.\d+)*\.?|[IVX]+\.",  # a section number set apart from its title
+    # A short paragraph set larger than the body is not a heading when it reads as a sentence: eight
+    # words or more that end with a full stop, or hold one sentence's end and the next one's start.
+    # Short medical papers set a long reference list in small type, so the body-size estimate takes
+    # the list's 7.3 pt for the body, and their 9.8 pt paragraphs of two lines ("from 0.193 to 0.920
+    # and 0.059 to 0.714, respectively, … (Table 2).") were headings: never evidence, and the name of
+    # every passage after them. Over both corpora this turns 5 of 841 headings into prose, all of
+    # them sentences; "Appendix. Model specification" and "7.5 Monte-Carlo … vs. Weight Scaling" stay.
+    "sentence_end": r"[a-z]{2,}\.\s+[A-Z][a-z]",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 _HEADING_WORDS = 8
 _SUBHEADING_MAX_WORDS = 20
 
@@ -84,7 +83,7 @@ _SUBHEADING_MAX_WORDS = 20
 def _reads_as_sentence(text: str) -> bool:
     if len(text.split()) < _HEADING_WORDS:
         return False
-    return text.rstrip().endswith(".") or _SENTENCE_END.search(text) is not None
+    return text.rstrip().endswith(".") or P["sentence_end"].search(text) is not None
 
 
 def _sentence_part(text: str, words: int) -> bool:
@@ -113,7 +112,7 @@ def _classify(block: Block, body: float) -> None:
     # numbered ("2.1. Data") or a standard section name. A bold lead-in inside a paragraph
     # is not a block of its own, and bold figure labels are rarely numbered.
     bold = block.share("bold")
-    numbered = _NUMBERED.match(text) is not None or _SECTION_WORDS.match(text) is not None
+    numbered = P["numbered"].match(text) is not None or P["section_words"].match(text) is not None
     if short and words <= 14 and not any(_cells(r) for r in block.rows) and (
         (size >= body * 1.05 and bold >= 0.5) or (size >= body * 0.95 and bold >= 0.6 and numbered)
         or (block.apart and _opens_as_heading(text))
@@ -186,7 +185,7 @@ def _render(blocks: list[Block], words: Counter | None = None) -> str:
             text = b.text
             # A heading wrapped over two blocks (long titles): one heading line.
             # A numbered one ("1.1 Cluster computing" under "1. INTRODUCTION") starts a section of its own.
-            if (prev is not None and prev.kind == "heading" and prev.level == b.level and not _SECTION_NUMBER.match(text)
+            if (prev is not None and prev.kind == "heading" and prev.level == b.level and not P["section_number"].match(text)
                     and abs(prev.size - b.size) < 0.5 and b.bbox[1] - prev.bbox[3] < b.size):
                 parts[-1] = f"{parts[-1]} {text}"
             else:
@@ -203,7 +202,7 @@ def _render(blocks: list[Block], words: Counter | None = None) -> str:
         elif b.kind == "lines":
             parts.append(_escape("\n".join(r.text for r in b.rows)))
         else:
-            rows, run_in = b.rows, len(b.rows) >= 2 and _RUN_IN_SECTION.fullmatch(b.rows[0].text.strip())
+            rows, run_in = b.rows, len(b.rows) >= 2 and P["run_in_section"].fullmatch(b.rows[0].text.strip())
             if run_in:
                 parts.append("## " + rows[0].text.strip())
             text = _escape(_join_prose(rows[1:] if run_in else rows, words))
@@ -222,13 +221,13 @@ def _render(blocks: list[Block], words: Counter | None = None) -> str:
 def _cells(row: Row) -> bool:
     """The row is set in gap-separated cells (a table's bold header), not a number and its title."""
     pieces = [p.strip() for p in row.pieces if p.strip()]
-    return len(pieces) > 2 or (len(pieces) == 2 and not _NUMBER_CELL.fullmatch(pieces[0]))
+    return len(pieces) > 2 or (len(pieces) == 2 and not P["number_cell"].fullmatch(pieces[0]))
 
 
 def _opens_as_heading(text: str) -> bool:
     """A line set apart by its face alone reads as a heading: it opens with a capital or a section
     number and ends without a sentence's or a list's punctuation, and is no caption's label."""
-    return (text[:1].isupper() or text[:1].isdigit()) and not text.endswith((".", ",", ";", ":")) and not _CAPTION_LABEL.match(text)
+    return (text[:1].isupper() or text[:1].isdigit()) and not text.endswith((".", ",", ";", ":")) and not P["caption_label"].match(text)
 
 
 def _face_apart(first: Row, rest: list[Row]) -> bool:
@@ -284,7 +283,7 @@ def _classified_blocks(page: pymupdf.Page, body_size: float,
     if page.number == 0:
         # Author names under the title are often set large; they are not section headings.
         for b in blocks[1:12]:
-            if _SECTION_WORDS.match(b.text):
+            if P["section_words"].match(b.text):
                 break
             if b.kind == "heading" and b.level > 1 and name_line and name_line(b.rows[0].pieces[0]):
                 b.kind = "prose"

@@ -30,8 +30,11 @@ HEAD_ROWS = 3
 RUNNING_SAMPLE_PAGES = 12  # pages read to find running heads (evenly spread)
 RUNNING_MIN_PAGES = 3  # a running head is on at least this many sampled pages…
 RUNNING_MIN_SHARE = 0.3  # …and at least this share of them
-_PAGE_NUMBER = re.compile(r"[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*", re.I)
-_NUMBERED_LINE = re.compile(r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+")
+_PATTERNS: dict[str, str] = {
+    "page_number": r"(?i)[-–—\s]*(\d+|[ivxlc]+)[-–—\s]*",
+    "numbered_line": r"\d+\s+\S.{0,100}|.{0,100}\S\s+\d+",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 # A copyright or licence line ("© 2010 Datta et al; licensee BioMed Central Ltd.", "Copyright 2019
 # Elsevier. All rights reserved."): the publisher's boilerplate, never a heading (pdf_layout) and
 # never evidence (research/evidence/not_evidence.py).
@@ -94,7 +97,7 @@ def is_furniture(block: Any, page_rect: pymupdf.Rect, body: float, running: froz
     text = block.text
     if block.size > body * 1.05 or block.share("bold") >= 0.5:
         return False
-    return bool(_PAGE_NUMBER.fullmatch(text) or _NUMBERED_LINE.fullmatch(text) and len(text) < 110)
+    return bool(P["page_number"].fullmatch(text) or P["numbered_line"].fullmatch(text) and len(text) < 110)
 
 
 @per_document

@@ -24,14 +24,14 @@ from .superscripts import plus_minus_joined, powers_of_ten_marked
 # full-text search see ordinary words. Highlighting must search with the same choice.
 TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
 
-_MONO_FONT = re.compile(
-    r"mono|courier|typewriter|cmtt|cmsltt|cmitt|lmtt|sftt|txtt|nimbusmon|inconsolata|consol|menlo",
-    re.I,
-)
-_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|cmbsy|msbm|msam|eufm|rsfs|stmary|wasy)|math|symbol", re.I)
-# Control characters, and private-use code points (big delimiters of TeX math fonts come
-# out as U+F8xx): noise for embeddings and search, never needed to find text on a page.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffe\uffff]")
+_PATTERNS: dict[str, str] = {
+    "mono_font": r"(?i)mono|courier|typewriter|cmtt|cmsltt|cmitt|lmtt|sftt|txtt|nimbusmon|inconsolata|consol|menlo",
+    "math_font": r"(?i)^(cmmi|cmsy|cmex|cmbsy|msbm|msam|eufm|rsfs|stmary|wasy)|math|symbol",
+    # Control characters, and private-use code points (big delimiters of TeX math fonts come
+    # out as U+F8xx): noise for embeddings and search, never needed to find text on a page.
+    "control": r"[\x00-\x08\x0b-\x1f\x7f\ue000-\uf8ff\ufffe\uffff]",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 @dataclass
@@ -77,7 +77,7 @@ class Block:
 def _clean(text: str) -> str:
     if text.isprintable():  # fast path: no control, private-use or odd space characters
         return text
-    return _CONTROL.sub("", text).replace("\u00a0", " ")
+    return P["control"].sub("", text).replace("\u00a0", " ")
 
 
 def page_blocks(page: pymupdf.Page) -> list[Block]:
@@ -110,8 +110,8 @@ def font_style(font: str) -> tuple[bool, bool, bool]:
         # Advent 3B2 (BMC, Springer, Wolters Kluwer) names a bold face by a suffix and leaves the
         # font's bold flag unset: "HBEMOE+AdvTTaf7f9f4f.B", "AdvOT3b30f6db.B" (".BI" bold italic).
         bool(re.search(r"bold|black|heavy|demi|semibold|cmbx|cmb\d", font, re.I) or re.search(r"\.BI?$", font)),
-        bool(_MONO_FONT.search(font)),
-        bool(_MATH_FONT.search(font)),
+        bool(P["mono_font"].search(font)),
+        bool(P["math_font"].search(font)),
     )
 
 

@@ -44,15 +44,11 @@ def _raised(span: dict[str, Any]) -> bool:
 
 # The running text: powers of ten, a stacked "±".
 
-_TEN = re.compile(r"(?<![\d.,])10\s*$")
-_EXPONENT = re.compile(r"^\s*[-−–+]?\s*\d+(?:\.\d+)?\s*$")
-_POWER_MARK = re.compile(r"(?<=10)\^(?=[-−–+]?\d)")
-
 
 def as_printed(text: str) -> str:
     """The text with the powers of ten unmarked, as the page spells them ("10^6.6" -> "106.6"):
     what a search of the page finds."""
-    return _POWER_MARK.sub("", text)
+    return P["power_mark"].sub("", text)
 
 
 def powers_of_ten_marked(spans: Spans) -> Spans:
@@ -60,12 +56,12 @@ def powers_of_ten_marked(spans: Spans) -> Spans:
     out: Spans = []
     k = 0
     while k < len(spans):
-        if _raised(spans[k][0]) and out and not _raised(out[-1][0]) and _TEN.search(out[-1][1]):
+        if _raised(spans[k][0]) and out and not _raised(out[-1][0]) and P["ten"].search(out[-1][1]):
             end = k
             while end < len(spans) and _raised(spans[end][0]):
                 end += 1
             power = "".join(t for _, t in spans[k:end])
-            if _EXPONENT.match(power):
+            if P["exponent"].match(power):
                 out[-1] = (out[-1][0], out[-1][1].rstrip())
                 out.append((spans[k][0], "^" + "".join(power.split()) + (" " if power != power.rstrip() else "")))
                 k = end
@@ -91,12 +87,18 @@ def plus_minus_joined(spans: Spans) -> Spans:
 
 # A table's words: footnote marks, exponents, a stacked "±".
 
-_MARK = re.compile(r"^(?:[A-Za-z0-9]|[*∗†‡§¶#]+|[a-z](?:,[a-z])+)$")
-_SIGNED = re.compile(r"[-−+]")
 _SUPERSCRIPT = str.maketrans("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ")
 _RAISED_CHARS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ"
-_SYMBOL = re.compile(r"^(?:[^\W\d_]|[A-Z][a-z])$")  # "R", "χ", "Zn": a quantity's symbol or an element
-_WORD = re.compile(r"[^\W\d_]{3,}")  # three letters or more: a name, not a symbol or an element ("Zn²⁺")
+_PATTERNS: dict[str, str] = {
+    "ten": r"(?<![\d.,])10\s*$",
+    "exponent": r"^\s*[-−–+]?\s*\d+(?:\.\d+)?\s*$",
+    "power_mark": r"(?<=10)\^(?=[-−–+]?\d)",
+    "mark": r"^(?:[A-Za-z0-9]|[*∗†‡§¶#]+|[a-z](?:,[a-z])+)$",
+    "signed": r"[-−+]",
+    "symbol": r"^(?:[^\W\d_]|[A-Z][a-z])$",  # "R", "χ", "Zn": a quantity's symbol or an element
+    "word": r"[^\W\d_]{3,}",  # three letters or more: a name, not a symbol or an element ("Zn²⁺")
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 # Ligatures as their letters ("puriﬁcation" → "purification"), as the running text reads them
 # (pdf_layout.TEXT_FLAGS): a row must match the question's words and the claim's.
 WORD_FLAGS = pymupdf.TEXTFLAGS_WORDS & ~pymupdf.TEXT_PRESERVE_LIGATURES
@@ -112,10 +114,10 @@ def _raised_spans(layout: dict) -> list[tuple[Rect, str]]:
 
 def _resolved(base: str, mark: str) -> str | None:
     """What `base` followed by the superscript `mark` reads as; None to leave the word as it is."""
-    if _SIGNED.search(mark) or _SYMBOL.match(base):
+    if P["signed"].search(mark) or P["symbol"].match(base):
         exponent = mark.translate(_SUPERSCRIPT)
         return base + exponent if all(ch in _RAISED_CHARS for ch in exponent) else None
-    if _MARK.match(mark) and (not base or _WORD.search(base)):
+    if P["mark"].match(mark) and (not base or P["word"].search(base)):
         return base
     return None
 

@@ -82,13 +82,16 @@ SPACE_FLOOR = 0.2  # em: about the narrowest word space a font sets (Times' 0.25
 PLAUSIBLE = 0.15  # em: a gap from here on can be a word space, and sets the line's word space
 HEIGHT_SHARE = 0.9  # a word's box is about this many em high or more (font ascender to descender): the quick pass's scale
 KERN, DOUBT = "kern", "doubt"
-_RUN = re.compile(r"[^\x00-\x20\u00a0]+")  # MuPDF's words: runs between whitespace and control characters
-_LETTERS = re.compile(r"[^\W\d_]+")
-_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|msbm|eufm|rsfs)|math|symbol", re.I)
 _ACCENTS = frozenset(TYPOGRAPHIC_ACCENTS + "`")
 SPLIT = "\x01"  # marks a gap between two letters inside a word or in doubt in the text the vocabulary counts
-_AT_SPLIT = re.compile(r"[^\W\d_]*\x01[^\W\d_]*")
-_BROKEN_AT_END = re.compile(r"[^\W\d_]+-\n[^\W\d_]+")
+_PATTERNS: dict[str, str] = {
+    "run": r"[^\x00-\x20\u00a0]+",  # MuPDF's words: runs between whitespace and control characters
+    "letters": r"[^\W\d_]+",
+    "math_font": r"(?i)^(cmmi|cmsy|cmex|msbm|eufm|rsfs)|math|symbol",
+    "at_split": r"[^\W\d_]*\x01[^\W\d_]*",
+    "broken_at_end": r"[^\W\d_]+-\n[^\W\d_]+",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 LineKey = tuple[int, int]  # (block number, line number) as MuPDF numbers them on a page
 
@@ -145,7 +148,7 @@ class _Line:
 def _line(line: dict[str, Any]) -> _Line:
     spans = line["spans"]
     text = "".join(s["text"] for s in spans)
-    runs = list(_RUN.finditer(text))
+    runs = list(P["run"].finditer(text))
     span_starts, at = [], 0
     for s in spans:
         span_starts.append(at)
@@ -165,7 +168,7 @@ def line_gaps(ln: _Line, words: list[tuple]) -> list[Gap]:
         size = max(a["size"], b["size"], 1.0)
         left, right = ln.text[ln.ends[k] - 1], ln.text[ln.starts[k + 1]]
         text = (left not in _ACCENTS and right not in _ACCENTS
-                and not _MATH_FONT.search(a["font"]) and not _MATH_FONT.search(b["font"]))
+                and not P["math_font"].search(a["font"]) and not P["math_font"].search(b["font"]))
         out.append(Gap(k, (words[k + 1][0] - words[k][2]) / size, left.isalpha() and right.isalpha(),
                        abs(a["size"] - b["size"]) <= 0.1 * size, text))
     return out
@@ -185,7 +188,7 @@ def _pieces(runs: list[str], k: int, zone_of: dict[int, str]) -> tuple[str, str,
     joined = "".join(parts)
     bounds = [sum(len(r) for r in parts[:i]) for i in range(1, len(parts))]
     cut = bounds[k - lo]
-    for m in _LETTERS.finditer(joined):
+    for m in P["letters"].finditer(joined):
         if m.start() < cut < m.end():
             left = max([b for b in bounds if m.start() < b < cut], default=m.start())
             right = min([b for b in bounds if cut < b < m.end()], default=m.end())
@@ -223,8 +226,8 @@ class Vocabulary:
         inside a word or in doubt, between two letters) and the two pieces of a word broken at a
         line's end."""
         if SPLIT in text:
-            text = _AT_SPLIT.sub(" ", text)
-        self.whole.update(_LETTERS.findall(_BROKEN_AT_END.sub(" ", text).lower()))
+            text = P["at_split"].sub(" ", text)
+        self.whole.update(P["letters"].findall(P["broken_at_end"].sub(" ", text).lower()))
 
 
 def decide(runs: list[str], gaps: list[Gap], zone_of: dict[int, str],

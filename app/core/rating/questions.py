@@ -15,26 +15,29 @@ from dataclasses import dataclass
 
 from ..text.sentences import split
 
-# A figure worth asking for: a decimal, a percentage, or a number of three or more digits;
-# not a year, a reference number or a section number.
-FIGURE = re.compile(r"(?<![\w.\[(-])(\d{1,3}(?:,\d{3})+|\d+\.\d+|\d+(?:\.\d+)?\s?%|\d{3,})(?![\w.-]*\])(?![\w-])")
-YEAR = re.compile(r"^(1[89]|20)\d\d$")
-# A name: two or more capitalised words, or a capitalised word joined by a hyphen (Newey-West),
-# after the sentence's first word.
-NAME = re.compile(r"(?<=\s)((?:[A-Z][a-z]+(?:[-–][A-Z][a-z]+)+)|(?:[A-Z][a-z]+\s){1,2}[A-Z][a-z]+)(?=[\s,.;:])")
 DIRECTIONS = {"increase": "decrease", "increases": "decreases", "increased": "decreased", "higher": "lower",
               "larger": "smaller"}
-DIRECTION = re.compile(r"\b(" + "|".join(sorted({*DIRECTIONS, *DIRECTIONS.values()}, key=len, reverse=True)) + r")\b")
 GAP = "___"
-# A number that points somewhere (Section 2.3, Theorem 1.1, version 0.10) is no finding.
-POINTER = re.compile(r"(?i)\b(section|sections|sec\.|theorem|lemma|table|figure|fig\.|chapter|equation|eq\.|version|"
-                     r"appendix|definition|corollary|proposition|example|algorithm|step|pages?|pp\.|p\.|vol\.|no\.)(?![a-z])|>=|<=|➜")
 POINTER_REACH = 24  # characters before a figure where such a word makes it a pointer ("sections 2.10 and 2.16")
 FRONT_MATTER = 1500  # characters of a paper's prose skipped (a fifth of a short one): title, authors, affiliations
-AFFILIATION = re.compile(r"\b(University|Universit\w+|Institute|Department|Inc|Abstract|Journal|Keywords)\b|@")
-CITED = re.compile(r"\s*(,\s*(\d{4}|et al)|et al|\(\d{4}|and [A-Z]\w+ \(\d{4})")
-MARK = re.compile(r"<!--.*?-->", re.S)
-CODE = re.compile(r"```.*?```", re.S)
+_PATTERNS: dict[str, str] = {
+    # A figure worth asking for: a decimal, a percentage, or a number of three or more digits;
+    # not a year, a reference number or a section number.
+    "figure": r"(?<![\w.\[(-])(\d{1,3}(?:,\d{3})+|\d+\.\d+|\d+(?:\.\d+)?\s?%|\d{3,})(?![\w.-]*\])(?![\w-])",
+    "year": r"^(1[89]|20)\d\d$",
+    # A name: two or more capitalised words, or a capitalised word joined by a hyphen (Newey-West),
+    # after the sentence's first word.
+    "name": r"(?<=\s)((?:[A-Z][a-z]+(?:[-–][A-Z][a-z]+)+)|(?:[A-Z][a-z]+\s){1,2}[A-Z][a-z]+)(?=[\s,.;:])",
+    "direction": r"\b(" + "|".join(sorted({*DIRECTIONS, *DIRECTIONS.values()}, key=len, reverse=True)) + r")\b",
+    # A number that points somewhere (Section 2.3, Theorem 1.1, version 0.10) is no finding.
+    "pointer": r"(?i)\b(section|sections|sec\.|theorem|lemma|table|figure|fig\.|chapter|equation|eq\.|version|"
+               r"appendix|definition|corollary|proposition|example|algorithm|step|pages?|pp\.|p\.|vol\.|no\.)(?![a-z])|>=|<=|➜",
+    "affiliation": r"\b(University|Universit\w+|Institute|Department|Inc|Abstract|Journal|Keywords)\b|@",
+    "cited": r"\s*(,\s*(\d{4}|et al)|et al|\(\d{4}|and [A-Z]\w+ \(\d{4})",
+    "mark": r"(?s)<!--.*?-->",
+    "code": r"(?s)```.*?```",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 MIN_WORDS, MAX_WORDS = 10, 45  # a sentence that says something whole, and that fits a question
 TOO_MANY_DIGITS = 0.25  # a table row or an equation, not a sentence
 # Words in a name that are a sentence's furniture, not a name.
@@ -62,7 +65,7 @@ def _usable(sentence: str) -> bool:
 
 def prose(text: str) -> str:
     """The running text of a paper's Markdown: no headings, code, tables or page marks."""
-    text = CODE.sub(" ", MARK.sub(" ", text))
+    text = P["code"].sub(" ", P["mark"].sub(" ", text))
     kept = [line for line in text.splitlines() if not line.lstrip().startswith(("#", "|", ">", "```", "!["))]
     return " ".join(" ".join(kept).split())
 
@@ -72,7 +75,7 @@ def questions_from(paper_id: str, text: str) -> list[Question]:
     out = []
     text = prose(text)
     for sentence in split(text[min(FRONT_MATTER, len(text) // 5):]):
-        if not _usable(sentence) or AFFILIATION.search(sentence):
+        if not _usable(sentence) or P["affiliation"].search(sentence):
             continue
         q = _figure(paper_id, sentence) or _name(paper_id, sentence) or _direction(paper_id, sentence)
         if q is not None:
@@ -85,8 +88,8 @@ def _ask(sentence: str, start: int, end: int) -> str:
 
 
 def _figure(paper_id: str, sentence: str) -> Question | None:
-    found = [m for m in FIGURE.finditer(sentence) if not YEAR.match(m.group(1))
-             and not POINTER.search(sentence[max(0, m.start(1) - POINTER_REACH): m.start(1)])
+    found = [m for m in P["figure"].finditer(sentence) if not P["year"].match(m.group(1))
+             and not P["pointer"].search(sentence[max(0, m.start(1) - POINTER_REACH): m.start(1)])
              and not re.match(r"\.[\dx]", sentence[m.end(1):]) and len(sentence[: m.start(1)].split()) >= 4
              and len(sentence[m.end(1):].strip(" .")) > 0]
     if len(found) != 1:  # two figures: which is asked for would be ambiguous
@@ -96,8 +99,8 @@ def _figure(paper_id: str, sentence: str) -> Question | None:
 
 
 def _name(paper_id: str, sentence: str) -> Question | None:
-    for m in NAME.finditer(sentence):
-        if CITED.match(sentence[m.end(1):]):  # an author cited, not a thing named
+    for m in P["name"].finditer(sentence):
+        if P["cited"].match(sentence[m.end(1):]):  # an author cited, not a thing named
             continue
         if not set(m.group(1).replace("–", " ").replace("-", " ").split()) & NOT_NAMES:
             return Question(_ask(sentence, m.start(1), m.end(1)), m.group(1), "name", paper_id, sentence)
@@ -105,7 +108,7 @@ def _name(paper_id: str, sentence: str) -> Question | None:
 
 
 def _direction(paper_id: str, sentence: str) -> Question | None:
-    found = list(DIRECTION.finditer(sentence))
+    found = list(P["direction"].finditer(sentence))
     if len(found) != 1:
         return None
     m = found[0]

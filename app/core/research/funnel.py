@@ -132,13 +132,9 @@ class Funnel:
         return result
 
     # -- stage 1 ------------------------------------------------------------------
-    def scope(self, query: str, qvec: np.ndarray) -> tuple[list[str], list[str]]:
-        """The shortlist of papers for the query (and notes on what the cutoff removed)."""
-        complete, searches = self._start_scoping(query)
-        return self._shortlist(complete, *searches.finish(qvec))
-
     def embed_and_scope(self, query: str) -> tuple[np.ndarray, list[str], list[str]]:
-        """Embed the query while stage 1's full-text searches run; then `scope`."""
+        """Embed the query while stage 1's full-text searches run; then the shortlist of papers
+        for the query (and notes on what the cutoff removed)."""
         complete, searches = self._start_scoping(query)
         qvec = self.embedder.embed_one(query)
         return (qvec, *self._shortlist(complete, *searches.finish(qvec)))

@@ -24,10 +24,13 @@ from .records import CLAIM, KEY_PASSAGE, EvidenceCard, QuotedSentence, SharedAns
 
 log = logging.getLogger(__name__)
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# A file path in a model's description ("llama.cpp: /home/ana/.local/share/…/qwen.gguf"): only its name is shared.
-_PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\\/\s]+[\\/])*([^\\/\s]+)")
-_SERVER = re.compile(r" at (?:[a-z][a-z0-9+.-]*://)?[^\s]+?(?=:\s|\s|$)")  # " at localhost:1234", " at http://…/v1"
+_PATTERNS: dict[str, str] = {
+    "sentence_end": r"(?<=[.!?])\s+",
+    # A file path in a model's description ("llama.cpp: /home/ana/.local/share/…/qwen.gguf"): only its name is shared.
+    "path": r"(?:[A-Za-z]:)?[\\/](?:[^\\/\s]+[\\/])*([^\\/\s]+)",
+    "server": r" at (?:[a-z][a-z0-9+.-]*://)?[^\s]+?(?=:\s|\s|$)",  # " at localhost:1234", " at http://…/v1"
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def shared_answer(library: Library, result: ResearchResult, *, model: str, judge: str, settings: dict[str, Any],
@@ -135,7 +138,7 @@ def quoted_sentences(quote: str, e: Evidence | None) -> list[QuotedSentence]:
 def public(model: str) -> str:
     """A model's description as a shared answer may state it: file names without their folders,
     server addresses left out ("llama.cpp: /home/ana/models/q.gguf" → "llama.cpp: q.gguf")."""
-    return _PATH.sub(r"\1", _SERVER.sub("", model))
+    return P["path"].sub(r"\1", P["server"].sub("", model))
 
 
 def _passage_quote(e: Evidence) -> str:
@@ -149,7 +152,7 @@ def _sentence_before(answer: str, end: int) -> str:
     """A free-text answer's claim: the sentence its citation closes."""
     before = answer[:end]
     before = before[: before.rfind("[")] if "[" in before else before
-    return _SENTENCE_END.split(before.strip())[-1].strip() if before.strip() else ""
+    return P["sentence_end"].split(before.strip())[-1].strip() if before.strip() else ""
 
 
 def _papers(library: Library, result: ResearchResult) -> list[SharedPaper]:

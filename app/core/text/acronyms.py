@@ -22,10 +22,15 @@ import unicodedata
 MAX_LONG = 80  # characters: a long form is a name, not a sentence
 BACK_WORDS = 12  # words before the bracket that may spell it
 CONNECTORS = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "&"})
-_BRACKET = re.compile(r"\(\s*([A-Za-z]{2,10})\s*\)")
 _EDGES = "\"“”‘’'()[],;:."
-_LIGATURE = re.compile("[\ufb00-\ufb06]")  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ: read as their letters (not all of NFKC: "¨o" would gain a space)
-_POSSESSIVE = re.compile(r"[’']s$")
+_PATTERNS: dict[str, str] = {
+    "bracket": r"\(\s*([A-Za-z]{2,10})\s*\)",
+    "ligature": "[\ufb00-\ufb06]",  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ: read as their letters (not all of NFKC: "¨o" would gain a space)
+    "possessive": r"[’']s$",
+    "broken_word": r"(\w)-\s*\n\s*(\w)",  # a word hyphenated at a line's end
+    "word_joint": r"[-/]",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def capitals(short: str) -> str:
@@ -34,18 +39,23 @@ def capitals(short: str) -> str:
     return caps if len(caps) >= 2 else ""
 
 
+def flatten(text: str) -> str:
+    """`text` on one line, single-spaced, a word hyphenated at a line's end kept whole ("IL-\n6")."""
+    return " ".join(P["broken_word"].sub(r"\1-\2", text).split())
+
+
 def definitions(text: str) -> dict[str, str]:
     """{"SS": "surgeon-scrub"} for each acronym `text` defines in brackets; the first definition stands."""
-    text = _LIGATURE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
-    flat = " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
+    text = P["ligature"].sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    flat = flatten(text)
     out: dict[str, str] = {}
-    for m in _BRACKET.finditer(flat):
+    for m in P["bracket"].finditer(flat):
         short = m.group(1)
         letters = capitals(short)
         if not letters or short in out:
             continue
         words = flat[max(0, m.start() - 16 * BACK_WORDS):m.start()].split()[-BACK_WORDS:]
-        words = [_POSSESSIVE.sub("", w.strip(_EDGES)) for w in words]
+        words = [P["possessive"].sub("", w.strip(_EDGES)) for w in words]
         first = _spelling_start(words, letters)
         if first is not None:
             long_form = " ".join(words[first:])
@@ -63,7 +73,7 @@ def _spelling_start(words: list[str], letters: str) -> int | None:
             return k + 1
         if k < 0:
             return None
-        parts = [p for p in re.split(r"[-/]", words[k]) if p] if words[k][:1].isalpha() else []
+        parts = [p for p in P["word_joint"].split(words[k]) if p] if words[k][:1].isalpha() else []
         for initials in _readings(parts):
             if 0 < len(initials) <= need and letters[need - len(initials):need] == initials:
                 found = walk(k - 1, need - len(initials))

@@ -16,23 +16,19 @@ import re
 from collections import Counter
 from typing import Iterable
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]")  # a word as set within a line, compounds whole
-_TAIL = re.compile(r"[A-Za-z]+$")
-_HEAD = re.compile(r"[A-Za-z]+")
-
 
 def document_words(page_texts: Iterable[str]) -> Counter:
     """How often the document spells each word (lower case) within a line. A word broken at a
     line's end counts as its two pieces, so it never votes for its own spelling."""
     words: Counter = Counter()
     for text in page_texts:
-        words.update(w.lower() for w in _WORD.findall(text))
+        words.update(w.lower() for w in P["word"].findall(text))
     return words
 
 
 def join_hyphenated(line: str, nxt: str, words: Counter | None = None) -> str:
     """`line`, which ends in a hyphen after a letter, joined with the next line `nxt`."""
-    before, after = _TAIL.search(line[:-1]), _HEAD.match(nxt)
+    before, after = P["tail"].search(line[:-1]), P["head"].match(nxt)
     if words and before and after:
         joined = words[(before.group() + after.group()).lower()]
         hyphenated = words[f"{before.group()}-{after.group()}".lower()]
@@ -52,13 +48,19 @@ def join_lines(line: str, nxt: str, words: Counter | None = None) -> str:
 
 # -- sentences cut at a block's end ------------------------------------------------------
 
-_FINISHED = re.compile(r"[.!?:;][\"”’')\]]*$")  # how a paragraph ends where its sentence does
-_WORDLIKE = re.compile(r"[(\[“\"]?[^\W\d_]{2,}[)\]”\",;]*")
+_PATTERNS: dict[str, str] = {
+    "word": r"[A-Za-z][A-Za-z-]*[A-Za-z]",  # a word as set within a line, compounds whole
+    "tail": r"[A-Za-z]+$",
+    "head": r"[A-Za-z]+",
+    "finished": r"[.!?:;][\"”’')\]]*$",
+    "wordlike": r"[(\[“\"]?[^\W\d_]{2,}[)\]”\",;]*",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def unfinished(text: str) -> bool:
     """Whether `text` stops before its sentence does (no full stop or other sentence end)."""
-    return bool(text) and not _FINISHED.search(text)
+    return bool(text) and not P["finished"].search(text)
 
 
 def runs_on(paragraph: str, text: str) -> bool:
@@ -73,4 +75,4 @@ def runs_on(paragraph: str, text: str) -> bool:
 
 
 def _words(tokens: list[str]) -> int:
-    return sum(1 for t in tokens if _WORDLIKE.fullmatch(t))
+    return sum(1 for t in tokens if P["wordlike"].fullmatch(t))

@@ -39,13 +39,16 @@ ABBREVIATIONS = frozenset({
 })
 _OPENERS = "\"'“‘(["
 _CLOSERS = "\"')]’”"
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
 # A name spelt in lower case: a lower-case run then a capital or digit inside the word
 # ("lacZ", "mRNA", "lme4"); a one-letter symbol joined by a hyphen or followed by a relation
 # ("p-values", "n-hexane", "p < 0.05"); a Greek letter ("β-sitosterol", "α helices").
 _INNER = r"[a-z]+[A-Z0-9]"
-_NAME_START = re.compile(_INNER + r"|[a-z]\s?[-–]\s?\w|[a-z]\s*[<>=≤≥≈]|[α-ω]")
-_ABBREVIATED = re.compile(r"([\w.]+)\.[" + re.escape(_CLOSERS) + r"]*$")
+_PATTERNS: dict[str, str] = {
+    "paragraph": r"\n[ \t]*\n",
+    "name_start": _INNER + r"|[a-z]\s?[-–]\s?\w|[a-z]\s*[<>=≤≥≈]|[α-ω]",
+    "abbreviated": r"([\w.]+)\.[" + re.escape(_CLOSERS) + r"]*$",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 @lru_cache(maxsize=8)
@@ -57,7 +60,7 @@ def _end_pattern(attached: str) -> re.Pattern[str]:
 def is_name_start(word: str) -> bool:
     """Whether `word` (the text from a sentence's first character on) opens with a name or
     symbol written in lower case (see the module doc)."""
-    return bool(_NAME_START.match(word))
+    return bool(P["name_start"].match(word))
 
 
 def opens_sentence(text: str, pos: int, *, marked: Collection[int] = (), attached: str = "") -> bool:
@@ -72,7 +75,7 @@ def opens_sentence(text: str, pos: int, *, marked: Collection[int] = (), attache
 
 def ends_with_abbreviation(before: str) -> bool:
     """Whether the text before a full stop (stop included) ends in an abbreviation ("et al.")."""
-    m = _ABBREVIATED.search(before)
+    m = P["abbreviated"].search(before)
     return bool(m) and m.group(1).lower() in ABBREVIATIONS
 
 
@@ -86,7 +89,7 @@ def sentence_spans(text: str, *, marked: Collection[int] = (), attached: str = "
     end_of = _end_pattern(attached)
     spans = []
     pos = 0
-    for para in [*_PARAGRAPH.finditer(text), None]:
+    for para in [*P["paragraph"].finditer(text), None]:
         stop = para.start() if para else len(text)
         start = pos
         for m in end_of.finditer(text, pos, stop):

@@ -5,6 +5,14 @@ from __future__ import annotations
 import re
 
 
+_WORD_RUN = re.compile(r"[a-z0-9]+")
+
+
+def lower_words(text: str) -> list[str]:
+    """The runs of letters and digits of `text`, lower-cased ("Bootstrap-t CI" → bootstrap, t, ci)."""
+    return _WORD_RUN.findall(text.lower())
+
+
 def plural(n: int, word: str) -> str:
     """'1 paper', '3 papers', '2 passages'."""
     if n == 1:

@@ -12,23 +12,23 @@ from collections import Counter
 from ...text.line_breaks import document_words, join_lines
 from .layout import Line
 
-_LABEL = re.compile(
-    r"^(?:abstract|a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|résumé|resume|resumen|zusammenfassung|riassunto|synopsis)"
-    r"(?![a-z])\s*[:.—–-]?\s*(.*)$", re.I)
-_STRUCTURED = re.compile(r"^(?:objectives?|background|purpose|aims?|context|importance|motivation|rationale)\s*[:.]\s*\S", re.I)
-_STOP = re.compile(
-    r"^(?:keywords?|key\s?words|index terms|jel\b|msc\b|ams subject|subject areas?|mots[- ]cl[ée]s|palabras clave|"
-    r"\d+\.?\s+introduction|i\.\s+introduction|introduction\b|1\s+[A-Z]|©|copyright|citation:|received\b|"
-    r"\(?[A-Z][a-z]+\.? [A-Z][a-z]+\.? \d{4};)", re.I)
-# A keyword line: labelled, or terms split by bars ("Rcpp | sugar | R | C++"; a line of names
-# split by middle dots is an author line, so dots alone do not make one).
-_KEYWORD_LINE = re.compile(r"^(?:keywords?|key\s?words|index terms)\b|^[^|]{1,40}(?:\s\|\s[^|]{1,40}){2,}$", re.I)
-# The body's first heading: what follows it is the paper, not its abstract.
-_BODY_HEADING = re.compile(r"^(?:(?:\d+\.?|[IVX]+\.)\s*)?introduction\s*$|"
-                           r"^(?:\d+\.?|[IVX]+\.)\s*(?:background|motivation|overview)\s*$", re.I)
-_BOILERPLATE = re.compile(
-    r"creative commons|open access|licen[cs]e|copyright|©|correspond|e-?mail|edited by|reviewed by|received|"
-    r"\buniversity\b.*\buniversity\b|permission to|all rights reserved|this article is|citation:|funding", re.I)
+_PATTERNS: dict[str, str] = {
+    "label": r"(?i)^(?:abstract|a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|résumé|resume|resumen|zusammenfassung|riassunto|synopsis)"
+             r"(?![a-z])\s*[:.—–-]?\s*(.*)$",
+    "structured": r"(?i)^(?:objectives?|background|purpose|aims?|context|importance|motivation|rationale)\s*[:.]\s*\S",
+    "stop": r"(?i)^(?:keywords?|key\s?words|index terms|jel\b|msc\b|ams subject|subject areas?|mots[- ]cl[ée]s|palabras clave|"
+            r"\d+\.?\s+introduction|i\.\s+introduction|introduction\b|1\s+[A-Z]|©|copyright|citation:|received\b|"
+            r"\(?[A-Z][a-z]+\.? [A-Z][a-z]+\.? \d{4};)",
+    # A keyword line: labelled, or terms split by bars ("Rcpp | sugar | R | C++"; a line of names
+    # split by middle dots is an author line, so dots alone do not make one).
+    "keyword_line": r"(?i)^(?:keywords?|key\s?words|index terms)\b|^[^|]{1,40}(?:\s\|\s[^|]{1,40}){2,}$",
+    # The body's first heading: what follows it is the paper, not its abstract.
+    "body_heading": r"(?i)^(?:(?:\d+\.?|[IVX]+\.)\s*)?introduction\s*$|"
+                    r"^(?:\d+\.?|[IVX]+\.)\s*(?:background|motivation|overview)\s*$",
+    "boilerplate": r"(?i)creative commons|open access|licen[cs]e|copyright|©|correspond|e-?mail|edited by|reviewed by|received|"
+                   r"\buniversity\b.*\buniversity\b|permission to|all rights reserved|this article is|citation:|funding",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def _join(lines: list[Line], words: Counter | None = None) -> str:
@@ -51,7 +51,7 @@ def _collect(lines: list[Line], start: int, first_text: str, body: float, words:
         # A copyright notice opens its own line; "… Copyright / © 2009 Wiley" continues a
         # sentence (a preprint note at the head of the abstract) and does not end the block.
         mid_sentence = bool(taken) and re.match(r"©|copyright", t, re.I) and not re.search(r"[.!?:]$", taken[-1].text)
-        if (_STOP.match(t) and not mid_sentence) or (taken and _LABEL.match(t) and len(t) < 20):
+        if (P["stop"].match(t) and not mid_sentence) or (taken and P["label"].match(t) and len(t) < 20):
             break
         if size is None:
             size = ln.size
@@ -63,7 +63,7 @@ def _collect(lines: list[Line], start: int, first_text: str, body: float, words:
                 break
             if not new_column and ln.y0 - prev.y1 > 2.2 * ln.size:
                 break
-            if ln.bold and not prev.bold and len(t) < 80 and not _STRUCTURED.match(t):
+            if ln.bold and not prev.bold and len(t) < 80 and not P["structured"].match(t):
                 break  # a heading
         taken.append(ln)
         prev = ln
@@ -78,15 +78,15 @@ def find(lines: list[Line], body: float, after_y: float) -> tuple[str, float, bo
     ordered = lines  # PyMuPDF's reading order keeps a two-column page's text in order
     words = document_words(ln.text for ln in lines)
     for i, ln in enumerate(ordered):
-        m = _LABEL.match(ln.text)
+        m = P["label"].match(ln.text)
         if m and (len(ln.text) < 25 or m.group(1)[:1].isupper() or ln.bold):
             text = _collect(ordered, i + 1, m.group(1).strip(), body, words)
             if len(text) >= 20:
                 return text, ln.y0, True
     # A run-in "Background." after the body's first heading is a paragraph of the paper.
-    body_at = next((i for i, ln in enumerate(ordered) if _BODY_HEADING.match(ln.text)), len(ordered))
+    body_at = next((i for i, ln in enumerate(ordered) if P["body_heading"].match(ln.text)), len(ordered))
     for i, ln in enumerate(ordered[:body_at]):
-        if _STRUCTURED.match(ln.text) and ln.y0 >= after_y - 1:
+        if P["structured"].match(ln.text) and ln.y0 >= after_y - 1:
             text = _collect(ordered, i, "", body, words)
             if len(text) >= 200:
                 return text, ln.y0, True
@@ -95,23 +95,23 @@ def find(lines: list[Line], body: float, after_y: float) -> tuple[str, float, bo
     paragraphs = []
     for group in paragraphs_of([ln for ln in ordered if ln.y0 >= after_y - 1]):
         first_row = _join([ln for ln in group if abs(ln.y1 - group[0].y1) < 2])  # "1" + "Introduction"
-        if _BODY_HEADING.match(first_row):
+        if P["body_heading"].match(first_row):
             break
         paragraphs.append(group)
     for group, nxt in zip(paragraphs, paragraphs[1:]):
         text = _join(group, words)
-        if _KEYWORD_LINE.match(nxt[0].text) and len(text) >= 80 and not _KEYWORD_LINE.match(group[0].text):
+        if P["keyword_line"].match(nxt[0].text) and len(text) >= 80 and not P["keyword_line"].match(group[0].text):
             return text, group[0].y0, True
     for group in paragraphs:
         text = _join(group, words)
-        if len(text) >= 250 and len(group) >= 3 and not _BOILERPLATE.search(text[:300]):
+        if len(text) >= 250 and len(group) >= 3 and not P["boilerplate"].search(text[:300]):
             return text, group[0].y0, False
     return "", 0.0, False
 
 
 def body_started(lines: list[Line]) -> bool:
     """Whether the page shows the body's first heading (then no abstract follows on later pages)."""
-    return any(_BODY_HEADING.match(ln.text) for ln in lines)
+    return any(P["body_heading"].match(ln.text) for ln in lines)
 
 
 def paragraphs_of(lines: list[Line]) -> list[list[Line]]:

@@ -17,41 +17,20 @@ from .text import clean, key
 
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "dos", "du", "le", "la", "y", "bin",
               "al", "el", "ten", "ter", "zu", "st.", "mc", "af", "dal", "des"}
-_DEGREES = re.compile(r"^(md|phd|ph\.d\.?|mba|ms|msc|bsc|ba|ma|mph|mbbs|msn|rn|dphil|dr|prof|facs|frcs|mrcp|bs|"
-                      r"jr\.?|sr\.?|iii|ii|mpa|dds|dvm|pharmd|mas|meng|dsc|frcpc|mbchb|bch|bm|frcp)\.?$", re.I)
-_NOT_NAME = re.compile(
-    r"universit|institut|college|school|department|dept|laborator|\blab\b|cent(er|re)\b|\binc\b|corporation|"
-    r"research|hospital|foundation|project|journal|version|http|www|@|abstract|keywords?|introduction|editor|"
-    r"correspond|received|accepted|published|submitted|article|open access|creative|commons|licen[cs]e|"
-    r"copyright|review|division|faculty|program|science|engineering|technology|ministry|academy|society|"
-    r"observatory|national|company|ltd|gmbh|street|avenue|road|box\b|campus|clinic|unit\b|information|"
-    r"declarations|additional|author|summary|contents|affiliation|equal contribution|present address|"
-    r"laboratoire|informati|[ée]cole|escuela|departament|facult|hochschule|fachbereich|centro|istituto|"
-    r"archive|repository|repec|organi[sz]ation|agency|council|collaboration\b",
-    re.I,
-)
-_MONTH_WORD = re.compile(r"^(january|february|march|april|may|june|july|august|september|october|november|december)$", re.I)
-_PLACE_START = re.compile(r"^(north|south|east|west|new|los|las|san|santa|united|saudi|hong|sri|costa|puerto|"
-                          r"rio|republic|kingdom|cape|great|upper|lower)$", re.I)
-_FUNCTION_WORD = re.compile(r"^(the|this|these|those|we|our|in|on|for|with|from|by|at|is|are|of)$", re.I)  # not "An", "To": names
-_MARKERS = re.compile(r"[*∗†‡§¶#☯✉⁎•·⋆★☆♯♮⊥‖∥\d]+")  # "·" also separates names (Springer)
-_COLLAB = re.compile(r"^(the\s+)?[\w&,\- ]{2,80}\bcollaborations?$", re.I)
-_REFERENCE = re.compile(r"\b\d+\s*[–-]\s*\d+\b.{0,12}\(?\b(?:1[89]|20)\d\d\b")
-_WORD = re.compile(r"^(?:[A-ZÀ-ÞĀ-ſ][\w'’\-]*\.?|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,3}|O['’][A-Z]\w+|Mc\w+|Mac\w+|d['’][A-Z]\w+)$")
 
 
 def looks_like_name(part: str) -> bool:
     words = part.split()
-    if not 2 <= len(words) <= 6 or _NOT_NAME.search(part):
+    if not 2 <= len(words) <= 6 or P["not_name"].search(part):
         return False
-    if _PLACE_START.match(words[0]) or any(_MONTH_WORD.match(w) for w in words):
+    if P["place_start"].match(words[0]) or any(P["month_word"].match(w) for w in words):
         return False
     # Prose, not a name: it opens with a function word ("The COVID-19 crisis …") or a word is
     # cut by a line-end hyphen.
-    if _FUNCTION_WORD.match(words[0]) or any(w.endswith("-") for w in words):
+    if P["function_word"].match(words[0]) or any(w.endswith("-") for w in words):
         return False
     core = [w for w in words if w.lower() not in _PARTICLES]
-    if len(core) < 2 or not all(_WORD.match(w) for w in core):
+    if len(core) < 2 or not all(P["word"].match(w) for w in core):
         return False
     last = core[-1]
     # A surname is a word, not an initial ("Smith J." is read elsewhere as citation style).
@@ -63,12 +42,12 @@ def _parts(text: str) -> list[str]:
     text = re.sub(r"\S+@\S+", ",", text)
     # ORCID marks: the icon's text "iD", or the iD itself, printed after a name.
     text = re.sub(r"https?://\S+|www\.\S+|(?i:\borcid\b)\s*:?|\bi[dD]\b(?=\s*(?:[,;&·*†‡]|\band\b|$))", ",", text)
-    text = _MARKERS.sub(",", text)
+    text = P["markers"].sub(",", text)
     parts = re.split(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b(?=\s+[A-Z][a-z]))\s*", text)
     out = []
     for p in parts:
-        p = re.sub(r"\s+", " ", p).strip(" .:-–")  # "-" left of an iD "0000-0002-…"
-        if not p or _DEGREES.match(p) or re.fullmatch(r"[a-z]{1,2}", p):
+        p = " ".join(p.split()).strip(" .:-–")  # "-" left of an iD "0000-0002-…"
+        if not p or P["degrees"].match(p) or re.fullmatch(r"[a-z]{1,2}", p):
             continue
         out.append(p)
     return out
@@ -77,13 +56,13 @@ def _parts(text: str) -> list[str]:
 def names_in(text: str) -> list[str] | None:
     """The names leading a line ("A. Smith, B. Jones and C. Li, Dept. …"), or None if it starts otherwise."""
     text = clean(text)
-    if _COLLAB.match(text.strip(" ,*∗†")):
+    if P["collab"].match(text.strip(" ,*∗†")):
         return [text.strip(" ,*∗†")]
     names: list[str] = []
     for p in _parts(text):
         if looks_like_name(p):
             names.append(p if not p.endswith(".") or re.search(r"\b[A-Z]\.$", p) else p.rstrip("."))
-        elif re.fullmatch(r"(?:[A-Z]\.\s*)+(?:[A-Z][a-z]+)?", p) and not names and not _NOT_NAME.search(p):  # not "P.O. Box"
+        elif re.fullmatch(r"(?:[A-Z]\.\s*)+(?:[A-Z][a-z]+)?", p) and not names and not P["not_name"].search(p):  # not "P.O. Box"
             continue
         else:
             break
@@ -127,8 +106,8 @@ def from_layout(lines: list[Line]) -> list[str]:
             carry, text = m.group(1), text[: m.start()]
         # A reference line ("Z. Naturforsch. 54a, 272-273 (1999)"): an abbreviated journal
         # name looks like a name, the page range and year say what it is.
-        names = [] if _REFERENCE.search(text) else names_in(text) or []
-        if found and not names and len(text) > 80 and not _NOT_NAME.search(text):
+        names = [] if P["reference"].search(text) else names_in(text) or []
+        if found and not names and len(text) > 80 and not P["not_name"].search(text):
             break  # prose after the author block: the names are over
         for name in names:
             found.append((name, row.style()))
@@ -155,17 +134,38 @@ def split_metadata_authors(text: str) -> list[str]:
     if len(parts) == 2 and text.count(",") == 1 and all(" " not in p for p in parts):
         parts = [f"{parts[1]} {parts[0]}"]
     parts = [re.sub(r"\s*\([^)]*\)", "", p).strip() for p in parts]
-    return parts if parts and all(len(p.split()) >= 2 and not _NOT_NAME.search(p) for p in parts) else []
+    return parts if parts and all(len(p.split()) >= 2 and not P["not_name"].search(p) for p in parts) else []
 
 
-_NOT_LETTER = re.compile(r"[^A-Za-z]+")
+_PATTERNS: dict[str, str] = {
+    "degrees": r"(?i)^(md|phd|ph\.d\.?|mba|ms|msc|bsc|ba|ma|mph|mbbs|msn|rn|dphil|dr|prof|facs|frcs|mrcp|bs|"
+               r"jr\.?|sr\.?|iii|ii|mpa|dds|dvm|pharmd|mas|meng|dsc|frcpc|mbchb|bch|bm|frcp)\.?$",
+    "not_name": r"(?i)universit|institut|college|school|department|dept|laborator|\blab\b|cent(er|re)\b|\binc\b|corporation|"
+                r"research|hospital|foundation|project|journal|version|http|www|@|abstract|keywords?|introduction|editor|"
+                r"correspond|received|accepted|published|submitted|article|open access|creative|commons|licen[cs]e|"
+                r"copyright|review|division|faculty|program|science|engineering|technology|ministry|academy|society|"
+                r"observatory|national|company|ltd|gmbh|street|avenue|road|box\b|campus|clinic|unit\b|information|"
+                r"declarations|additional|author|summary|contents|affiliation|equal contribution|present address|"
+                r"laboratoire|informati|[ée]cole|escuela|departament|facult|hochschule|fachbereich|centro|istituto|"
+                r"archive|repository|repec|organi[sz]ation|agency|council|collaboration\b",
+    "month_word": r"(?i)^(january|february|march|april|may|june|july|august|september|october|november|december)$",
+    "place_start": r"(?i)^(north|south|east|west|new|los|las|san|santa|united|saudi|hong|sri|costa|puerto|"
+                   r"rio|republic|kingdom|cape|great|upper|lower)$",
+    "function_word": r"(?i)^(the|this|these|those|we|our|in|on|for|with|from|by|at|is|are|of)$",  # not "An", "To": names
+    "markers": r"[*∗†‡§¶#☯✉⁎•·⋆★☆♯♮⊥‖∥\d]+",
+    "collab": r"(?i)^(the\s+)?[\w&,\- ]{2,80}\bcollaborations?$",
+    "reference": r"\b\d+\s*[–-]\s*\d+\b.{0,12}\(?\b(?:1[89]|20)\d\d\b",
+    "word": r"^(?:[A-ZÀ-ÞĀ-ſ][\w'’\-]*\.?|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{1,3}|O['’][A-Z]\w+|Mc\w+|Mac\w+|d['’][A-Z]\w+)$",
+    "not_letter": r"[^A-Za-z]+",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def _letters_of(text: str, *, drop_marks: bool) -> str:
     """Letters of `text`, case folded: accents taken off (`drop_marks`), or accented letters left
     out, as producers write names into the info dictionary ("Grüschow" → "Grschow")."""
     if text.isascii():
-        return _NOT_LETTER.sub("", text).lower()
+        return P["not_letter"].sub("", text).lower()
     text = unicodedata.normalize("NFKD", text)
     if drop_marks:
         text = "".join(c for c in text if not unicodedata.combining(c))
@@ -196,7 +196,7 @@ def _printed(name: str, page_words: list[str], letters: list[tuple[str, str]]) -
         for i in range(len(page_words) - size + 1):
             window = letters[i:i + size]
             if "".join(a for a, _ in window) in wanted or "".join(b for _, b in window) in wanted:
-                printed = clean(" ".join(_MARKERS.sub("", w).strip(",;") for w in page_words[i:i + size]))
+                printed = clean(" ".join(P["markers"].sub("", w).strip(",;") for w in page_words[i:i + size]))
                 if looks_like_name(printed):
                     return printed
     return name

@@ -15,45 +15,46 @@ from datetime import date
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _YEAR = r"((?:19|20)\d{2})"
-_DATE_MDY = re.compile(_MONTH + r"\s+(\d{1,2})(?:\s*[-–]\s*\d{1,2})?(?:st|nd|rd|th)?,?\s+" + _YEAR + r"\b", re.I)
-_DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+" + _MONTH + r",?\s+" + _YEAR + r"\b", re.I)
-_DATE_ISO = re.compile(r"\b" + _YEAR + r"-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b")
-_MONTH_YEAR = re.compile(r"\b" + _MONTH + r",?\s+" + _YEAR + r"\b", re.I)
-_ANY_YEAR = re.compile(r"(?<![\d.])" + _YEAR + r"(?![\d])")
-_ARXIV_STAMP = re.compile(r"arxiv:\S+\s+\[[^\]]+\]\s+(\d{1,2})\s+" + _MONTH + r"\s+" + _YEAR, re.I)
 
-# (weight, pattern for the words before the date)
-_CUES = [
-    (5, re.compile(r"\b(published|publication date|this version(?: (?:was )?(?:compiled|built|generated|updated|posted))?|date of publication|"
-                   r"available online|(?:typeset|compiled|built|generated|rendered)(?: on)?)\b\W{0,3}(online\W{0,3})?(on\W{0,3})?$", re.I)),
-    (4, re.compile(r"\b(draft version|version of|issue date|date)\b\W{0,3}$", re.I)),
-    (3, re.compile(r"(©|\(c\)|\bc⃝|copyright)\W{0,3}$", re.I)),
-    (2, re.compile(r"\baccepted\b\W{0,3}(for publication\W{0,3})?(on\W{0,3})?$", re.I)),
+# (weight, pattern for the words before the date), read in any case
+_CUES = [(weight, re.compile(pattern, re.I)) for weight, pattern in (
+    (5, r"\b(published|publication date|this version(?: (?:was )?(?:compiled|built|generated|updated|posted))?|date of publication|"
+        r"available online|(?:typeset|compiled|built|generated|rendered)(?: on)?)\b\W{0,3}(online\W{0,3})?(on\W{0,3})?$"),
+    (4, r"\b(draft version|version of|issue date|date)\b\W{0,3}$"),
+    (3, r"(©|\(c\)|\bc⃝|copyright)\W{0,3}$"),
+    (2, r"\baccepted\b\W{0,3}(for publication\W{0,3})?(on\W{0,3})?$"),
     # An archive's "posted"/"uploaded" date is when the file went online there, not the paper's date.
-    (1, re.compile(r"\b(received|submitted|revised|first version|posted|uploaded|deposited)\b.{0,20}$", re.I)),
-]
-# A journal or proceedings line: a year in brackets beside volume or page numbers, or beside
-# volume/issue words. "(1986)" after a name, or "1998, 2005" in a list, is a citation instead.
-_JOURNAL_YEAR = re.compile(
-    r"\d[a-z]?[,:]?\s*\(" + _YEAR + r"\)|\(" + _YEAR + r"\)\s*[,:;]?\s*\d"
-    + r"|\b" + _YEAR + r"\s*[;,]\s*(?!(?:19|20)\d{2}\b)\d"
-    + r"|\bvol(?:ume)?\.?\s*\d+(?:\s*[,(]?\s*(?:no|number|issue|iss)\.?\s*\d+\)?)?\D{0,16}?" + _YEAR
-    + r"|\b(?:volume|vol\.?)\s+" + _YEAR
-    + r"|[a-z]{2}\.?\s+" + _YEAR + r"\s*,\s*\d+\s*[,:]", re.I)
-# A line that holds nothing but a date ("October 31, 2022", "2006" under the author block) dates
-# the document, as report and vignette title blocks do; "(2006)." is a citation cut by a line end.
-_DATE_LINE = re.compile(
-    r"^(?:date\s*:?\s*)?(?:(?:\d{1,2}\.?\s+)?" + _MONTH + r",?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?" + _YEAR + r"\.?$", re.I)
-# "a modified version of Zeileis (2004), published in …": vignettes and preprints say where
-# the paper appeared, while their PDF metadata dates the file's last build.
-_PUBLISHED_AS = re.compile(r"\b(?:published|version of|reprint of|appeared)\b(?:[^.]|\.(?!\s+[A-Z])){0,160}?\b(19[5-9]\d|20\d{2})[a-z]?\b",
-                           re.I)  # "Hothorn et al. (2008a)": a letter tells two papers of a year apart
+    (1, r"\b(received|submitted|revised|first version|posted|uploaded|deposited)\b.{0,20}$"),
+)]
 
 
-# A "cite this article as" line quotes the paper's own reference, year included, after a list of
-# authors that may be long ("Citation: Agyeman-Duah JNA, Theurer A, … (2014) Understanding …").
-_CITE_AS = re.compile(r"\b(?:cite (?:this (?:article|paper) )?as|how to cite(?: this (?:article|paper))?|citation|reference)\s*:"
-                      r"[^()]{0,240}?\(" + _YEAR + r"[a-z]?\)", re.I)
+_PATTERNS: dict[str, str] = {
+    "date_mdy": "(?i)" + _MONTH + r"\s+(\d{1,2})(?:\s*[-–]\s*\d{1,2})?(?:st|nd|rd|th)?,?\s+" + _YEAR + r"\b",
+    "date_dmy": r"(?i)\b(\d{1,2})(?:st|nd|rd|th)?\.?\s+" + _MONTH + r",?\s+" + _YEAR + r"\b",
+    "date_iso": r"\b" + _YEAR + r"-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b",
+    "month_year": r"(?i)\b" + _MONTH + r",?\s+" + _YEAR + r"\b",
+    "any_year": r"(?<![\d.])" + _YEAR + r"(?![\d])",
+    "arxiv_stamp": r"(?i)arxiv:\S+\s+\[[^\]]+\]\s+(\d{1,2})\s+" + _MONTH + r"\s+" + _YEAR,
+    # A journal or proceedings line: a year in brackets beside volume or page numbers, or beside
+    # volume/issue words. "(1986)" after a name, or "1998, 2005" in a list, is a citation instead.
+    "journal_year": r"(?i)\d[a-z]?[,:]?\s*\(" + _YEAR + r"\)|\(" + _YEAR + r"\)\s*[,:;]?\s*\d"
+                    + r"|\b" + _YEAR + r"\s*[;,]\s*(?!(?:19|20)\d{2}\b)\d"
+                    + r"|\bvol(?:ume)?\.?\s*\d+(?:\s*[,(]?\s*(?:no|number|issue|iss)\.?\s*\d+\)?)?\D{0,16}?" + _YEAR
+                    + r"|\b(?:volume|vol\.?)\s+" + _YEAR
+                    + r"|[a-z]{2}\.?\s+" + _YEAR + r"\s*,\s*\d+\s*[,:]",
+    # A line that holds nothing but a date ("October 31, 2022", "2006" under the author block) dates
+    # the document, as report and vignette title blocks do; "(2006)." is a citation cut by a line end.
+    "date_line": r"(?i)^(?:date\s*:?\s*)?(?:(?:\d{1,2}\.?\s+)?" + _MONTH + r",?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?" + _YEAR + r"\.?$",
+    # "a modified version of Zeileis (2004), published in …": vignettes and preprints say where
+    # the paper appeared, while their PDF metadata dates the file's last build. "Hothorn et al.
+    # (2008a)": a letter tells two papers of a year apart.
+    "published_as": r"(?i)\b(?:published|version of|reprint of|appeared)\b(?:[^.]|\.(?!\s+[A-Z])){0,160}?\b(19[5-9]\d|20\d{2})[a-z]?\b",
+    # A "cite this article as" line quotes the paper's own reference, year included, after a list of
+    # authors that may be long ("Citation: Agyeman-Duah JNA, Theurer A, … (2014) Understanding …").
+    "cite_as": r"(?i)\b(?:cite (?:this (?:article|paper) )?as|how to cite(?: this (?:article|paper))?|citation|reference)\s*:"
+               r"[^()]{0,240}?\(" + _YEAR + r"[a-z]?\)",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 @dataclass
@@ -90,15 +91,15 @@ def _dates_in(text: str) -> list[tuple[int, int, str]]:
         taken.append((m.start(), m.end()))
         found.append((m.start(), m.end(), value))
 
-    for m in _DATE_MDY.finditer(text):
+    for m in P["date_mdy"].finditer(text):
         add(m, _iso(int(m.group(3)), _month(m.group(1)), int(m.group(2))))
-    for m in _DATE_DMY.finditer(text):
+    for m in P["date_dmy"].finditer(text):
         add(m, _iso(int(m.group(3)), _month(m.group(2)), int(m.group(1))))
-    for m in _DATE_ISO.finditer(text):
+    for m in P["date_iso"].finditer(text):
         add(m, _iso(int(m.group(1)), int(m.group(2)), int(m.group(3))))
-    for m in _MONTH_YEAR.finditer(text):
+    for m in P["month_year"].finditer(text):
         add(m, m.group(2))
-    for m in _ANY_YEAR.finditer(text):
+    for m in P["any_year"].finditer(text):
         add(m, m.group(1))
     return sorted((f for f in found if _plausible(f[2][:4])), key=lambda f: f[0])
 
@@ -106,21 +107,21 @@ def _dates_in(text: str) -> list[tuple[int, int, str]]:
 def candidates(front_text: str, stamp_text: str) -> list[DateFound]:
     """Weighted dates in the front matter text (header, title block, footnotes, margins)."""
     out: list[DateFound] = []
-    m = _ARXIV_STAMP.search(stamp_text)
+    m = P["arxiv_stamp"].search(stamp_text)
     if m:
         out.append(DateFound(_iso(int(m.group(3)), _month(m.group(2)), int(m.group(1))), 6, -1))
     flat = " ".join(front_text.split())
     offset = 0
     for line in front_text.splitlines():
-        if _DATE_LINE.match(line.strip()):
-            value = _first_date(line) or _ANY_YEAR.search(line).group(1)
+        if P["date_line"].match(line.strip()):
+            value = _first_date(line) or P["any_year"].search(line).group(1)
             if _plausible(value[:4]):
                 out.append(DateFound(value, 4, offset))
         offset += len(line.split()) and len(" ".join(line.split())) + 1
-    m = _CITE_AS.search(flat)
+    m = P["cite_as"].search(flat)
     if m:
         out.append(DateFound(m.group(1), 4, m.start()))
-    m = _PUBLISHED_AS.search(flat)
+    m = P["published_as"].search(flat)
     if m:
         out.append(DateFound(_first_date(m.group(0)) or m.group(1), 4, m.start()))
     for start, end, value in _dates_in(flat):
@@ -131,7 +132,7 @@ def candidates(front_text: str, stamp_text: str) -> list[DateFound]:
                 weight = max(weight, w)
                 break
         out.append(DateFound(value, weight, start))
-    for m in _JOURNAL_YEAR.finditer(flat):
+    for m in P["journal_year"].finditer(flat):
         year = next(g for g in m.groups() if g)
         if _plausible(year):
             out.append(DateFound(year, 4, m.start()))

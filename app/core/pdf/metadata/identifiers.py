@@ -7,12 +7,15 @@ from pathlib import Path
 
 from .layout import Front, Line
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)", re.I)
 _DOI_LABELLED = re.compile(r"(?:\bdoi\b\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s\"<>{}]+)", re.I)
 _ARXIV_NEW = r"(\d{2}(?:0[1-9]|1[0-2])\.\d{4,5})(v\d+)?"
-_ARXIV_TEXT = re.compile(r"arxiv\s*[:.]?\s*(?:abs/)?" + _ARXIV_NEW + r"|arxiv\.org/(?:abs|pdf)/" + _ARXIV_NEW, re.I)
-_ARXIV_OLD_TEXT = re.compile(r"arxiv\s*:\s*([a-z-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?", re.I)
-_ARXIV_FILE = re.compile(r"(?<![\d.])" + _ARXIV_NEW + r"(?![\d])")
+_PATTERNS: dict[str, str] = {
+    "doi": r"(?i)\b(10\.\d{4,9}/[^\s\"<>{}]+)",
+    "arxiv_text": r"(?i)arxiv\s*[:.]?\s*(?:abs/)?" + _ARXIV_NEW + r"|arxiv\.org/(?:abs|pdf)/" + _ARXIV_NEW,
+    "arxiv_old_text": r"(?i)arxiv\s*:\s*([a-z-]+(?:\.[a-z]{2})?/\d{7})(v\d+)?",
+    "arxiv_file": r"(?<![\d.])" + _ARXIV_NEW + r"(?![\d])",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def tidy_doi(doi: str) -> str:
@@ -24,7 +27,7 @@ def tidy_doi(doi: str) -> str:
 
 
 def find_doi(text: str) -> str:
-    m = _DOI_LABELLED.search(text) or _DOI.search(text)
+    m = _DOI_LABELLED.search(text) or P["doi"].search(text)
     return tidy_doi(m.group(1)) if m else ""
 
 
@@ -47,15 +50,15 @@ def page_doi(front: Front, front_end: float) -> str:
 
 
 def find_arxiv(filename: str, text: str, info: dict[str, str]) -> str:
-    m = _ARXIV_FILE.search(Path(filename).stem)
+    m = P["arxiv_file"].search(Path(filename).stem)
     if m:
         return m.group(1) + (m.group(2) or "")
     for source in (text, " ".join(info.values())):
-        m = _ARXIV_TEXT.search(source)
+        m = P["arxiv_text"].search(source)
         if m:
             base, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             return base + (ver or "")
-        m = _ARXIV_OLD_TEXT.search(source)
+        m = P["arxiv_old_text"].search(source)
         if m:
             return m.group(1) + (m.group(2) or "")
     return ""

@@ -10,17 +10,6 @@ from .authors import names_in
 from .layout import Front, Line
 from .text import clean, key, letters
 
-# Journal lines, running heads, labels and stamps set large that are not the title.
-_FURNITURE = re.compile(
-    r"www\.|https?:|\bdoi\b|\bissn\b|©|copyright|\bvol\.|\bvolume\b|arxiv:|\bpages?\b\s*\d|open access|"
-    r"^(research|original|review|brief|short)?\s*(article|paper|report|communication|letter|review|note)s?$|"
-    r"^(article|review|letter|editorial|commentary|perspective|preprint|notes?)$|draft version|typeset using|"
-    r"^(received|accepted|published|submitted)\b|downloaded from|journal of|proceedings|^contents lists",
-    re.I,
-)
-_TRAILING_MARKS = re.compile(r"[\s,*∗†‡§¶#]+$")
-_WRAPS_AT_COMMA = re.compile(r"[^\W\d_],\s*$")
-
 
 @dataclass
 class TitleFound:
@@ -35,7 +24,7 @@ class TitleFound:
 
 def _candidate(ln: Line, front: Front) -> bool:
     text = ln.main
-    if ln.y0 > 0.7 * front.page_height or letters(text) < 4 or _FURNITURE.search(text):
+    if ln.y0 > 0.7 * front.page_height or letters(text) < 4 or P["furniture"].search(text):
         return False
     return True
 
@@ -66,16 +55,26 @@ def name_line(text: str) -> bool:
     return len(names) >= 3 and letters("".join(names)) >= 0.85 * letters(text)
 
 
-_NUMBER_LABEL = re.compile(r"^(?:\d+(?:\.\d+)*|[IVX]+)\.?$")
-_NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*|[IVX]+)\.\s+\S")
+_PATTERNS: dict[str, str] = {
+    # Journal lines, running heads, labels and stamps set large that are not the title.
+    "furniture": r"(?i)www\.|https?:|\bdoi\b|\bissn\b|©|copyright|\bvol\.|\bvolume\b|arxiv:|\bpages?\b\s*\d|open access|"
+                 r"^(research|original|review|brief|short)?\s*(article|paper|report|communication|letter|review|note)s?$|"
+                 r"^(article|review|letter|editorial|commentary|perspective|preprint|notes?)$|draft version|typeset using|"
+                 r"^(received|accepted|published|submitted)\b|downloaded from|journal of|proceedings|^contents lists",
+    "trailing_marks": r"[\s,*∗†‡§¶#]+$",
+    "wraps_at_comma": r"[^\W\d_],\s*$",
+    "number_label": r"^(?:\d+(?:\.\d+)*|[IVX]+)\.?$",
+    "numbered": r"^(?:\d+(?:\.\d+)*|[IVX]+)\.\s+\S",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def _numbered_heading(ln: Line, lines: list[Line]) -> bool:
     """A numbered heading ("3. Thin Film Cells"): the number opens the line, or sits just left
     of it on the same row (OCR reads a number set apart as a line of its own)."""
-    if _NUMBERED.match(ln.main):
+    if P["numbered"].match(ln.main):
         return True
-    return any(_NUMBER_LABEL.match(o.main) and o.bbox[2] <= ln.x0 + 1 and ln.x0 - o.bbox[2] < 4 * ln.size
+    return any(P["number_label"].match(o.main) and o.bbox[2] <= ln.x0 + 1 and ln.x0 - o.bbox[2] < 4 * ln.size
                and abs((o.y0 + o.y1) / 2 - (ln.y0 + ln.y1) / 2) < 0.6 * ln.size for o in lines if o is not ln)
 
 
@@ -121,9 +120,9 @@ def from_layout(front: Front) -> TitleFound:
         return TitleFound()  # body-sized plain text: a paragraph, not a title
     # A line's trailing marks go (superscripts read as ","), but not a comma the title prints
     # where it wraps ("…: Origins," over "Developments and Future Directions").
-    text = " ".join(_TRAILING_MARKS.sub("", ln.printed) + ("," if _WRAPS_AT_COMMA.search(ln.text) else "")
-                    for ln in picked[:-1]) + " " + _TRAILING_MARKS.sub("", picked[-1].printed)
-    text = _TRAILING_MARKS.sub("", clean(text.replace(" ,", " ")))
+    text = " ".join(P["trailing_marks"].sub("", ln.printed) + ("," if P["wraps_at_comma"].search(ln.text) else "")
+                    for ln in picked[:-1]) + " " + P["trailing_marks"].sub("", picked[-1].printed)
+    text = P["trailing_marks"].sub("", clean(text.replace(" ,", " ")))
     return TitleFound(text[:400], picked, distinct)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from ...text.acronyms import flatten
 from ...units import ABBR_SEP
 
 MAX_LONG = 80  # characters: a long form is a name, not a sentence
@@ -32,7 +33,7 @@ def is_abbreviation(cell: str) -> bool:
 
 def note_definitions(text: str, wanted: set[str]) -> dict[str, str]:
     """{"VS": "vincristine sulphate"} for each of `wanted` that `text` defines in a note's form."""
-    flat = " ".join(re.sub(r"(\w)-\s*\n\s*(\w)", r"\1-\2", text).split())
+    flat = flatten(text)
     out: dict[str, str] = {}
     for short in sorted(wanted, key=len, reverse=True):
         for m in re.finditer(rf"(?<![\w/-]){re.escape(short)}\s*([:=,])\s+", flat):

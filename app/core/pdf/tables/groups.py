@@ -31,11 +31,14 @@ from ...units import GROUP_SEP
 
 Rect = tuple[float, float, float, float]
 
-_ERRORS = re.compile(r"^[(\[][^()\[\]]*\d[^()\[\]]*[)\]]$")  # "(0.024)", "[0.12, 0.31]"
-_OPEN_END = re.compile(r"(?:[/&,(–-]|\b(?:and|or|of|in|for|with|to|the|a|an))$", re.I)
-_NOT_A_LABEL = re.compile(r"^(?:[(*†‡§¶]|notes?\b|source\b|abbreviations?\b)", re.I)
-# A row set as a part of the row above by a leading dash ("Baseline 1", then "– solid-state", "– sol-gel").
-_SUB_ROW = re.compile(r"^[–—-]\s+([^\W\d_].*)$")
+_PATTERNS: dict[str, str] = {
+    "errors": r"^[(\[][^()\[\]]*\d[^()\[\]]*[)\]]$",  # "(0.024)", "[0.12, 0.31]"
+    "open_end": r"(?i)(?:[/&,(–-]|\b(?:and|or|of|in|for|with|to|the|a|an))$",
+    "not_a_label": r"(?i)^(?:[(*†‡§¶]|notes?\b|source\b|abbreviations?\b)",
+    # A row set as a part of the row above by a leading dash ("Baseline 1", then "– solid-state", "– sol-gel").
+    "sub_row": r"^[–—-]\s+([^\W\d_].*)$",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 NEAR = 1.6  # × a row's height, a row apart: how far a spanning label reaches (rows are set ~1.2-1.4 heights apart)
 
 
@@ -87,7 +90,7 @@ def _fold_errors(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[s
     """A nameless line of bracketed figures joins the row above, cell by cell ("1.029 (0.024)")."""
     def errors_of(above: list[str], row: list[str]) -> bool:
         values = [c for c in row[1:] if c]
-        return bool(row) and not row[0] and bool(values) and all(_ERRORS.match(c) for c in values) and any(above[1:])
+        return bool(row) and not row[0] and bool(values) and all(P["errors"].match(c) for c in values) and any(above[1:])
 
     return fold_into_above(cells, rects, errors_of)
 
@@ -112,7 +115,7 @@ def _fold_wrapped_names(cells: list[list[str]], rects: list[Rect]) -> tuple[list
             out[-1][0] = _join(out[-1][0], row[0])
             out_rects[-1] = union(out_rects[-1], rect)
             continue
-        if _label_only(row) and _OPEN_END.search(row[0]):
+        if _label_only(row) and P["open_end"].search(row[0]):
             carry = (row[0], rect)
             continue
         out.append(row)
@@ -133,7 +136,7 @@ def _join(first: str, rest: str) -> str:
 def _ends_open_name(above: str, line: str) -> bool:
     """`line` goes on with the name `above`: it starts in lower case, or `above` left a
     parenthesis open ("Systematic uncertainty (sum in" | "quadrature)")."""
-    return line[:1].islower() or above.count("(") > above.count(")") or bool(_OPEN_END.search(above))
+    return line[:1].islower() or above.count("(") > above.count(")") or bool(P["open_end"].search(above))
 
 
 def _spread_spanning_labels(cells: list[list[str]], rects: list[Rect]) -> tuple[list[list[str]], list[Rect]]:
@@ -186,7 +189,7 @@ def _apply_headings(cells: list[list[str]], rects: list[Rect]) -> tuple[list[lis
             heading, parent = row[0].rstrip(" :"), ""
             continue
         group = heading
-        sub = _SUB_ROW.match(row[0]) if row else None
+        sub = P["sub_row"].match(row[0]) if row else None
         if sub:  # "– sol-gel" under "bi-LSTM": the bi-LSTM's score on sol-gel sentences
             row = [sub.group(1), *row[1:]]
             group = GROUP_SEP.join(g for g in (heading, parent) if g)
@@ -201,6 +204,6 @@ def _apply_headings(cells: list[list[str]], rects: list[Rect]) -> tuple[list[lis
 def _heads_rows(label: str, after: list[list[str]]) -> bool:
     """A heading names rows of values after it, and reads as a name: not a note, a source line or
     a sentence (one ending in a full stop)."""
-    if _NOT_A_LABEL.match(label) or label.endswith(".") or len(label.split()) > 8:
+    if P["not_a_label"].match(label) or label.endswith(".") or len(label.split()) > 8:
         return False
     return bool(after) and bool(after[0]) and bool(after[0][0]) and any(after[0][1:])

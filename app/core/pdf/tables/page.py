@@ -18,16 +18,19 @@ from ..superscripts import words_without_marks
 from .captions import CAPTION, Caption, Pair, Rect, caption_blocks, caption_of, match, pairs_by_place
 from .text import MEASUREMENT, aligned_tables
 
-_NUMBER = re.compile(r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?(?:[KMBG]|[a-z*†‡]{0,3})$")
-# A catalogue number or identifier: letters and digits mixed in one token of five or more
-# ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
-_IDENTIFIER = re.compile(r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])")
-_NAME_CELL = re.compile(r"[A-Za-z%]")  # a column's name holds a letter, or is "%" / "(%)"
-_LINK = re.compile(r"https?://|\bdoi\.org/|\bdoi:\s*10\.", re.I)  # a URL or a DOI: a note, never a value
-# A significance legend under a table ("*** significant at · P < 0.001", "NS · not significant"): a
-# threshold, and words saying what it marks. A row of values never holds only these.
-_THRESHOLD = re.compile(r"^[*†‡§\s]*p\s*[<≤]\s*0?[.·]\d+$", re.I)
-_SIGNIFICANCE = re.compile(r"^[*†‡§\s]*(?:(?:not\s+|non-?)?significant(?:ly)?\b.*|n\.?s\.?)$", re.I)
+_PATTERNS: dict[str, str] = {
+    "number": r"^[<>≤≥~±+\-−–]?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:±|\+/-)\s*\d[\d,]*(?:\.\d+)?)?\s*%?(?:[KMBG]|[a-z*†‡]{0,3})$",
+    # A catalogue number or identifier: letters and digits mixed in one token of five or more
+    # ("ab6556", "SCR_002798", "Cat#4370S", "RRID:AB_2313567"), not a decimal number.
+    "identifier": r"(?<![\w.])(?=[\w#:/-]*\d)(?=[\w#:/-]*[A-Za-z])[A-Za-z0-9][\w#:/-]{4,}(?![\w.])",
+    "name_cell": r"[A-Za-z%]",  # a column's name holds a letter, or is "%" / "(%)"
+    "link": r"(?i)https?://|\bdoi\.org/|\bdoi:\s*10\.",  # a URL or a DOI: a note, never a value
+    # A significance legend under a table ("*** significant at · P < 0.001", "NS · not significant"): a
+    # threshold, and words saying what it marks. A row of values never holds only these.
+    "threshold": r"(?i)^[*†‡§\s]*p\s*[<≤]\s*0?[.·]\d+$",
+    "significance": r"(?i)^[*†‡§\s]*(?:(?:not\s+|non-?)?significant(?:ly)?\b.*|n\.?s\.?)$",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 MIN_COLS = 2
 MIN_ROWS = 2
 BESIDE = 5.0  # × a row's height: a word this near a ruled table's side, on its row, is part of the row
@@ -192,7 +195,7 @@ def _upper_line(row: list[str]) -> bool:
     """A head's first line: names over some columns, no row name, no figure ("SS", "SC" over
     "Median | IQR")."""
     filled = [c for c in row if c]
-    return bool(filled) and not row[0] and all(_NAME_CELL.search(c) and not _mostly_digits(c) for c in filled)
+    return bool(filled) and not row[0] and all(P["name_cell"].search(c) and not _mostly_digits(c) for c in filled)
 
 
 def _heads_section(above: list[str], row: list[str], below: list[str]) -> bool:
@@ -202,7 +205,7 @@ def _heads_section(above: list[str], row: list[str], below: list[str]) -> bool:
     filled = [k for k, c in enumerate(row) if c]
     if len(filled) < 2 or not row[0] or not _has_figure(above) or not _has_figure(below):
         return False
-    if any(not _NAME_CELL.search(row[k]) or _mostly_digits(row[k]) for k in filled):
+    if any(not P["name_cell"].search(row[k]) or _mostly_digits(row[k]) for k in filled):
         return False
     under = [k for k in filled[1:] if k < len(below) and any(ch.isdigit() for ch in below[k])]
     return len(under) == len(filled) - 1 and sum(1 for c in below if c) <= len(filled)
@@ -250,7 +253,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
     # which the aligned-text reader set beside a legend as a row of two cells), or a significance
     # legend. A link inside the table stays: a key-resources table gives software by its URL.
     kept = [(r, q, g) for r, q, g in zip(cells, rects, groups) if sum(1 for c in r if c) >= 2]
-    while kept and (any(_LINK.search(c) for c in kept[-1][0]) or _legend(kept[-1][0])):
+    while kept and (any(P["link"].search(c) for c in kept[-1][0]) or _legend(kept[-1][0])):
         kept.pop()
     cells, rects, groups = [r for r, _, _ in kept], [q for _, q, _ in kept], [g for _, _, g in kept]
     # A column empty in every row is a gap read as a column; its header's words ("C" of "Strain C",
@@ -275,7 +278,7 @@ def _table(page_no: int, cells: list[list[str]], rects: list[Rect], bbox: Rect, 
 def _legend(row: list[str]) -> bool:
     """The row states a significance threshold and what it marks, and nothing else."""
     filled = [c.strip() for c in row if c.strip()]
-    return any(_THRESHOLD.match(c) for c in filled) and all(_THRESHOLD.match(c) or _SIGNIFICANCE.match(c) for c in filled)
+    return any(P["threshold"].match(c) for c in filled) and all(P["threshold"].match(c) or P["significance"].match(c) for c in filled)
 
 
 def _cell_text(words: list[tuple], rect: Any) -> str:
@@ -289,7 +292,7 @@ def _cell_text(words: list[tuple], rect: Any) -> str:
 
 
 def is_number(cell: str) -> bool:
-    return bool(_NUMBER.match(cell.replace("−", "-")))
+    return bool(P["number"].match(cell.replace("−", "-")))
 
 
 def _header_like(row: list[str], least: int = 2) -> bool:
@@ -324,7 +327,7 @@ def is_reagent_table(rows: list[list[str]]) -> bool:
     """Most rows carry an identifier (catalogue number, RRID) and few cells a measurement."""
     if not rows:
         return False
-    with_id = sum(1 for r in rows if any(_IDENTIFIER.search(c) for c in r))
+    with_id = sum(1 for r in rows if any(P["identifier"].search(c) for c in r))
     data = [c for r in rows for c in r[1:] if c]
     measures = sum(1 for c in data if MEASUREMENT.search(c))
     return with_id >= LOW_RANK_ROWS * len(rows) and measures <= LOW_RANK_MEASURES * max(1, len(data))

@@ -1,21 +1,15 @@
 """Does the model's answer state what was asked? Support is not enough.
 
-The support check asks whether the cited passage states the claim. A claim can be supported and
-still beside the point: asked for a growth rate, the model wrote a true sentence of the right
-paper about the strain's origin, and the check marked it supported. The quotes' rating already
-asks the model, for each of the best candidate sentences, "does this sentence state the answer
-to the question: the number, name, method, result or reason asked for?" (P(yes),
-key_sentences.answer_probabilities). The model's first claim, its direct answer, is asked the
-same question in the same words, right after (the question is in the model's cache, so it costs
-one short read).
+A claim can be supported by its passage and still beside the point (a true sentence of the right
+paper about something else). The quotes' rating asks the model, for each of the best candidate
+sentences, whether it states the answer to the question (P(yes), key_sentences.answer_probabilities);
+the model's first claim is asked the same, right after (the question is in the model's cache).
 
-The claim is beside the point where the papers hold a sentence rated clearly better than it:
-the best candidate's P(yes) exceeds the claim's by `ANSWER_MARGIN`. A relative test, not a
-cut-off on the claim's own P(yes): what a model's P(yes) means differs between models, and the
+The claim is beside the point where the best candidate's P(yes) exceeds the claim's by
+`ANSWER_MARGIN`: a relative test, since what a model's P(yes) means differs between models, and the
 best candidate says what this question's evidence allows. Such a claim is written again once
-from the key passages and the sentences it cited (rewrite.py) and kept only where the new one is
-supported at least in part and rated higher; otherwise it stays, with a note saying the key
-passages may answer better.
+(rewrite.py) and the new one kept only where it is supported at least in part and rated higher;
+otherwise it stays, with a note saying the key passages may answer better.
 """
 
 from __future__ import annotations

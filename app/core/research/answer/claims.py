@@ -1,10 +1,8 @@
 """Claim-bound answers: the schema the model writes to, and what is read back as it streams.
 
-With structured output (llama.cpp grammar, LM Studio schema, OpenAI `response_format`)
-— the schema built from a pydantic model (`claims_model`) — the model answers as `{"claims": [{"text": …, "sources": [3, 5]}, …]}`. The
-sources are held to the numbers of the passages it was shown (an enum in the schema),
-so it cannot cite a passage it never saw, and every claim carries its own citations
-instead of leaving them to be guessed from the prose.
+With structured output (the schema built from a pydantic model, `claims_model`) the model answers
+as `{"claims": [{"text": …, "sources": [3, 5]}, …]}`, the sources held to the numbers of the
+passages it was shown (an enum), so every claim carries its own citations.
 
 `ClaimStream` reads the reply as it is written and hands over each claim the moment
 its closing brace arrives, so the answer view fills claim by claim. `claim_sentence`
@@ -102,13 +100,8 @@ def _claim(item: Any, numbers: set[int]) -> Claim | None:
 
 
 def whole_sentences(text: str) -> str:
-    """A claim the schema's length cap cut off, back to its last whole sentence.
-
-    A model that writes a paragraph for one claim is stopped at MAX_CLAIM_CHARS wherever it
-    is: the trauma review's answer ended "… places the patient at risk. The failed retrieval
-    rate," and was shown and checked that way. A claim cut inside its only sentence keeps its
-    whole words, marked as cut ("…").
-    """
+    """A claim the schema's length cap (MAX_CLAIM_CHARS) cut off, back to its last whole sentence;
+    one cut inside its only sentence keeps its whole words, marked as cut ("…")."""
     text = text.rstrip()
     if text.endswith((".", "!", "?", "”", '"', ")")):
         return text

@@ -1,26 +1,16 @@
 """Re-citing: a claim whose cited passages do not state it, bound to the passage that does;
 and a claim with a supporting citation rid of the ones that do not support it.
 
-A small model often writes a right claim and cites the wrong number: the passage beside
-the one it names states the claim (bench/answers.py shows claims "unsupported" whose words
-are in another passage of the same prompt). After the support check, each claim with no
-supported citation gets one more try: the evidence passage that shares most of its key
-terms, not cited by it yet, goes through the same check (rules, then the judge). If that
-passage supports the claim, it replaces the claim's unsupported citations, and the answer
-says how many were moved. A claim that has a supported citation drops its unsupported ones
-(`prune`): the reader sees the passage that states it, not three that merely share its
-topic. Partial citations stay, marked. The judge reads at most `MAX_TRIES` extra pairs an answer (each
-costs ~100 prompt tokens), so the answer's time stays within its budget.
+A small model often writes a right claim and cites the wrong number. After the support check, a
+claim with no supported citation gets one more try: the passage not cited yet that shares most of
+its key terms goes through the same check (rules, then the judge), and replaces the unsupported
+citations if it supports the claim. A claim with a supported citation drops its unsupported ones
+(`prune`); partial ones stay, marked. The judge reads at most `MAX_TRIES` extra pairs an answer.
 
-A claim of the model that states a figure no passage of the answer states (`withdraw_unstated`),
-and that could not be written better (rewrite.py), is withdrawn when another claim of the model
-is supported: the starter model, asked for
-an LC50 the passages give as 2.17 µg/ml, wrote "100 mg/L … against 200 mg/L for the control",
-and the quote under it gave the paper's figures. A shaded claim is still a number a reader
-may copy; the withdrawn claim's text stays in the answer's notes, so nothing is hidden.
-`withdraw_unsupported` goes further: a claim of the model that no cited passage supports even in
-part is withdrawn the same way (on the held-out bench, five of nine such claims were wrong, two
-right; docs/lab/).
+Withdrawn, where another claim of the model is supported (its text kept in the answer's notes):
+a claim stating a figure no passage states that could not be written better (`withdraw_unstated`,
+rewrite.py), and one no cited passage supports even in part (`withdraw_unsupported`). The cases
+that earned these: docs/lab/.
 """
 
 from __future__ import annotations
@@ -41,8 +31,7 @@ log = logging.getLogger(__name__)
 MAX_TRIES = 3  # extra pairs the judge reads per answer
 MIN_SHARED = 0.5  # share of the claim's key terms a passage must hold to be tried
 # ...or this share, where it states every figure of the claim: a figure tells where a claim came
-# from better than its words, and a table row holds few words ("Pipecolate · … · CMS = Cell membrane
-# stability: 0.79" holds 5 of the 11 key terms of the claim that reads its figure).
+# from better than its words, and a table row holds few words.
 FIGURE_SHARED = 0.3
 
 
@@ -126,11 +115,9 @@ def doubt_contradicted(claims: list[Claim], checked: dict[tuple[int, int], Pair]
 def doubt_off_topic(claims: list[Claim], checked: dict[tuple[int, int], Pair], words: list[str]) -> int:
     """Where the answer carries the caution (unmentioned.py: no paper contains `words`, and no
     passage comes close to the question), a claim of the model answers a question its passages
-    are not about. The judge reads claim and passage and passes it ("An index class must support
-    indexing, querying and retrieving passages", asked about zoo's index classes, from a
-    retrieval paper's FAISS index); as an answer to the question it is partial at best, as a
-    claim of the wrong organism is. Its supported citations become partial, with that reason;
-    quotes keep theirs (they say only what the page says). The number of citations doubted."""
+    are not about: the judge may pass claim and passage, but as an answer it is partial at best.
+    Its supported citations become partial, with that reason; quotes keep theirs (they say only
+    what the page says). The number of citations doubted."""
     doubted = 0
     for (i, _), p in checked.items():
         if i < len(claims) and not claims[i].quoted and p.verdict == Support.SUPPORTED.value:

@@ -1,20 +1,16 @@
 """A claim of the model that the check faults is written again once, from the sentences it rests on.
 
-The model writes its answer from the best passages; then the check reads every (claim, cited
-passage) pair. A claim it faults — no cited passage supports it even in part, it states a figure
-none of its passages states, or it only says the question back — gets one more try: the model
-reads the question, the answer's key passages (the sentences ranked best for answering it; a
-table's caption among them with the table's rows the evidence holds) and the sentences of the
-passages the claim cited (~300 tokens in all), and writes the claim again in one sentence. Where
-those sentences do not state the answer, the prompt has it say so and name the closest finding
-they do state.
+A claim the check faults (no cited passage supports it even in part, it states a figure none of
+its passages states, it only says the question back, or it is beside the point) gets one more try:
+the model reads the question, the answer's key passages and the sentences of the passages the
+claim cited (~300 tokens in all), and writes the claim again in one sentence, or says the
+sentences do not state the answer and names the closest finding they do state.
 
 The new claim goes through the same check and takes the old one's place where it is better
-supported (supported over partial over unsupported; an echo of the question is replaced by any
-claim that is not one and that a passage supports at least in part). The answer's notes keep the
-old text. A quote never takes the place of a claim: the answer is the model's, and the key
-passages stay beneath it as evidence, so a reader always sees what the model concluded, marked
-where the check doubts it. A failed call leaves the answer as it was.
+supported (supported over partial over unsupported; an echo gives way to any claim a passage
+supports at least in part). The answer's notes keep the old text. A quote never takes the place
+of a claim: the answer is the model's, with the key passages beneath it as evidence. A failed call
+leaves the answer as it was.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """The question's words that no paper of the library mentions.
 
-Asked "Which operations must an index class support for it to be usable as the index of a zoo
-series?" of a library without the zoo paper, the funnel still finds passages on indexes and
-classes (a retrieval paper's FAISS index), and the model answers from them, with citations the
-check passes. The cutoffs cannot tell: the passages are about the question's other words. What
-tells is the word "zoo", which no paper contains. Each of the question's words is looked up in
-the library's full-text index (a few milliseconds a word; the index stems, so "zoos" finds
-"zoo").
-
-A word found nowhere is not enough: asked about "the superfluous squared regressor" or a
-"ticker", the right paper says it in other words. On the bench's 114 questions, each asked of
-its own library and of the other (r-papers, mixed fields), 10 of 114 answerable questions had
-such a word, and 112 of 114 unanswerable ones. What tells them apart is how close the best
-passage comes: every answerable one had a passage at cosine 0.48 or more, against 111 of 114
-unanswerable ones below 0.45. So the answer carries a caution (`caution`) only where both hold:
-a word no paper contains, and no passage within 1.5 times the evidence cutoff (0.45 for the
-starter embedder, whose cutoff is 0.30). The words are kept either way (`--json`).
+A library without the paper asked about still yields passages on the question's other words, and
+the model answers from them with citations the check passes; the cutoffs cannot tell. A word of
+the question that no paper contains can (each word is looked up in the library's full-text index,
+which stems: "zoos" finds "zoo"). But the right paper may say a word in other words, so the answer
+carries a caution (`caution`) only where both hold: a word no paper contains, and no passage
+within 1.5 times the evidence cutoff (bench figures: docs/lab/). The words are kept either way
+(`--json`).
 """
 
 from __future__ import annotations

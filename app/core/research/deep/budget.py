@@ -17,11 +17,10 @@ from typing import Callable
 
 import numpy as np
 
-# What a standard answer reads and writes besides the evidence (synthesis.py): the prompt's
-# system text and instructions, the second turn of a two-phase answer, and the support
-# check's list of (claim, quote) pairs with its verdicts. The first turn's fixed prompt is ~265
-# tokens and the question goes in twice. A backend that keeps prompt beginnings reads the part
-# before the question once per model; deep_plan._answer_prompt_tokens counts what is left.
+# What a standard answer reads and writes besides the evidence (synthesis.py): the prompt's system
+# text and instructions (the question goes in twice), a second turn, and the support check's pairs
+# and verdicts. A backend that keeps prompt beginnings reads the part before the question once per
+# model; plan._answer_prompt_tokens counts what is left.
 PROMPT_OVERHEAD_TOKENS = 340
 QUESTION_TOKENS = 30  # a researcher's question (the 114 bench questions: 13-46 tokens, median 28)
 SECOND_TURN_TOKENS = 120
@@ -33,16 +32,12 @@ PROBABILITY_JUDGE_TOKENS_PER_PAIR = 200
 QUOTE_RATING_TOKENS = 60  # one key sentence rated before it is quoted: the sentence and the prompt's tail
 VERDICT_TOKENS = 6  # one verdict in the check's JSON list ("partial", …)
 CLAIM_TOKENS = 50  # one claim as the model writes it: a sentence, its sources, the JSON around them
-# Claims the model writes in practice: the first turn may write `first_turn_claims` (3), and
-# the starter model wrote 1.1 a question on average (at most 3) over the 30 held-out bench
-# questions (bench/answers.py --show). Pricing 3 claims written and checked put the reserve
-# at 30–33 s for answers that took 12–22 s (bench/deep.py). One that runs long is stopped at
-# the budget's end after its next complete claim (deep.py), so the overrun is one claim.
+# Claims the model writes in practice, not the `first_turn_claims` it may write: pricing the most
+# overstates the reserve (bench/answers.py, bench/deep.py; docs/lab/). One that runs long is stopped
+# at the budget's end after its next complete claim, so the overrun is one claim.
 EXPECTED_FIRST_TURN_CLAIMS = 1.5
-# A claim written again after the check faulted it (rewrite.py): the share of answers that try it
-# (about one in five on the bench's answers: a figure no passage states, a claim no passage
-# supports, one that says the question back), what that call reads (the system prompt, the
-# question, the key passages and the claim's cited sentences) and writes (one sentence in its JSON).
+# A claim written again after the check faulted it (rewrite.py): the share of answers that try it,
+# what that call reads (system prompt, question, key passages, cited sentences) and writes.
 REWRITE_SHARE = 0.25
 REWRITE_READ_TOKENS = 360
 REWRITE_WRITE_TOKENS = 45
@@ -63,12 +58,9 @@ CONSERVATIVE_RATE = 50.0
 class Budget:
     """The run's clock: total budget, synthesis reserve, and the research deadline.
 
-    The reserve is what the final answer needs on this machine (`answer_s`: the
-    planner's prediction of a standard answer's seconds, from the model's measured
-    speed); research stops when the time left drops below it. Without a planner it
-    is the design's first guess, min(1.5 min, 0.3 × budget): a fixed share either
-    starved the answer on a slow machine (18 s of a 1-minute budget, where the
-    starter model needs ~60 s) or left a quarter of the budget unused on a fast one.
+    The reserve is what the final answer needs on this machine (`answer_s`: the planner's
+    prediction from the model's measured speed); research stops when the time left drops below
+    it. Without a planner it is the design's first guess, min(1.5 min, 0.3 × budget).
     """
 
     total_s: float | None  # None: unlimited (the iteration cap still applies)
@@ -143,12 +135,8 @@ class SpeedMeter:
             self._output_share[kind] = max(self._output_share.get(kind, 0.0), output_tokens / max_tokens)
 
     def expected_output(self, kind: str, max_tokens: int) -> int:
-        """Tokens a call of this kind will likely write: the token limit until one has been seen.
-
-        Predicting every call from its limit (220 tokens for a loop decision that
-        measured ~60) stopped 2-minute runs at 77 s. A call that does write more
-        than expected is cut at the research deadline, so the budget still holds.
-        """
+        """Tokens a call of this kind will likely write: the token limit until one has been seen
+        (a call that writes more than expected is cut at the research deadline)."""
         share = self._output_share.get(kind)
         if share is None:
             return max_tokens

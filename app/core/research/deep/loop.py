@@ -110,14 +110,10 @@ class LoopMixin:
             self._limit("iteration cap")
 
     def _widen_to_deadline(self, query: str, iteration: int) -> None:
-        """With budgeted time left after the model's rounds, keep searching to the research deadline.
-
-        The user gave the time for a thorough search; stopping at the first "no gaps" left
-        most of a 5-minute budget unused. The model has had its say (its decision
-        stands as the stop reason), so these searches need no further decisions: the
-        question across the whole library, then within each shortlisted paper. Without a
-        budget the design's stop rules stand and nothing is added.
-        """
+        """With budgeted time left after the model's rounds, keep searching to the research deadline:
+        the user gave the time for a thorough search. The model's decision stands as the stop
+        reason, so these searches need no further decisions (`_widening`). Without a budget the
+        design's stop rules stand and nothing is added."""
         while self.budget.total_s is not None:
             self._check_user_cancel()
             if self.budget.research_over():

@@ -152,11 +152,7 @@ class PlanMixin:
 
     def _answer_prompt_tokens(self) -> int:
         """What the first turn reads besides its passages: the whole fixed prompt, or only its
-        question part where the model kept the beginning it read when it was loaded (funnel.py).
-
-        Counting the kept beginning as read priced a 2-minute run's answer at 36 s against the
-        13–21 s it took, and left no time for a research round.
-        """
+        question part where the model kept the beginning it read when it was loaded (funnel.py)."""
         chat = self._chat
         if chat is None:
             return PROMPT_OVERHEAD_TOKENS
@@ -183,12 +179,8 @@ class PlanMixin:
                                                       10 + VERDICT_TOKENS * pairs, CONSERVATIVE_RATE)
 
     def round_cost_s(self) -> float:
-        """Predicted seconds of the smallest round that can change the evidence: scoring one passage.
-
-        Scoring batches shrink to what fits the research time left (`_score`), so one
-        passage is the unit; a 4-passage unit sent a 5-minute run on a loaded machine to
-        the standard answer with two minutes of research time unused.
-        """
+        """Predicted seconds of the smallest round that can change the evidence: scoring one passage
+        (scoring batches shrink to what fits the research time left, `_score`)."""
         prompt = 160 + SCORE_PASSAGE_CHARS // 4
         output = self.meter.expected_output(kind_of(SCORE_SCHEMA), SCORE_TOKENS_PER_PASSAGE)
         return CALL_OVERHEAD_S + self.meter.predict_s(prompt, output, CONSERVATIVE_RATE)

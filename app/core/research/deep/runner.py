@@ -7,27 +7,16 @@ not the model, enforces the stop rules: no gaps left, the time budget (minus
 the synthesis reserve), the iteration cap, every open gap exhausted after 3
 failed attempts.
 
-The budget keeps its promise: a deep run never returns less than a standard
-answer. Standard mode's own evidence (stage 2) is always in the pool, and the
-synthesis reserve is the predicted cost of a standard answer on this machine
-(from the model's measured speed: reading the focused evidence, writing the
-claims, the support check). A budget too small for one research round plus that
-reserve skips the loop and answers exactly as standard mode does, and says so.
-A larger budget is used to its research deadline: when the model sees no gaps
-while time is left, the search widens (the question across the whole library,
-then within each shortlisted paper) instead of stopping early. An answer cut at
-the deadline keeps its complete claims, which carry their citations, and they
-are checked as any answer is.
+A deep run never returns less than a standard answer: stage 2's evidence is always in the pool,
+and the synthesis reserve is the predicted cost of a standard answer on this machine. A budget
+too small for one round plus the reserve answers as standard mode does, and says so; a larger one
+is used to its research deadline (the search widens where the model sees no gaps). An answer cut
+at the deadline keeps its complete claims, checked as any answer's.
 
-The run reports through its `events.Task`: the funnel's stages, evidence, tokens
-and claims; one `events.Round` per change of a round (deep_progress.RoundRecord,
-with the clock); `events.Notice` for a failed search. Cancel through the task.
-
-Where the parts live: the clock and speed meter in deep_budget.py, the plan
-(costs, model calls) in deep_plan.py, scoring in deep_search.py, the loop in
-deep_loop.py, the Methodology in deep_report.py, the rounds as records and the
-front ends' state machine in deep_progress.py. This module assembles them and
-keeps every name callers import from here.
+The run reports through its `events.Task` (stages, evidence, tokens, claims; an `events.Round`
+per change of a round; `events.Notice` for a failed search). The parts: budget.py (clock, speed),
+plan.py (costs, model calls), search.py (scoring), loop.py, report.py (Methodology), progress.py
+(rounds as records). This module assembles them and keeps every name callers import from here.
 """
 
 from __future__ import annotations
@@ -267,10 +256,6 @@ class DeepResearch(LoopMixin, SearchMixin, PlanMixin, ReportMixin):
     def user_cancelled(self) -> bool:
         """The user asked to stop (a deadline is no user's stop)."""
         return self.task.cancelled
-
-    def clock_reading(self) -> ClockReading:
-        """The budget now: total (None = unlimited), synthesis reserve, elapsed."""
-        return self.budget.reading()
 
     def _check_user_cancel(self) -> None:
         self.task.check()

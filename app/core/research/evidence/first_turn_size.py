@@ -1,21 +1,16 @@
 """The answer's first turn, sized to how fast the chat model reads on this machine.
 
-The first claim waits while the model reads the question and the best passage's window.
-`first_claim_tokens` (300) is what the starter model reads in ~5 s on a 2-core laptop, which
-puts the first claim on screen in ~10-11 s. A faster machine, a GPU or a server reads the same
-window in a fraction of that, and a larger window holds the answer more often (bench/focus.py
-on r-papers: the gold facts were in the first turn for 48 / 54 / 63 % of the questions at
-300 / 400 / 500 tokens). So every answer times its first turn's reading, the chat model keeps
-the figures, and the next answer's window is what the model reads in `first_claim_read_s`:
-never less than `first_claim_tokens`, never more than `first_claim_max_tokens`. A slower machine
-keeps the floor: the first claim comes later there, but it is not made worse to come sooner.
+The first claim waits while the model reads the question and the best passage's window, and a
+larger window holds the answer more often (bench/focus.py; docs/lab/). So every answer times its
+first turn's reading, the chat model keeps the figures, and the next answer's window is what the
+model reads in `first_claim_read_s`: never less than `first_claim_tokens` (a slower machine gets
+its first claim later, not worse), never more than `first_claim_max_tokens`.
 
-The same speeds size the rest of the answer for whichever model is chosen (issue 51), not for the
-starter alone: before a model has answered here, the speeds `models rate` measured for it on this
-machine stand in (`Rated`). The evidence the answer reads (`focus_tokens`, 800: ~12 s of the
-starter's reading on 2 cores) grows to what the model reads in `evidence_read_s`, up to `focus_max_tokens`
-(and always within its context, funnel.evidence_budget); the answer's time limit grows to a few
-times what reading that evidence and writing the answer takes a slow model, never below the setting.
+The same speeds size the rest of the answer for whichever model is chosen: before a model has
+answered here, the speeds `models rate` measured for it stand in (`Rated`). The evidence it reads
+grows from `focus_tokens` to what the model reads in `evidence_read_s`, up to `focus_max_tokens`
+(within its context, funnel.evidence_budget); the answer's time limit grows to a few times what
+reading that evidence and writing the answer takes a slow model, never below the setting.
 """
 
 from __future__ import annotations

@@ -1,28 +1,16 @@
 """Focused evidence: the sentences of each passage that bear on the question.
 
-A small local model reads 30–50 tokens a second on a laptop, so every sentence in
-the prompt costs time before the first word of the answer. Stage 2 finds passages
-(~400 tokens each); this step keeps, within a token budget, a window of each of the
-three best passages (the contiguous run of sentences around its best sentence, grown
-toward the better neighbour; the best passage's window as large as the answer's first
-turn) and, with the tokens left, the best sentence of each other passage. Each kept sentence keeps its exact
-span on the page, so the viewer highlights the sentences a claim rests on.
+Every sentence in the prompt costs a small local model time before the answer's first word. Within
+a token budget this keeps a window of each of the `WINDOWS` best passages (the contiguous run of
+sentences around its best one, grown toward the better neighbour; the best passage's window as large
+as the answer's first turn) and, with the tokens left, the best sentence of each other passage.
+Windows, not the best sentences from anywhere: a fact rarely stands whole in one sentence, and stage
+2's ranking of whole passages is a stronger signal than one sentence's cosine (bench/focus.py;
+docs/lab/). Each kept sentence keeps its span on the page, for the viewer's highlight.
 
-Why windows and not the best sentences from anywhere: on 113 questions with known
-answers (bench/focus.py), scattered top sentences held the answer's facts for 58 %
-of the questions within 640 tokens, the first two whole passages for 68 %, and
-three windows and best sentences for 68 %. Fewer passages fit, so the gold page is
-among them for 88 % where scattered sentences had 97 %: a page without its answer
-sentence does not answer, so the trade is taken. A single sentence rarely
-carries a fact whole ("The estimates … are 24.7 and 5.9." needs the sentence naming
-what was estimated), and stage 2's passage ranking, which saw whole chunks, is a
-stronger signal than a sentence's cosine to the question under a small embedder.
-
-Scoring is cheap on purpose (it runs while the user waits for the first screen):
-the question's terms, weighted by how rare they are among the candidate sentences,
-pick a shortlist; the embedder scores that shortlist against the question; the
-passage's own retrieval rank weighs in. Tables, equations and code are units of
-their own (chunking.text_units) and are kept whole or not at all.
+Scoring is cheap (the user is waiting): the question's terms, weighted by rarity, pick a shortlist;
+the embedder scores it; the passage's retrieval rank weighs in. Tables, equations and code are
+units of their own (units.text_units), kept whole or not at all.
 """
 
 from __future__ import annotations
@@ -39,69 +27,41 @@ from ...records import Evidence, Sentence
 from ...units import is_table_unit, text_units
 from .sentence_runs import leans_back, run_on_into, through_displays
 from ..text.question_reading import asks, question_ask, states_figure
-from ..text.citations import key_terms, stem
+from ..text.citations import key_stems
 from ..text import row_columns
 from ..text.row_columns import named_columns_first, named_rows, row_label, table_window
 from .not_evidence import entry_marks, is_axis_ticks, is_back_matter_section, is_paper_matter, opens_availability
 
-# Sentences embedded per question: the best by terms and retrieval rank. Embedding one
-# sentence takes ~5-12 ms on a 2-core laptop, so ~64 keeps focusing well under a second.
+# Sentences embedded per question (~5-12 ms each on 2 cores): focusing stays well under a second.
 EMBED_CANDIDATES = 64
 WINDOWS = 3  # passages that get a window; the others get their best sentence
 PASSAGE_TOKENS = 180  # the window of the second and third passage
 MIN_WINDOW_TOKENS = 24  # a window smaller than this is not worth a passage header
 HEADER_TOKENS = 16  # a passage's header in the prompt: "[3] (paper, page 5; section)"
-# A figure's caption summarises the figure in the question's own words ("Figure 1: Retriever
-# top-k accuracy with …"), so it outscores the sentences that state the result, yet the
-# figure's numbers are not in the text the model reads. Anchored on a caption, the window
-# filled with the figure's axis labels and missed the result sentence beside it (bench/focus.py,
-# mixed fields: gold facts in evidence 64 % -> 72 %, r-papers unchanged; weights 0.5-0.85 gave
-# the same figures). Table captions keep their weight: the table's cells follow as text.
+# A figure's caption echoes the question's words, but the figure's numbers are not in the text:
+# anchored on it, a window fills with axis labels. Table captions keep their weight (cells follow).
 FIGURE_CAPTION_WEIGHT = 0.6
 FIGURE_CAPTION = re.compile(
     r"^(?:(?:supplementary|extended data)\s+)?(?:figure|fig\.?)\s*S?\d+[A-Za-z]?\s*[:.|]", re.I)
-# A question's words that are in the titles of the papers it draws on ("Which negatives does
-# dense passage retrieval train with?", "…the index of a zoo series?") say which paper, and the
-# stages before found it by them; within the paper they are on every other sentence and tell
-# nothing about which one answers. At full weight, "In this section, we evaluate our Dense
-# Passage Retriever" outscored the sentences on in-batch and BM25 negatives. At 0.3 (bench/focus.py,
-# 89 r-papers and 25 mixed-fields questions): gold facts in the focused evidence 77.5 -> 79.8 % and
-# 72 -> 76 %, in the first turn 48.3 -> 50.6 % and 36 % unchanged; any weight from 0 to 0.5 did as well.
+# The question's words that are in its papers' titles found the paper; within it they are on every
+# sentence and do not tell which one answers.
 TITLE_TERM_WEIGHT = 0.3
-# A question often names a topic that the paper names once, in a heading, and then reports under
-# it without repeating: "Impact of Coronavirus Disease 2019 Pandemic" over "Overall, median teaming
-# scores were significantly lower … before March 1, 2020". So a question's term in a sentence's
-# section heading counts for the sentence, at this weight. bench/focus.py: gold facts in the first
-# turn 47 -> 48 of 89 r-papers questions (0.3 alike, 1.0 none), mixed fields unchanged; giving the
-# embedder the heading as well lost 2 of 25 mixed-fields and 2 r-papers questions' facts.
+# A topic named once in a heading and reported under it without repeating: a question's term in a
+# sentence's section heading counts for the sentence, at this weight.
 HEADING_TERM_WEIGHT = 0.5
 _MIN_CHARS = 12  # fragments (page numbers, stray symbols) are never kept
-# A table row scores below the running text that names the same things in sentences (a row is
-# names and numbers), so the answer's first turn, which read the best passage alone, never read
-# one, though the figure a question asks for is often in a row only. The best row, where it scores
-# at least this share of the best sentence, follows the best passage in the first turn (whose
-# window gives up the row's tokens). bench/focus.py, development questions, gold facts in the first
-# turn: r-papers 58.2 -> 61.2 %, mixed fields 34.6 -> 38.5 %, no question lost, the focused
-# evidence unchanged; shares 0.4-0.5 lost mixed-fields facts, 0.7-0.8 gained less.
+# A table row (names and numbers) scores below sentences that name the same things, though the
+# asked figure is often in a row only: the best row, scoring at least this share of the best
+# sentence, follows the best passage in the first turn.
 ROW_SHARE = 0.6
-# Where the question asks for an amount (question_reading.asks), a sentence that states a figure scores
-# this much more: the one that reports the result often shares no word with the question ("The
-# result is mH = 125.09 ± 0.24 GeV = 125.09 ± 0.21 (stat.) ± 0.11 (syst.)" for "what Higgs boson
-# mass did the combined analysis obtain?"), so it was never embedded, scored below the sentences
-# that frame the measurement, and was left out. Development questions (bench/answers.py, 35):
-# fact groups in the model's sentences 55 -> 57, whole answers right 25 -> 26, the model's
-# sentences right 18 either way (the Higgs mass gained, a rewrite of the IVC-filter rates lost one
-# of its two figures).
+# A question that asks for an amount (question_reading.asks): a sentence stating a figure scores this
+# much more, since the result sentence often shares no word with the question ("mH = 125.09 GeV").
 ASKED_FIGURE_BONUS = 0.1
-# A researcher's question often opens by saying where to look ("In the situational analysis of care
-# quality at … Hospital in Malawi, how many outpatients answered the exit interviews?"). The frame's
-# words are on many sentences of the paper; the sentence that answers shares the ask's. So each
-# sentence is also scored by the ask alone (question_reading.question_ask), by terms and by cosine,
-# and keeps the better of the two. Development questions (docs/lab/, session 21): gold facts
-# focused 52.4 -> 61.9 % (new mixed), 88.5 % (old mixed), 76.1 -> 77.6 % (r-papers); the model's
-# sentences right 8 -> 11, whole answers 14 -> 20 (the 20 new questions and the 18 others whose
-# evidence changed).
+# "In the analysis of care at … Hospital in Malawi, how many outpatients …?": the frame's words are
+# on many sentences, the answer shares the ask's; each sentence also scores by the ask alone
+# (question_reading.question_ask) and keeps the better score.
 ASK_SCORING = True
+# The measurements behind each value: docs/lab/ (by the constant's name).
 
 
 @dataclass
@@ -157,25 +117,21 @@ def _matches(term: str, bag: set[str]) -> bool:
     return any(len(w) >= 5 and (w.startswith(term) or term.startswith(w)) for w in bag)
 
 
-def _terms(text: str) -> set[str]:
-    return {stem(t) for t in key_terms(text)}
-
-
 def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", ask: str = "") -> None:
     """Share of the question's terms in each sentence, rarer terms weighing more (IDF over the
     candidates), and those of the papers' `titles` less (TITLE_TERM_WEIGHT). With `ask` (the
     question without its frame, ASK_SCORING), the better of the two shares."""
     if not candidates:
         return
-    asked = [terms for terms in (_terms(query), _terms(ask) if ask else set()) if terms]
+    asked = [terms for terms in (key_stems(query), key_stems(ask) if ask else set()) if terms]
     if not asked:
         return
     q_terms = set().union(*asked)
-    bags = [_terms(c.text) for c in candidates]
+    bags = [key_stems(c.text) for c in candidates]
     hits = [{t for t in q_terms if _matches(t, bag)} for bag in bags]
     n = len(bags)
     idf = {t: math.log(1 + n / (1 + sum(t in h for h in hits))) for t in q_terms}
-    title_bag = _terms(titles)
+    title_bag = key_stems(titles)
     for t in q_terms:
         if _matches(t, title_bag):
             idf[t] *= TITLE_TERM_WEIGHT
@@ -183,7 +139,7 @@ def _lexical_scores(query: str, candidates: list[_Candidate], titles: str = "", 
     in_heading: dict[str, set[str]] = {}
     for c, h in zip(candidates, hits):
         if c.heading not in in_heading:
-            bag = _terms(c.heading)
+            bag = key_stems(c.heading)
             in_heading[c.heading] = {t for t in q_terms if _matches(t, bag)}
         heading_only = in_heading[c.heading] - h
         c.lexical = max((sum(idf[t] for t in h & terms) + HEADING_TERM_WEIGHT * sum(idf[t] for t in heading_only & terms)) / total

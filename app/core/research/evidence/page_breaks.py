@@ -1,20 +1,13 @@
 """Sentences a page break cuts in two, made whole in the evidence.
 
-Passages never span pages (chunking.py), so a sentence that runs over a page break is two
-fragments in two passages: "In our study about 50–100 clusters are enough for sufficiently"
-ends one page, "accurate coverage rates using clustered standard errors …" opens the next.
-A passage that ends or opens with such a fragment gave the model, and the answer's quotes,
-half a sentence, often the half without the number it was asked for. About one page break in
-five falls inside a sentence in both bench corpora (statistics papers and nine other fields),
-and 12 of the 89 r-papers questions have a gold fact in such a sentence.
-
-So before focusing, a passage that ends on its page's unfinished last sentence gets the rest of
-it from the next page, and one that opens mid-sentence gets the sentence's beginning from the
-page before. The passage's span on its own page is unchanged (`char_start` moves back by what
-was put in front, so its sentences keep their places); the viewer finds a quote by its words.
-Only a page that opens in lower case continues one that stops without a full stop.
-Where both passages around a break are in the evidence, the better-ranked one holds the whole
-sentence and the other loses its half, so the model never reads the sentence twice.
+Passages never span pages, so a sentence that runs over a page break is two fragments in two
+passages, and the model and the quotes got half a sentence, often without its number (about one
+page break in five, in both bench corpora; docs/lab/). So before focusing, a passage that ends on
+its page's unfinished last sentence gets the rest from the next page, and one that opens
+mid-sentence gets the beginning from the page before; `char_start` moves back by what was put in
+front, so its sentences keep their places. Only a page that opens in lower case continues one that
+stops without a full stop. Where both passages around a break are in the evidence, the
+better-ranked one holds the whole sentence and the other loses its half.
 """
 
 from __future__ import annotations

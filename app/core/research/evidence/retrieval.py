@@ -1,18 +1,11 @@
-"""Candidate retrieval: vector or hybrid (BM25 + vector, fused by RRF).
+"""Candidate retrieval: vector or hybrid (BM25 + vector, fused by reciprocal rank, as LanceDB's
+RRFReranker does).
 
-A hybrid search is two queries on the table's Lance dataset (see
-`table_reader`): a vector one and a full-text (BM25) one over LanceDB's FTS
-index, fused by reciprocal rank (score = Σ 1 / (K + rank), the same formula as
-LanceDB's RRFReranker, which gave identical recall figures). We run the legs
-ourselves because stage 1 needs two hybrid searches at once: all four legs go
-to one kept thread pool together (Lance releases the GIL), where LanceDB's
-hybrid builder made a new pool per search and ran the searches one after
-another. A paper filter narrows the search (prefilter) rather than trimming its
-results.
-
-The legs read only each hit's paper and vector; the cosine to the query (which
-the cutoffs and MMR use) is computed from the vector, and text and metadata
-are read once, for the fused result only.
+The legs run on the table's Lance dataset (`table_reader`) in one kept thread pool, so that stage
+1's two hybrid searches run all four legs at once (Lance releases the GIL). A paper filter narrows
+the search (prefilter) rather than trimming its results. The legs read only each hit's paper and
+vector (the cosine to the query is computed from it); text and metadata are read once, for the
+fused result only.
 """
 
 from __future__ import annotations

@@ -14,22 +14,12 @@ import re
 from dataclasses import replace
 from typing import Any, TypeVar
 
-# A sentence ends with its stop (before a closing quote or bracket).
-_ENDED = re.compile(r"[.!?][\"'”’)\]]*$")
 # Two units of a page follow one another where at most a few characters (a space, a line break)
 # lie between them: no heading, dropped line or figure between.
 NEIGHBOUR_GAP = 3
 RUN_ON_UNITS = 3  # "The result is" | "mH = 125.09 ± 0.24 GeV" | "= 125.09 ± 0.21 (stat.) ± 0.11 (syst.) GeV,"
 DISPLAY_CHARS = 120  # a piece this short that a sentence runs on into is part of it (a display equation)
 
-_OPENS_SENTENCE = re.compile(r"[A-Z][a-z]+\b")
-# A sentence opening with one of these needs the sentence before it to be understood.
-_LEANS_BACK = re.compile(
-    r"^(?:this|these|that|those|it|its|they|their|such|here|there|thus|hence|therefore|however|"
-    r"in contrast|in addition|moreover|furthermore|similarly|consequently|accordingly|likewise|"
-    r"also|then|finally|second|third|both|the latter|the former|as a result|for example|for instance)\b",
-    re.I,
-)
 _SHORT_WORDS = 7  # a sentence this short rarely stands alone ("See Table 2.")
 
 Unit = TypeVar("Unit", bound=Any)  # a dataclass with start, end, text, kind and order (focus._Candidate)
@@ -37,7 +27,7 @@ Unit = TypeVar("Unit", bound=Any)  # a dataclass with start, end, text, kind and
 
 def ends_sentence(text: str) -> bool:
     """The text ends with its sentence's stop (before a closing quote or bracket)."""
-    return bool(_ENDED.search(text.rstrip()))
+    return bool(P["ended"].search(text.rstrip()))
 
 
 def follows(end: int, start: int) -> bool:
@@ -56,7 +46,7 @@ def _own_sentence(text: str) -> bool:
     departure dates are on GitHub: …." after "…supplied regarding data availability:"), where a
     display equation opens with a symbol or a variable ("mH = 125.09 ± 0.24 GeV", "= 0.21") and
     the clause that ends the sentence with a small letter ("where the total uncertainty is …")."""
-    return bool(_OPENS_SENTENCE.match(text)) and ends_sentence(text)
+    return bool(P["opens_sentence"].match(text)) and ends_sentence(text)
 
 
 def through_displays(units: list[Unit], text: str) -> list[Unit]:
@@ -84,7 +74,7 @@ def through_displays(units: list[Unit], text: str) -> list[Unit]:
 
 def leans_back(text: str) -> bool:
     """The sentence needs the one before it to be understood ("This estimator…"), or is too short to stand alone."""
-    return bool(_LEANS_BACK.match(text)) or len(text.split()) < _SHORT_WORDS
+    return bool(P["leans_back"].match(text)) or len(text.split()) < _SHORT_WORDS
 
 
 def run_on_into(units: list[Unit], k: int) -> list[int]:
@@ -104,14 +94,24 @@ def run_on_into(units: list[Unit], k: int) -> list[int]:
 # the set-up lines) and must read whole.
 
 CODE_CHARS = 160  # the command quoted: one call, read at a glance
-_PROMPT = re.compile(r"^(?:R>|>>>|>|\$|In \[\d+\]:)\s?")  # a console's prompt before a command
-_CONTINUED = re.compile(r"^(?:\+|\.\.\.)\s?")  # and before its continued lines
-_CODE_LIKE = re.compile(r"[(=;{]|<-|::")
-# Without prompts, a listing's output reads like code too ("Z = 1.42, p-value = 0.92"): a call,
-# an assignment arrow, a statement's end or a scope marks code.
-_STATEMENT = re.compile(r"\w\(|<-|::|;\s*$|\{\s*$")
-# Set-up lines come first in a listing and answer nothing: packages, data, seeds.
-_SETUP = re.compile(r"^(?:library|require|data|set\.seed|options|import|from\s+\S+\s+import|#include|using\s+namespace)\b")
+_PATTERNS: dict[str, str] = {
+    # A sentence ends with its stop (before a closing quote or bracket).
+    "ended": r"[.!?][\"'”’)\]]*$",
+    "opens_sentence": r"[A-Z][a-z]+\b",
+    # A sentence opening with one of these needs the sentence before it to be understood.
+    "leans_back": r"(?i)^(?:this|these|that|those|it|its|they|their|such|here|there|thus|hence|therefore|however|"
+                  r"in contrast|in addition|moreover|furthermore|similarly|consequently|accordingly|likewise|"
+                  r"also|then|finally|second|third|both|the latter|the former|as a result|for example|for instance)\b",
+    "prompt": r"^(?:R>|>>>|>|\$|In \[\d+\]:)\s?",  # a console's prompt before a command
+    "continued": r"^(?:\+|\.\.\.)\s?",  # and before its continued lines
+    "code_like": r"[(=;{]|<-|::",
+    # Without prompts, a listing's output reads like code too ("Z = 1.42, p-value = 0.92"): a call,
+    # an assignment arrow, a statement's end or a scope marks code.
+    "statement": r"\w\(|<-|::|;\s*$|\{\s*$",
+    # Set-up lines come first in a listing and answer nothing: packages, data, seeds.
+    "setup": r"^(?:library|require|data|set\.seed|options|import|from\s+\S+\s+import|#include|using\s+namespace)\b",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def first_command(block: str) -> str:
@@ -119,20 +119,20 @@ def first_command(block: str) -> str:
     continued lines (the output below it left out), else the block's first statement; "" if none,
     or if it runs on past what would be quoted (an open bracket or string) or is too long."""
     lines = [line.rstrip() for line in block.strip().strip("`").strip("\n").splitlines() if line.strip()]
-    if any(_PROMPT.match(line) for line in lines):
+    if any(P["prompt"].match(line) for line in lines):
         commands: list[str | None] = []
         for line in lines:
-            if _PROMPT.match(line):
-                commands.append(_PROMPT.sub("", line).strip())
-            elif commands and _CONTINUED.match(line) and commands[-1] is not None:
-                commands[-1] += " " + _CONTINUED.sub("", line).strip()
+            if P["prompt"].match(line):
+                commands.append(P["prompt"].sub("", line).strip())
+            elif commands and P["continued"].match(line) and commands[-1] is not None:
+                commands[-1] += " " + P["continued"].sub("", line).strip()
             elif commands:
                 commands.append(None)  # output: the command before it is complete
         candidates = [c for c in commands if c]
     else:
-        candidates = [line.strip() for line in lines if _STATEMENT.search(line) and not line.lstrip().startswith(("#", "//"))]
-    first = next((c for c in candidates if not _SETUP.match(c)), "")
-    return first if _CODE_LIKE.search(first) and _whole(first) and len(first) <= CODE_CHARS else ""
+        candidates = [line.strip() for line in lines if P["statement"].search(line) and not line.lstrip().startswith(("#", "//"))]
+    first = next((c for c in candidates if not P["setup"].match(c)), "")
+    return first if P["code_like"].search(first) and _whole(first) and len(first) <= CODE_CHARS else ""
 
 
 def _whole(command: str) -> bool:

@@ -1,16 +1,8 @@
 """How much evidence stage 2 keeps: counted in tokens, not only in passages.
 
-Chunks sized by the embedder's own tokenizer came out a third more numerous and smaller
-than the chunks before (1,237 against 988 for the 29 r-papers), so 15 passages held ~14 %
-less text (~4,000 tokens against ~4,650) and the answer's page was less often among the first
-five *passages* (0.82 against 0.84 on the r-papers development questions). Counted in text,
-the new ranking is as good or better: the answer's page within the first 1,500 tokens of the
-evidence for 0.85 of the questions against 0.84 (mixed fields 0.84 against 0.81). So stage 2
-keeps its passages, best first in MMR order, while they fit a token budget: the text the 15
-passages held before. docs/lab/ ("Evidence counted in tokens") has the figures.
-
-Tokens are ~4 characters each, as the focusing step counts them without the chat model's
-tokenizer: cheap, and only the amount of text matters here. What the model reads is sized
+Stage 2 keeps its passages, best first in MMR order, while they fit a token budget, so that
+smaller chunks do not mean less text (docs/lab/, "Evidence counted in tokens"). Tokens are ~4
+characters each: cheap, and only the amount of text matters here. What the model reads is sized
 later, by focusing (focus_tokens), whatever stage 2 keeps.
 """
 

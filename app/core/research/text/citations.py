@@ -19,11 +19,6 @@ from dataclasses import dataclass
 
 from ...records import Citation, CitationStatus, Evidence
 
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,120}?,\s*(?:page|p\.|pp\.|pg\.)\s*\d[^()\n]{0,40})\)")
-_PAGE = re.compile(r"^(?P<id>.+?)[,;:\s]+(?:page|pages|pg\.?|pp?\.?)\s*(?P<page>\d+)(?:\s*[-–]\s*\d+)?\s*$", re.I)
-_SOURCE = re.compile(r"^(?:source|src|evidence|passage|doc)?\s*#?\s*(?P<n>\d{1,3})$", re.I)
-_SOURCE_LIST = re.compile(r"^(?:(?:sources?|passages?)\s*)?\d{1,3}(?:\s*[,;]\s*\d{1,3})+$", re.I)  # [2, 5]
-_ARXIV_VERSION = re.compile(r"v\d+$")
 
 # Figures spelled as words, as the rules read them ("twice" is 2, "half" is 50 %).
 NUMBER_WORDS = {
@@ -95,7 +90,7 @@ class _Raw:
 
 def find_citations(answer: str) -> list[_Raw]:
     found = []
-    for m in _BRACKET.finditer(answer):
+    for m in P["bracket"].finditer(answer):
         inner = m.group(1) if m.group(1) is not None else m.group(2)
         # Markdown links "[text](url)" are not citations.
         if m.group(1) is not None and answer[m.end() : m.end() + 1] == "(":
@@ -113,9 +108,9 @@ def _resolve_id(raw_id: str, known_ids: list[str]) -> str:
     lower = {k.lower(): k for k in known_ids}
     if raw_id.lower() in lower:
         return lower[raw_id.lower()]
-    bare = _ARXIV_VERSION.sub("", raw_id.lower())
+    bare = P["arxiv_version"].sub("", raw_id.lower())
     for k in known_ids:
-        if _ARXIV_VERSION.sub("", k.lower()) == bare:
+        if P["arxiv_version"].sub("", k.lower()) == bare:
             return k
     return raw_id
 
@@ -126,19 +121,19 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
     by_number = {e.number: e for e in evidence}
     citations: list[Citation] = []
     for raw in find_citations(answer):
-        parts = re.findall(r"\d+", raw.inner) if evidence and _SOURCE_LIST.match(raw.inner.strip()) else re.split(r";", raw.inner)
+        parts = P["digits"].findall(raw.inner) if evidence and P["source_list"].match(raw.inner.strip()) else raw.inner.split(";")
         for part in parts:
             part = part.strip()
             if not part:
                 continue
-            source = _SOURCE.match(part)
+            source = P["source"].match(part)
             if source and evidence:
                 n = int(source.group("n"))
                 ev = by_number.get(n)
                 if ev is not None:
                     citations.append(Citation(raw.text, ev.paper_id, ev.page, "", raw.start, raw.end, evidence_number=n))
                 continue
-            page = _PAGE.match(part)
+            page = P["page"].match(part)
             if page:
                 paper_id = _resolve_id(page.group("id"), known)
                 citations.append(Citation(raw.text, paper_id, int(page.group("page")), "", raw.start, raw.end))
@@ -151,7 +146,7 @@ def parse_citations(answer: str, evidence: list[Evidence], library_ids: list[str
 
 
 def key_terms(text: str) -> set[str]:
-    words = re.findall(r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|\d+(?:\.\d+)?", text.lower())
+    words = P["term"].findall(text.lower())
     return {w for w in words if (len(w) >= 4 or any(c.isdigit() for c in w)) and w not in _STOP}
 
 
@@ -159,7 +154,7 @@ def claim_before(answer: str, position: int) -> str:
     """The sentence (or list item) that a citation at `position` supports."""
     head = answer[:position]
     # Strip earlier citations so they do not count as the claim's words.
-    head = _BRACKET.sub(" ", head)
+    head = P["bracket"].sub(" ", head)
     cut = max(head.rfind(". "), head.rfind("\n"), head.rfind("? "), head.rfind("! "))
     return head[cut + 1 :].strip() if cut >= 0 else head.strip()
 
@@ -183,10 +178,10 @@ def stem(word: str) -> str:
 
 def support(claim: str, passage: str) -> float:
     """Share of the claim's key terms found in the passage (by crude stem)."""
-    terms = {stem(t) for t in key_terms(claim)}
+    terms = key_stems(claim)
     if not terms:
         return 1.0
-    passage_terms = {stem(t) for t in key_terms(passage)}
+    passage_terms = key_stems(passage)
     return len(terms & passage_terms) / len(terms)
 
 
@@ -226,7 +221,18 @@ def check_citations(
     return citations
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[*`])")
+_PATTERNS: dict[str, str] = {
+    "bracket": r"\[([^\[\]\n]{1,200})\]|\(([^()\n]{1,120}?,\s*(?:page|p\.|pp\.|pg\.)\s*\d[^()\n]{0,40})\)",
+    "page": r"(?i)^(?P<id>.+?)[,;:\s]+(?:page|pages|pg\.?|pp?\.?)\s*(?P<page>\d+)(?:\s*[-–]\s*\d+)?\s*$",
+    "source": r"(?i)^(?:source|src|evidence|passage|doc)?\s*#?\s*(?P<n>\d{1,3})$",
+    "source_list": r"(?i)^(?:(?:sources?|passages?)\s*)?\d{1,3}(?:\s*[,;]\s*\d{1,3})+$",  # [2, 5]
+    "arxiv_version": r"v\d+$",
+    "sentence_end": r"(?<=[.!?])\s+(?=[A-Z0-9(\[*`])",
+    "digits": r"\d+",
+    # A key term's candidates: a word of letters and digits (inner ".", "-", "_" kept: "lme4", "p.value"), or a figure.
+    "term": r"[A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9]|\d+(?:\.\d+)?",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 ATTRIBUTED_NOTE = "added by Research Desk: the model cited nothing here; this passage holds most of the sentence's key terms"
 
 
@@ -244,9 +250,9 @@ def attribute_citations(answer: str, evidence: list[Evidence], *, min_support: f
             out_lines.append(line)
             continue
         pieces = []
-        for sentence in _SENTENCE_END.split(line):
-            terms = key_terms(_BRACKET.sub(" ", sentence))
-            if len(terms) >= 3 and not _BRACKET.search(sentence):
+        for sentence in P["sentence_end"].split(line):
+            terms = key_terms(P["bracket"].sub(" ", sentence))
+            if len(terms) >= 3 and not P["bracket"].search(sentence):
                 score, best = max(((support(sentence, e.text), e) for e in evidence), key=lambda t: t[0])
                 if score >= min_support:
                     tag = f" [{best.paper_id}, page {best.page}]"

@@ -21,20 +21,24 @@ from __future__ import annotations
 import re
 
 from .citations import NUMBER_WORDS, word_stems
-from .respectively import misassigned_figure, named_in, own_words
+from .respectively import SENTENCE_BREAK, misassigned_figure, named_in, own_words
 
-_FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
-# Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
-_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|whereas|versus|vs\.)\s+", re.I)
-_REFERENCE = re.compile(r"\[[^\]]*\]|\([^)]*\b(?:19|20)\d\d[a-z]?\)")  # "[9]", "(Smith et al. 2004)"
+_PATTERNS: dict[str, str] = {
+    "figure": r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)",
+    # Clause breaks: punctuation followed by a space (not "1,234" or "3.5"), and conjunctions.
+    "clause": r"(?i)[,;:]\s+|\s+(?:and|but|while|whereas|versus|vs\.)\s+",
+    "reference": r"\[[^\]]*\]|\([^)]*\b(?:19|20)\d\d[a-z]?\)",  # "[9]", "(Smith et al. 2004)"
+    "letters": r"[a-z]+",  # of the lower-cased clause: a count spelled out ("three")
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 # Counting words only: "one" is as often a pronoun ("the statistical one") as a figure.
 _COUNTS = {w: v for w, v in NUMBER_WORDS.items() if w in
            {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty"}}
 
 
 def _figures(clause: str) -> list[str]:
-    found = [f"{float(m.group()):g}" for m in _FIGURE.finditer(clause)]
-    return found + [_COUNTS[w] for w in re.findall(r"[a-z]+", clause.lower()) if w in _COUNTS]
+    found = [f"{float(m.group()):g}" for m in P["figure"].finditer(clause)]
+    return found + [_COUNTS[w] for w in P["letters"].findall(clause.lower()) if w in _COUNTS]
 
 
 def _words(clause: str) -> set[str]:
@@ -48,7 +52,7 @@ def clause_figures(sentence: str) -> list[tuple[str, str, set[str]]]:
     if "respectively" in sentence.lower():
         return []
     out = []
-    for clause in _CLAUSE.split(_REFERENCE.sub(" ", sentence)):
+    for clause in P["clause"].split(P["reference"].sub(" ", sentence)):
         figures = _figures(clause)
         if len(figures) == 1:
             words = _words(clause)
@@ -64,7 +68,7 @@ def misbound_figure(claim: str, quote: str, *, source: str = "passage") -> tuple
     claimed = clause_figures(claim)
     if not claimed:
         return None
-    for sentence in re.split(r"(?<=[.;])\s+", quote):
+    for sentence in SENTENCE_BREAK.split(quote):
         stated = clause_figures(sentence)
         figures = [f for _, f, _ in stated]
         if len(set(figures)) < 2:

@@ -39,7 +39,8 @@ from typing import NamedTuple
 
 from ...paths import load_prompt
 from ...records import Claim
-from .citations import key_terms, numbers_in, stem, word_stems
+from ...text.wording import lower_words
+from .citations import key_stems, numbers_in, stem, word_stems
 
 _WH = r"(?:what|how|why|when|where|which|who|whom|whose|whether)"
 _AUX = r"(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have|had)"
@@ -50,36 +51,36 @@ _AMOUNT = (r"rates?|proportions?|percentages?|fractions?|shares?|numbers?|values
            r"concentrations?|dose|doses|duration|frequency|mortality|survival|efficiency|temperature")
 
 # The patterns, one table: name, then the pattern (what it reads in the comment above it).
-PATTERNS: dict[str, re.Pattern[str]] = {
+_PATTERNS: dict[str, str] = {
     # How to do something: a call to make. "How does X differ from Y" asks for an explanation, not a call.
-    "call": re.compile(r"\bhow\s+(?:(?:do|can|could|should|would|might)\s+(?:I|we|you|one|users?)|to)\b|"
-                       r"\b(?:which|what)\s+(?:function|command|call|argument|option|syntax|code)s?\b|\bsyntax\b", re.I),
+    "call": r"(?i)\bhow\s+(?:(?:do|can|could|should|would|might)\s+(?:I|we|you|one|users?)|to)\b|"
+            r"\b(?:which|what)\s+(?:function|command|call|argument|option|syntax|code)s?\b|\bsyntax\b",
     # An amount: "how large is the vector" as much as "how many clusters"; "how well does it fit" and
     # "how strong" usually too (a fit statistic, an effect size).
-    "amount": re.compile(rf"\bhow\s+(?:often|many|much|large|big|small|long|far|high|low|fast|frequent(?:ly)?|"
-                         rf"accurate|precise|strong|well|common)\b|"
-                         rf"\bwhat\s+(?:[\w-]+\s+){{0,3}}?(?:{_AMOUNT})\b|\bas\s+measured\s+by\b", re.I),
+    "amount": rf"(?i)\bhow\s+(?:often|many|much|large|big|small|long|far|high|low|fast|frequent(?:ly)?|"
+              rf"accurate|precise|strong|well|common)\b|"
+              rf"\bwhat\s+(?:[\w-]+\s+){{0,3}}?(?:{_AMOUNT})\b|\bas\s+measured\s+by\b",
     # A figure a sentence reports: a share, a decimal, a count of two digits or more…
-    "figure": re.compile(r"\d+(?:\.\d+)?\s?%|\d*\.\d+|\b\d{1,3}(?:,\d{3})+\b|\b\d{2,}\b"),
+    "figure": r"\d+(?:\.\d+)?\s?%|\d*\.\d+|\b\d{1,3}(?:,\d{3})+\b|\b\d{2,}\b",
     # …not a year of the last two centuries, and not a numbered citation ("[72-75,77]").
-    "year": re.compile(r"(?:19|20)\d\d"),
-    "citation": re.compile(r"\[[\d,\s–-]+\]"),
+    "year": r"(?:19|20)\d\d",
+    "citation": r"\[[\d,\s–-]+\]",
     # Where a new question clause begins: "and"/"or" with a question word, ", and" with an auxiliary, a question mark.
-    "new clause": re.compile(rf",?\s+(?:and|or)\s+(?={_WH}\b)|,\s+and\s+(?={_AUX}\b)|\?\s+(?=[A-Z])", re.I),
+    "new clause": rf"(?i),?\s+(?:and|or)\s+(?={_WH}\b)|,\s+and\s+(?={_AUX}\b)|\?\s+(?=[A-Z])",
     # A frame that says where to look ("In the Malawi hospital study, how many…?", "When the tuner was mounted
     # on the cavity, how was…?"): it ends at the comma before the question word.
-    "frame": re.compile(r"^(?:in|for|according to|from|within|across|among|on|when|while|after|before|using|with|at|"
-                        rf"during|compared (?:with|to))\b[^?]*?,\s+(?=(?:{_WH}|{_AUX}|to what)\b)", re.I),
+    "frame": r"(?i)^(?:in|for|according to|from|within|across|among|on|when|while|after|before|using|with|at|"
+             rf"during|compared (?:with|to))\b[^?]*?,\s+(?=(?:{_WH}|{_AUX}|to what)\b)",
     # A verdict: the claim takes a side on the question, in the question's own words.
-    "polar": re.compile(r"\b(?:yes|no|not|never|none|neither|nor|cannot|without|only|unlike|instead)\b|n[’']t\b", re.I),
+    "polar": r"(?i)\b(?:yes|no|not|never|none|neither|nor|cannot|without|only|unlike|instead)\b|n[’']t\b",
     # A yes-or-no question: an auxiliary verb first, or after a leading phrase ("In the force-field study
     # with an unsupported arm, did catch trials…"), or "whether".
-    "yes-no": re.compile(r"(?:^|[,;:]\s*)(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had|"
-                         r"may|might|must)\b|\bwhether\b", re.I),
-    "placeholder": re.compile(r"\{[^{}]*\}"),  # a prompt's "{question}", left out of its instructions
-    "quoted": re.compile(r"[“\"][^”\"]*[”\"]"),  # an example in quotes, there to be followed
-    "word": re.compile(r"[a-z0-9]+"),  # a word of a run (lower case, letters and digits)
+    "yes-no": r"(?i)(?:^|[,;:]\s*)(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had|"
+              r"may|might|must)\b|\bwhether\b",
+    "placeholder": r"\{[^{}]*\}",  # a prompt's "{question}", left out of its instructions
+    "quoted": r"[“\"][^”\"]*[”\"]",  # an example in quotes, there to be followed
 }
+PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 ASKS_HOW = PATTERNS["call"]
 ASKS_FIGURE = PATTERNS["amount"]
 
@@ -142,15 +143,15 @@ def question_ask(question: str) -> str:
 
 def own_terms(part: str, others: list[str]) -> set[str]:
     """The part's key terms (stemmed) that the other parts do not share: what only this part asks about."""
-    shared = {stem(t) for o in others for t in key_terms(o)}
-    return {stem(t) for t in key_terms(part)} - shared
+    shared = set().union(*map(key_stems, others))
+    return key_stems(part) - shared
 
 
 def open_parts(question: str, claims: list[Claim]) -> list[str]:
     """The parts after the first that no claim speaks to: fewer than half of the part's own key
     terms appear in the claims. The first part is the first claim's."""
     parts = question_parts(question)
-    said = {stem(t) for c in claims for t in key_terms(c.text)}
+    said = set().union(*(key_stems(c.text) for c in claims))
     out = []
     for i, part in enumerate(parts[1:], 1):
         own = own_terms(part, parts[:i] + parts[i + 1:])
@@ -192,13 +193,9 @@ def _instruction_stems() -> frozenset[str]:
     return frozenset(word_stems(" ".join(_instructions())))
 
 
-def _words(text: str) -> list[str]:
-    return PATTERNS["word"].findall(text.lower())
-
-
 def word_runs(text: str, n: int) -> set[tuple[str, ...]]:
     """Every run of `n` words of `text` (lower case, letters and digits)."""
-    words = _words(text)
+    words = lower_words(text)
     return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
@@ -211,7 +208,7 @@ def _instruction_runs() -> frozenset[tuple[str, ...]]:
 
 def copies_instructions(claim: str, query: str = "") -> bool:
     """True if `claim` has a run of `COPIED_RUN` words of the instructions, most of them not the question's."""
-    asked, runs = set(_words(query)), _instruction_runs()
+    asked, runs = set(lower_words(query)), _instruction_runs()
     return any(run in runs and 2 * sum(w in asked for w in run) < COPIED_RUN for run in word_runs(claim, COPIED_RUN))
 
 

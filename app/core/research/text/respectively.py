@@ -19,20 +19,10 @@ import re
 
 from .citations import word_stems
 
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*\d)")
-# Between two numbers of a list: an optional unit, then a comma or "and"/"or".
-_LIST_GAP = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?(?:,\s*(?:and\s+|or\s+)?|\s*\band\s+|\s*\bor\s+)$")
-_NAMES_AFTER = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*(?:for|in|of|from|with|by)\s+(?:the\s+)?(.+?),?\s+respectively\b", re.I)
-_RESPECTIVELY_NEXT = re.compile(r"^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*respectively\b", re.I)
+SENTENCE_BREAK = re.compile(r"(?<=[.;])\s+")  # where a quote's sentences (or their halves at a ";") part
 _VERBS = r"(?:were|was|are|is|reached|gave|showed|had)"
-_NAMES_BEFORE = re.compile(rf"\b(?:for|of|in)\s+(?:the\s+)?(.+?)\s+(?:{_VERBS}|of)\b[^\d]*$", re.I)
-_SUBJECT = re.compile(rf"^\s*(?:the\s+)?(.+?)\s+{_VERBS}\b[^\d]*$", re.I)  # "Bleeding and HIT risks were 3.9% and 0.7%, …"
-_NAME_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+")
-# A name bound to the figure just before it: "2.17 µg/ml (n-hexane)", "2.17 for n-hexane".
-_NAMED_AFTER = re.compile(r"\s*[^\s\d,;()]{0,8}\s*(?:\(([^)]*)\)|(?:for|in|of)\s+([^,;.\d]+))")
 _LESS = {"lower", "less", "smaller", "fewer", "shorter", "lighter", "weaker", "slower", "earlier", "cheaper"}
 _MORE = {"higher", "more", "greater", "larger", "longer", "heavier", "stronger", "faster", "later", "costlier"}
-_COMPARED = re.compile(r"\b(" + "|".join(sorted(_LESS | _MORE)) + r")\b[^.;]{0,60}?\bthan\b([^.;]{1,120})", re.I)
 
 
 def _value(text: str) -> float:
@@ -43,10 +33,10 @@ def respective_pairs(sentence: str) -> list[tuple[str, float]]:
     """(name, number) in order, where the sentence lists numbers and names "respectively"; else []."""
     if "respectively" not in sentence.lower():
         return []
-    found = list(_NUMBER.finditer(sentence))
+    found = list(P["number"].finditer(sentence))
     runs: list[list[re.Match[str]]] = []
     for m in found:
-        if runs and _LIST_GAP.match(sentence[runs[-1][-1].end() : m.start()]):
+        if runs and P["list_gap"].match(sentence[runs[-1][-1].end() : m.start()]):
             runs[-1].append(m)
         else:
             runs.append([m])
@@ -56,30 +46,48 @@ def respective_pairs(sentence: str) -> list[tuple[str, float]]:
     for run in figures:
         after = sentence[run[-1].end() :]
         names_text = ""
-        m = _NAMES_AFTER.match(after)
+        m = P["names_after"].match(after)
         if m:
             names_text = m.group(1)
-        elif _RESPECTIVELY_NEXT.match(after):
+        elif P["respectively_next"].match(after):
             head = sentence[: run[0].start()]
-            before = _NAMES_BEFORE.search(head) or _SUBJECT.search(head)
+            before = P["names_before"].search(head) or P["subject"].search(head)
             names_text = before.group(1) if before else ""
-        names = [n for n in _NAME_SPLIT.split(names_text) if n.strip()]
+        names = [n for n in P["name_split"].split(names_text) if n.strip()]
         if len(names) == len(run):
             return [(name.strip(), _value(num.group())) for name, num in zip(names, run)]
     return []
 
 
-# "n-hexane (1.50 g)": a name, then its figure alone in brackets with at most a unit.
-_BRACKETED = re.compile(r"\(\s*([-−]?\d+(?:\.\d+)?)\s*[^\s\d,;()=<>]{0,8}\s*\)")
+_PATTERNS: dict[str, str] = {
+    "number": r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*\d)",
+    # Between two numbers of a list: an optional unit, then a comma or "and"/"or".
+    "list_gap": r"^\s*(?:[^\s\d,;()]{1,8}\s*)?(?:,\s*(?:and\s+|or\s+)?|\s*\band\s+|\s*\bor\s+)$",
+    "names_after": r"(?i)^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*(?:for|in|of|from|with|by)\s+(?:the\s+)?(.+?),?\s+respectively\b",
+    "respectively_next": r"(?i)^\s*(?:[^\s\d,;()]{1,8}\s*)?,?\s*respectively\b",
+    "names_before": rf"(?i)\b(?:for|of|in)\s+(?:the\s+)?(.+?)\s+(?:{_VERBS}|of)\b[^\d]*$",
+    "subject": rf"(?i)^\s*(?:the\s+)?(.+?)\s+{_VERBS}\b[^\d]*$",  # "Bleeding and HIT risks were 3.9% and 0.7%, …"
+    "name_split": r"\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+",
+    # A name bound to the figure just before it: "2.17 µg/ml (n-hexane)", "2.17 for n-hexane".
+    "named_after": r"\s*[^\s\d,;()]{0,8}\s*(?:\(([^)]*)\)|(?:for|in|of)\s+([^,;.\d]+))",
+    "compared": r"(?i)\b(" + "|".join(sorted(_LESS | _MORE)) + r")\b[^.;]{0,60}?\bthan\b([^.;]{1,120})",
+    # "n-hexane (1.50 g)": a name, then its figure alone in brackets with at most a unit.
+    "bracketed": r"\(\s*([-−]?\d+(?:\.\d+)?)\s*[^\s\d,;()=<>]{0,8}\s*\)",
+    "name_word": r"[^\s,;:()]+",
+    "clause_break": r"[;:]",
+    # A name in brackets after the figure before this one, with at most a unit: it is that figure's.
+    "named_before": r"^\s*[^\s\d,;()]{0,8}\s*\([^)]*\)",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 _NAME_WORDS = 3  # the words before a bracketed figure that name it
 
 
 def bracketed_pairs(sentence: str) -> list[tuple[str, float]]:
     """(name, number) for a list of at least two figures each in its own brackets after its name; else []."""
     out, since = [], 0
-    for m in _BRACKETED.finditer(sentence):
-        head = _NAME_SPLIT.split(sentence[since : m.start()])[-1]
-        words = re.findall(r"[^\s,;:()]+", head)[-_NAME_WORDS:]
+    for m in P["bracketed"].finditer(sentence):
+        head = P["name_split"].split(sentence[since : m.start()])[-1]
+        words = P["name_word"].findall(head)[-_NAME_WORDS:]
         since = m.end()
         if words:
             out.append((" ".join(words), _value(m.group(1))))
@@ -119,7 +127,7 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
     in the claim), or compared with another name's figure the wrong way ("lower than").
     """
     claimed = respective_pairs(claim)  # the claim's own list: each figure to its own name
-    for sentence in re.split(r"(?<=[.;])\s+", quote):
+    for sentence in SENTENCE_BREAK.split(quote):
         pairs = value_pairs(sentence)
         if not pairs:
             continue
@@ -134,7 +142,7 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
                     other = max(named, key=named.__getitem__)
                     return f"{a:g}", f"the {source} gives {a:g} for {pairs[own][0]}, not for {pairs[other][0]}"
             continue
-        numbers = list(_NUMBER.finditer(claim))
+        numbers = list(P["number"].finditer(claim))
         for k, m in enumerate(numbers):
             a = _value(m.group())
             if values.count(a) != 1:
@@ -143,9 +151,9 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
             # The words that name what the figure is about: since the claim's previous figure, and
             # up to the next punctuation ("…, against 2.17 for n-hexane").
             since = numbers[k - 1].end() if k else 0
-            before = re.split(r"[;:]", claim[since : m.start()])[-1]
-            before = re.sub(r"^\s*[^\s\d,;()]{0,8}\s*\([^)]*\)", "", before)  # "2.17 (n-hexane), …" names the figure before
-            tail = _NAMED_AFTER.match(claim[m.end() :])
+            before = P["clause_break"].split(claim[since : m.start()])[-1]
+            before = P["named_before"].sub("", before)  # "2.17 (n-hexane), …" names the figure before
+            tail = P["named_after"].match(claim[m.end() :])
             named = _named(tail.group(1) or tail.group(2), bags) if tail else {}
             if own in named:
                 continue
@@ -153,7 +161,7 @@ def misassigned_figure(claim: str, quote: str, *, source: str = "passage") -> tu
             if named and own not in named:  # the name it is given: the one the claim spells out most fully
                 other = max(named, key=named.__getitem__)
                 return m.group(), f"the {source} gives {m.group()} for {pairs[own][0]}, not for {pairs[other][0]}"
-            compared = _COMPARED.search(claim, m.end())
+            compared = P["compared"].search(claim, m.end())
             if compared:
                 others = [j for j in _named(compared.group(2), bags) if j != own]
                 if len(others) == 1:

@@ -1,15 +1,10 @@
 """A table as the model reads it: the rows and the columns the question names first.
 
-A row unit lists every column of its table ("Thoracic surgery · Interprofessional SS Median:
-0.404 · … · Specialty-specific Experience Circulator-service Median: 0.355"). Asked for the
-circulating nurses' median, the starter model reported the row's first figure, 0.404. In the
-answer's prompt the fields whose column header shares the most words with the question come
-right after the row's name, and the rest follow in their order. Likewise a table's rows: given
-its caption line and three rows, the model reported the first row's statistic for the row the
-question named ("…for the additive model"), so the rows the question names come first, after the
-caption line. Only the prompt changes: the stored evidence, the quotes and the viewer keep the
-table as printed. Focusing's window over a table unit (`table_window`) keeps the row the question
-names, or the best-scoring one, first.
+A row unit lists every column of its table, and a small model reads the first figure it meets. So
+in the answer's prompt the fields whose column header shares most words with the question come
+right after the row's name, and a table's rows the question names come right after its caption
+line. Only the prompt changes: the stored evidence, the quotes and the viewer keep the table as
+printed. Focusing's window over a table unit (`table_window`) keeps the named or best row first.
 """
 
 from __future__ import annotations
@@ -27,33 +22,40 @@ MIN_FIELDS = 3  # a row of two columns is read whole at a glance
 NAMED_ONLY = True
 NAMED_SHARE = 0.5  # of a row name's words, said in a question: it names the row (unless another more fully)
 ACRONYM_WORDS = (2, 5)  # a run of this many words may spell an acronym of a row or column
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?")
 _ORDINALS = {w: str(k) for k, w in enumerate("first second third fourth fifth sixth".split(), start=1)}
 # "up to three links away" names the row "3": a question spells a small count out, a table prints it
 # ("one" is left out: "which one", "one of the" name no row).
 _COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
-# A row name's author-year citation ("REALMNews (Guu et al., 2020)") says whose result the row is,
-# not what it is: a question names the method and seldom its citation.
-_ROW_CITATION = re.compile(r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)")
 LABEL_WORDS = 4  # a cell of this many words at most may name its row beside the first one (row_label)
-_LABEL_CELL = re.compile(r"^[A-Za-z][^:]*$")  # a word first: a name, not a figure ("40.4", "<0.001", "-")
-_HYPHENED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b")  # "GPT-2", "CC-News": also read joined
-# A name's word joined from parts ("REALMNews", "SciBERT", "GPT2"), which a question writes apart
-# ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
-_WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_TERM = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 # "our": a paper names its own row "Our method", which a claim about the paper never says.
 _STOP = {"of", "the", "and", "in", "for", "a", "an", "to", "on", "at", "by", "with", "no", "our"}
-# Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
-_WITH = re.compile(r"\bw/o\b|\bw/", re.I)
+_PATTERNS: dict[str, str] = {
+    "word": r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:\.\d+)?",
+    # A row name's author-year citation ("REALMNews (Guu et al., 2020)") says whose result the row is,
+    # not what it is: a question names the method and seldom its citation.
+    "row_citation": r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)",
+    "label_cell": r"^[A-Za-z][^:]*$",  # a word first: a name, not a figure ("40.4", "<0.001", "-")
+    "hyphened": r"\b[A-Za-z]+(?:-[A-Za-z0-9]+)+\b",  # "GPT-2", "CC-News": also read joined
+    # A name's word joined from parts ("REALMNews", "SciBERT", "GPT2"), which a question writes apart
+    # ("REALM … CC-News", "GPT-2"): its capitalised, upper-case and digit runs.
+    "word_parts": r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+",
+    "term": r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?",
+    "hyphened_word": r"[A-Za-z][A-Za-z-]*",
+    "letters": r"[A-Za-z]+",
+    "inner_capital": r"\b[A-Za-z]\w*[A-Z]\w*",  # a word with a capital after its first letter ("WebQuestions")
+    "cut_short": r"([A-Za-z]{3,})\.",  # a word a table cut short ("Dist.")
+    # Tables shorten "with" and "without" to "w/" and "w/o" ("Papers w/ Pubmed IDs"), which a claim spells out.
+    "with": r"(?i)\bw/o\b|\bw/",
+}
+P: dict[str, re.Pattern[str]] = {name: re.compile(pattern) for name, pattern in _PATTERNS.items()}
 
 
 def terms(text: str) -> set[str]:
     """The text's words as a row's name and a claim or question are compared: stemmed, a plural's
     "s" and a final "e" dropped ("IDs" and "ID"; "titles", which stems to "titl", and "Title"), stop
     words left out, a hyphenated word by its parts."""
-    text = _WITH.sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
-    return {_plain_stem(w.lower()) for w in _TERM.findall(text) if w.lower() not in _STOP}
+    text = P["with"].sub(lambda m: " without " if m.group(0).lower() == "w/o" else " with ", text)
+    return {_plain_stem(w.lower()) for w in P["term"].findall(text) if w.lower() not in _STOP}
 
 
 def _plain_stem(word: str) -> str:
@@ -71,7 +73,7 @@ def spelled_acronyms(text: str) -> set[str]:
     "open-access" the row "PubMed Central (OA)" (runs of words, with and without their stop words)."""
     out: set[str] = set()
     lo, hi = ACRONYM_WORDS
-    for words in (re.findall(r"[A-Za-z][A-Za-z-]*", text), re.findall(r"[A-Za-z]+", text)):  # "open-access": one word, or two
+    for words in (P["hyphened_word"].findall(text), P["letters"].findall(text)):  # "open-access": one word, or two
         for i in range(len(words)):
             for n in range(lo, hi + 1):
                 run = words[i:i + n]
@@ -87,7 +89,7 @@ def header_words(text: str) -> set[str]:
     """The text's words as column headers are matched: short ones too ("CMS", "Ki", "SS"), a
     hyphenated word also by its parts where they are words ("circulator-service")."""
     out: set[str] = set()
-    for word in _WORD.findall(text):
+    for word in P["word"].findall(text):
         parts = [word] + (word.split("-") if "-" in word and not any(c.isdigit() for c in word) else [])
         out |= {stem(w.lower()) for w in parts if len(w) >= 2 and w.lower() not in STOP_WORDS}
     return out
@@ -113,7 +115,7 @@ def named_columns_first(line: str, query: str, only: bool = False) -> str:
 
 def joined_initials(text: str) -> set[str]:
     """The initials of each word joined from capitalised parts: "WebQuestions" says the column "WQ"."""
-    parts = (_WORD_PARTS.findall(w) for w in re.findall(r"\b[A-Za-z]\w*[A-Z]\w*", text))
+    parts = (P["word_parts"].findall(w) for w in P["inner_capital"].findall(text))
     return {"".join(p[0] for p in ps).lower() for ps in parts if len(ps) >= 2}
 
 
@@ -133,7 +135,7 @@ def name_share(said: set[str], query: str, name: str) -> tuple[float, int]:
     whole = 1.0 if names_row(query, name) else 0.0
     best = (whole, len(_name_terms(name)) if whole else 0)
     for part in name.split(ABBR_SEP):
-        cut = {w.lower() for w in re.findall(r"([A-Za-z]{3,})\.", part)}
+        cut = {w.lower() for w in P["cut_short"].findall(part)}
         for words in _name_readings(part):
             named = {w for w in words if w in said or (w in cut and any(s.startswith(w) for s in said))}
             if words:
@@ -144,14 +146,14 @@ def name_share(said: set[str], query: str, name: str) -> tuple[float, int]:
 def _name_readings(name: str) -> list[set[str]]:
     """A row name's words as printed; without its author-year citation; and with its joined words
     in their parts ("REALMNews": "REALM", "News")."""
-    bare = _ROW_CITATION.sub("", name).strip() or name
-    parts = " ".join(" ".join(_WORD_PARTS.findall(w)) or w for w in bare.split())
+    bare = P["row_citation"].sub("", name).strip() or name
+    parts = " ".join(" ".join(P["word_parts"].findall(w)) or w for w in bare.split())
     return [_name_terms(name), _name_terms(bare), _name_terms(parts)]
 
 
 def _name_terms(name: str) -> set[str]:
     """A row name's words as compared, its one-letter labels kept ("Strain A": the "a" is no article)."""
-    return terms(name) | {w.lower() for w in _TERM.findall(name) if len(w) == 1}
+    return terms(name) | {w.lower() for w in P["term"].findall(name) if len(w) == 1}
 
 
 def named_rows(query: str, names: list[str], titles: str = "") -> list[int]:
@@ -168,7 +170,7 @@ def named_rows(query: str, names: list[str], titles: str = "") -> list[int]:
     said = {w for w in terms(query) | spelled_acronyms(query) if len(w) > 1}
     said |= {_ORDINALS[w] for w in said if w in _ORDINALS}  # "the first control group" names "Control 1"
     said |= {_STEMMED_COUNTS[w] for w in said if w in _STEMMED_COUNTS}
-    said |= {_plain_stem(w.replace("-", "").lower()) for w in _HYPHENED.findall(query)}  # "GPT-2" names "GPT2"
+    said |= {_plain_stem(w.replace("-", "").lower()) for w in P["hyphened"].findall(query)}  # "GPT-2" names "GPT2"
     if titles:
         named = _most_named(said - terms(titles) - spelled_acronyms(titles), query, names)
         if named:
@@ -196,8 +198,8 @@ def row_label(line: str) -> str:
 
 def label_cell(value: str) -> str:
     """A cell's value where it is a short name (LABEL_WORDS, its citation left out), not a figure; else ""."""
-    value = _ROW_CITATION.sub("", value).strip()
-    return value if _LABEL_CELL.match(value) and len(value.split()) <= LABEL_WORDS else ""
+    value = P["row_citation"].sub("", value).strip()
+    return value if P["label_cell"].match(value) and len(value.split()) <= LABEL_WORDS else ""
 
 
 def named_rows_first(lines: list[str], query: str) -> list[int]:
