@@ -54,6 +54,7 @@ MIN_WORDS = 8
 NUMBER_BONUS = 0.05  # on the focus score (0-1)
 FIGURE_BONUS = 0.2  # for a sentence that states a figure, where the question asks for an amount
 MAX_CHARS = 450  # a quote is read at a glance; longer sentences are usually run-together text
+READS_AS_ANSWER = 0.5  # P(yes) at which the model says yes rather than no
 MERGED_CHARS = 2 * MAX_CHARS  # a quote joined from neighbouring sentences (one quote of its passage's two)
 
 # P(the sentence answers the question) for each sentence; None where the backend cannot tell.
@@ -70,12 +71,14 @@ class _Candidate(NamedTuple):
 
 
 def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
-                  rate: Rate | None = None, rated: int = 0, per_passage: int = 2, asked: Asks = Asks()) -> list[Claim]:
+                  rate: Rate | None = None, rated: int = 0, rated_first: int = 0, per_passage: int = 2,
+                  asked: Asks = Asks()) -> list[Claim]:
     """Up to `limit` quoted claims from the focused sentences, best first, each citing its passage
     (`per_passage` sentences of one passage at most; neighbours are joined into one quote).
 
-    With `rate`, the `rated` best candidates by focus score are re-ranked by focus score plus
-    the model's P(yes) that the sentence answers the question (`answer_probabilities`).
+    With `rate`, the best candidates by focus score are re-ranked by focus score plus the model's
+    P(yes) that the sentence answers the question (`answer_probabilities`): the best `rated_first`,
+    and the rest of the best `rated` only where none of those reads as the answer (`_ratings`).
     `asked`: where the question asks how to do something, a sentence that introduces a code block
     is a candidate with the block's first command (`_with_code`); where it asks for an amount, a
     sentence that states a figure ranks higher (`FIGURE_BONUS`).
@@ -84,10 +87,9 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
         return []
     candidates = quotable(claims, evidence, asked)
     if rate is not None and rated > 0 and candidates:
-        top = candidates[:rated]
-        probs = rate([c.text for c in top])
+        probs = _ratings(candidates, rate, rated, rated_first or rated)
         if probs is not None:  # P(yes) >= 0, so a rated candidate still ranks above the unrated
-            candidates = [c._replace(score=c.score + p) for c, p in zip(top, probs)] + candidates[rated:]
+            candidates = [c._replace(score=c.score + p) for c, p in zip(candidates, probs)] + candidates[len(probs):]
             candidates.sort(key=lambda c: -c.score)
     chosen: list[_Candidate] = []
     taken: dict[int, int] = {}  # quotes from each passage
@@ -118,6 +120,17 @@ def key_sentences(claims: list[Claim], evidence: list[Evidence], limit: int, *,
     return [Claim(text=quoted(c.text), sources=[c.number], quoted=True) for c in chosen]
 
 
+def _ratings(candidates: list[_Candidate], rate: Rate, rated: int, first: int) -> list[float] | None:
+    """P(yes) of the best `first` candidates, and of the next ones up to `rated` where none of the
+    first reads as the answer: each rating is a model read, and where the model already says "yes"
+    to one of the best few, the later ones rarely change which sentences are quoted (docs/research.md)."""
+    probs = rate([c.text for c in candidates[:first]])
+    if probs is None or first >= rated or any(p >= READS_AS_ANSWER for p in probs):
+        return probs
+    more = rate([c.text for c in candidates[first:rated]])
+    return probs + more if more is not None else probs
+
+
 def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: list[Claim], evidence: list[Evidence],
                   ratings: dict[str, float] | None = None) -> list[Claim]:
     """An answer's key sentences (`params.key_sentences`), the best candidates rated by the model where it can.
@@ -141,6 +154,7 @@ def answer_quotes(funnel: AnswerContext, chat: ChatModel, query: str, claims: li
         return [known[s] for s in sentences]
 
     return key_sentences(claims, evidence, params.key_sentences, rate=rate, rated=params.quote_candidates,
+                         rated_first=params.quote_candidates_first,
                          per_passage=params.quotes_per_passage, asked=asks(query))
 
 
