@@ -25,10 +25,29 @@ from .summary_index import index_summary_side
 WRITE_BATCH = 256  # chunks per LanceDB commit: few commits keep the table compact
 
 
+class IdentityStamp:
+    """library.json's record of the embedding model that built the index, read once per import run.
+
+    The importer reads it at the start (to refuse a library built with another model) and hands
+    it to each PaperWrite, which writes this run's identity before the first paper where it is
+    missing (a new library, a rebuild): one read per run, not one per paper.
+    """
+
+    def __init__(self, library: Library, identity: str, built_with: str | None) -> None:
+        self.library = library
+        self.identity = identity
+        self.built_with = built_with  # library.json's "embedding" as read at the run's start
+
+    def write(self) -> None:
+        if self.built_with != self.identity:
+            self.library.set_meta(embedding=self.identity)
+            self.built_with = self.identity
+
+
 class PaperWrite:
     """The text phase of one paper: PDF copy, text file, chunks (vectors pending), then status "words"."""
 
-    def __init__(self, library: Library, paper: Paper, path: Path, identity: str, dim: int,
+    def __init__(self, library: Library, paper: Paper, path: Path, stamp: IdentityStamp, dim: int,
                  held: Callable[[], bool] = lambda: True, *, resuming: bool = True) -> None:
         self.library = library
         self.dim = dim  # the embedder's: the pending vectors have the index's width
@@ -46,8 +65,7 @@ class PaperWrite:
         # removing a paper deletes its chunks before its row): two commits fewer per paper.
         self._first_write = True
         self._resuming = resuming
-        if library.meta().get("embedding") != identity:
-            library.set_meta(embedding=identity)
+        stamp.write()  # library.json names the embedding model before the first paper is written
         atomic_copy(path, library.pdf_path(paper.id))
         library.upsert_paper(paper)
         # Stream the text file to a temp name; it replaces text/<id>.md at the end.

@@ -45,7 +45,7 @@ from ..models.base import EmbeddingModel
 from .paper_id import make_paper_id
 from ..records import Chunk, PageText, Paper, PaperMeta, PaperStatus
 from .sources import ImportOutcome, ImportReport, collect_pdfs, file_hash  # noqa: F401 - re-exported
-from .paper_write import PaperWrite
+from .paper_write import IdentityStamp, PaperWrite
 from .vectors import VectorsPhase
 
 # The producer's own time on one page (extraction, OCR; not its waits for the consumer's writes).
@@ -143,7 +143,9 @@ class Importer:
         report = ImportReport(outcomes=list(problems))
         if not files:
             return report
-        self._check_embedding_model()
+        meta = self.library.meta()  # library.json, read once per run (IdentityStamp)
+        self._check_embedding_model(meta)
+        self._identity = IdentityStamp(self.library, self.embedding_identity, meta.get("embedding"))
 
         known = {p.content_hash: p for p in self.library.list_papers()}
         # Counted here, before the producer starts: PyMuPDF shares one MuPDF context between
@@ -490,11 +492,11 @@ class Importer:
             summarized=bool(previous and previous.summarized),
         )
         known[item.content_hash] = paper
-        return PaperWrite(self.library, paper, item.path, self.embedding_identity, self.embedder.dimension,
+        return PaperWrite(self.library, paper, item.path, self._identity, self.embedder.dimension,
                            held=lambda: self._claims.holds(item.content_hash), resuming=previous is not None)
 
-    def _check_embedding_model(self) -> None:
-        reason = self.library.index_stale_reason(self.embedding_identity)
+    def _check_embedding_model(self, meta: dict[str, Any]) -> None:
+        reason = self.library.index_stale_reason(self.embedding_identity, meta)
         if reason:
             raise ResearchDeskError(
                 "New papers cannot be added with a different embedding model than the index was built with.",

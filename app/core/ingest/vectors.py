@@ -76,6 +76,16 @@ class _Pending:
     def embedded(self) -> int:
         return sum(len(p) for p in self.parts)
 
+    @property
+    def complete(self) -> bool:
+        return self.embedded >= len(self.texts)
+
+    def embed_next(self, embedder: EmbeddingModel, count: int) -> None:
+        """Embed the next `count` texts not embedded yet: the one place this phase embeds, for
+        the content rows (a batch per step) and the summary rows (all at the paper's end) alike."""
+        start = self.embedded
+        self.parts.append(embedder.embed(self.texts[start:start + count]))
+
 
 @dataclass
 class _Job:
@@ -156,9 +166,8 @@ class VectorsPhase:
             self._job = self._next_job()
             return
         job = self._job
-        if job.content is not None and job.content.embedded < len(job.content.texts):
-            start = job.content.embedded
-            job.content.parts.append(self.embedder.embed(job.content.texts[start:start + (texts or self.batch_size)]))
+        if job.content is not None and not job.content.complete:
+            job.content.embed_next(self.embedder, texts or self.batch_size)
             self._report(job.base + job.content.embedded, job.step)
             return
         try:
@@ -211,9 +220,9 @@ class VectorsPhase:
         if job.content is not None:
             self._embedded += self._merge(CONTENT_CHUNKS, job.content, held)
         summary = self._pending(SUMMARY_CHUNKS, paper)
-        if summary is not None:  # a few rows (profile, headings): one batch
-            for start in range(0, len(summary.texts), self.batch_size):
-                summary.parts.append(self.embedder.embed(summary.texts[start:start + self.batch_size]))
+        if summary is not None:  # a few rows (profile, headings): embedded at once, not a step each
+            while not summary.complete:
+                summary.embed_next(self.embedder, self.batch_size)
             self._merge(SUMMARY_CHUNKS, summary, held)
         self._done += self._counts.get(paper.id, 0)
         if not held():

@@ -139,9 +139,9 @@ class Library(LibraryLayout):
         meta["schema_version"] = SCHEMA_VERSION
         atomic_write_text(self._meta_file(), json.dumps(meta, indent=2))
 
-    def index_stale_reason(self, embedding_identity: str) -> str:
-        """Non-empty when the index was built with another embedding model."""
-        built_with = self.meta().get("embedding")
+    def index_stale_reason(self, embedding_identity: str, meta: dict[str, Any] | None = None) -> str:
+        """Non-empty when the index was built with another embedding model (`meta`: library.json, if read)."""
+        built_with = (self.meta() if meta is None else meta).get("embedding")
         if built_with and built_with != embedding_identity:
             return (
                 f"The index was built with {built_with} but the embedding model is now "

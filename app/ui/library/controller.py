@@ -13,6 +13,7 @@ from app.core.events import Notice, Progress, Stage
 from app.core.records import Paper
 
 from . import jobs
+from .import_panel import LongJob
 from .pane import LibraryPane
 from ..common.worker import JobContext, JobHandle, WorkerHost
 
@@ -135,12 +136,12 @@ class LibraryController(QObject):
         self.papers_changed.emit(papers)
 
     # -- long jobs shown in the import panel ---------------------------------------------
-    def _run_long(self, kind: str, title: str, fn, done) -> JobHandle:
+    def _run_long(self, kind: LongJob, title: str, fn, done) -> JobHandle:
         handle = self.host.submit(kind, fn)
         queued = self.host.running_handle() not in (None, handle)
         if queued:
             self.message.emit(f"{title} waits for the current task to finish…")
-        handle.started.connect(lambda: self._long_started(handle, title))
+        handle.started.connect(lambda: self._long_started(handle, kind, title))
         handle.event.connect(self._long_event(handle))
         handle.finished.connect(done)
         handle.failed.connect(self._long_failed)
@@ -150,9 +151,9 @@ class LibraryController(QObject):
         self.busy_changed.emit(True)
         return handle
 
-    def _long_started(self, handle: JobHandle, title: str) -> None:
+    def _long_started(self, handle: JobHandle, kind: LongJob, title: str) -> None:
         self.current = handle
-        self.pane.import_panel.start(title)
+        self.pane.import_panel.start(title, kind)
 
     def _long_event(self, handle: JobHandle):
         def update(event) -> None:

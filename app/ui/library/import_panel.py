@@ -10,10 +10,17 @@ reading's end and the vectors' end, the vectors' total extrapolated from the pag
 
 from __future__ import annotations
 
+from typing import Literal
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.events import VECTORS_UNIT, EtaMeter, Progress
+
+
+# The long jobs the panel shows, by the worker's name for them (library/controller.py). The kind,
+# not the title, says what runs: "vectors" (vectors alone) has no reading, so its top line counts papers.
+LongJob = Literal["import", "vectors", "reindex", "summarize", "rebuild"]
 
 
 def format_eta(seconds: float) -> str:
@@ -70,10 +77,12 @@ class ImportPanel(QFrame):
         self._reading: Progress | None = None  # the latest of each progress: the top line reads both
         self._vectors: Progress | None = None
         self._title = "Importing"
+        self._kind: LongJob = "import"
         self.hide()
 
-    def start(self, title: str) -> None:
+    def start(self, title: str, kind: LongJob) -> None:
         self._title = title  # the job's name; the top line adds what runs now
+        self._kind = kind
         self.title.setText(title)
         self.eta.setText("")
         self.file_label.setText("Preparing…")
@@ -159,7 +168,7 @@ class ImportPanel(QFrame):
         if not self._read_all() and reading.step is not None:
             self.title.setText(f"{base} — file {reading.step.index} of {reading.step.count}")
         elif vectors is not None and vectors.step is not None:
-            what = "paper" if "vectors" in base else "vectors, paper"  # "Computing vectors — paper 2 of 5"
+            what = "paper" if self._kind == "vectors" else "vectors, paper"  # "Computing vectors — paper 2 of 5"
             self.title.setText(f"{base} — {what} {vectors.step.index} of {vectors.step.count}")
         left = [self.eta_meter.seconds_left(reading)] if reading is not None and not self._read_all() else []
         if vectors is not None:

@@ -21,6 +21,7 @@ from app.core.pdf.extract import TEXT_FLAGS
 from app.core.ingest.validate import validate_library
 from tests.support import pdf_factory
 from tests.support.cli import KILL_PAPERS, run_cli, start_long_import
+from tests.support.library import import_words_only
 
 
 def _norm(text: str) -> str:
@@ -278,3 +279,42 @@ def test_changing_embedding_model_marks_index_stale(make_desk, fact_pdfs, tmp_pa
     assert "rebuild" in desk.stale_reason() and "other-embedder.gguf" in desk.stale_reason()
     assert desk.rebuild_index() == 1
     assert desk.stale_reason() == ""
+
+
+def _small_papers(folder: Path, *subjects: str) -> Path:
+    """One two-page PDF per subject in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for subject in subjects:
+        pdf_factory.make_paper(folder / f"{subject.lower()}.pdf", f"Notes on {subject} Populations", ["A. Author"],
+                               [f"{subject} counts rose over the survey years at every site.",
+                                f"The {subject.lower()} survey used fixed transects each spring."])
+    return folder
+
+
+def test_an_import_reads_library_json_once_and_writes_a_new_identity(make_desk, tmp_path, monkeypatch):
+    """library.json says which embedding model built the index: an import reads it once for all
+    its papers (not once per paper), and still writes the identity where it is missing."""
+    desk = make_desk(tmp_path / "lib")
+    library, identity = desk.library, desk.embedding_identity()
+    reads, writes = [], []
+    meta, set_meta = Library.meta, Library.set_meta
+    monkeypatch.setattr(Library, "meta", lambda self: (reads.append(1), meta(self))[1])
+    monkeypatch.setattr(Library, "set_meta", lambda self, **values: (writes.append(values), set_meta(self, **values))[1])
+
+    # A new library (as after a rebuild) has no identity: the first paper writes it, once.
+    library.set_meta(embedding=None)
+    reads.clear()
+    writes.clear()
+    report = import_words_only(desk, [_small_papers(tmp_path / "first", "Kestrel", "Plover", "Dunlin")])
+    assert report.count("added") == 3, [o.message for o in report.outcomes]
+    assert writes == [{"embedding": identity}]
+    assert len(reads) == 2  # the run's one read, and the write's own (it keeps library.json's other keys)
+    assert meta(library)["embedding"] == identity
+
+    # A library that knows its identity: three papers more, one read, no write.
+    reads.clear()
+    writes.clear()
+    report = import_words_only(desk, [_small_papers(tmp_path / "second", "Curlew", "Godwit", "Redshank")])
+    assert report.count("added") == 3, [o.message for o in report.outcomes]
+    assert (len(reads), writes) == (1, [])
+    assert meta(library)["embedding"] == identity and len(library.list_papers()) == 6
