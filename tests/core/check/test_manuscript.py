@@ -464,6 +464,10 @@ class _DoubtingJudge(_SpyChat):
     ([0.45, 0.30], "partial", "model doubts"),  # a doubt, then no: the doubt stands, and says so
     ([0.45, 0.70], "supported", ""),  # a doubt sends it on to the other place, which states it
     ([0.30, 0.35], "not-found", "model judged"),  # below the cut in both places: flagged
+    # "no" where the terms are best, a doubt elsewhere: the doubt stands. Letting the "no" stand instead
+    # caught two mis-citations of the check bench and flagged one correct citation whose two halves the
+    # paper states in two places (docs/lab/2026-12-07-check-drafts.md): the writer looks, nothing is flagged.
+    ([0.30, 0.45], "partial", "model doubts"),
 ])
 def test_a_doubt_reads_on_and_the_better_reading_stands(tmp_path, checked_library, monkeypatch, readings, verdict, note):
     desk = checked_library
