@@ -121,8 +121,8 @@ def run_cold(library: Path, q: dict, by_file: dict[str, str], env: dict[str, str
     proc = subprocess.run([sys.executable, "-m", "app.cli", "--library", str(library), "research", q["question"], "--json"],
                           capture_output=True, text=True, cwd=repo, env={**os.environ, **env}, timeout=3600)
     wall = time.monotonic() - started
-    if proc.returncode != 0:
-        raise RuntimeError(f"{q['id']}: exit {proc.returncode}: {proc.stderr[-800:]}")
+    if proc.returncode != 0 or "{" not in proc.stdout:
+        raise RuntimeError(f"{q['id']} ({repo}): exit {proc.returncode}, no JSON: {proc.stderr[-800:]}")
     data = json.loads(proc.stdout[proc.stdout.index("{"):])
     timings = data.get("timings", {})
     start = max(0.0, wall - float(timings.get("total_s") or 0.0))

@@ -47,16 +47,32 @@ def groups_held(text: str, facts: list[list[str]]) -> int:
     return sum(any(_norm(alt) in body for alt in group) for group in facts)
 
 
+def policy(spec: str) -> tuple[int, int, float]:
+    """"8+4@0.5" -> (8, 4, 0.5): rate 8, and 4 more where none of the 8 has P(yes) >= 0.5."""
+    first, _, rest = spec.partition("+")
+    more, _, floor = rest.partition("@")
+    return int(first), int(more or 0), float(floor or 0)
+
+
+def rated_count(spec: tuple[int, int, float], probs: list[float]) -> int:
+    first, more, floor = spec
+    if more and not any(p >= floor for p in probs[:first]):
+        return first + more
+    return first
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--library", required=True)
     ap.add_argument("--questions", action="append", help="question files (repeatable; default r-papers.jsonl)")
     ap.add_argument("--split", choices=["development"], default="development")
     ap.add_argument("--chat", required=True, type=Path, help="the chat GGUF that rates")
-    ap.add_argument("--counts", type=int, nargs="+", default=[0, 4, 6, 8, 12])
+    ap.add_argument("--counts", nargs="+", default=["0", "4", "6", "8", "12"],
+                    help='candidates rated: N, or "N+M@P": N, and M more where none of the N has P(yes) >= P')
     ap.add_argument("--limit", type=int, help="questions, spread over the set")
     args = ap.parse_args()
-    most = max(args.counts)
+    policies = [policy(c) for c in args.counts]
+    most = max(first + more for first, more, _ in policies)
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
@@ -89,25 +105,26 @@ def main() -> int:
         facts = q["facts"]
         groups += len(facts)
         line = []
-        for n in args.counts:
+        for n, spec in zip(args.counts, policies):
+            count = rated_count(spec, probs)
             quotes = key_sentences([], result.evidence, limit, rate=lambda texts: [known[t] for t in texts],
-                                   rated=n, per_passage=per_passage, asked=asked)
+                                   rated=count, per_passage=per_passage, asked=asked)
             text = "\n".join(c.text for c in quotes)
             got = groups_held(text, facts)
             any_fact[n].append(float(got > 0))
             all_facts[n].append(float(got == len(facts)))
             held[n] += got
-            tokens[n].append(sum(sizes[:n]))
+            tokens[n].append(sum(sizes[:count]))
             line.append(f"{n}:{got}")
         print(f"{q['id']} fact groups {len(facts)}, held by the quotes with N rated: {' '.join(line)}", flush=True)
 
     print(f"\n{len(questions)} development questions, {groups} fact groups; chat {args.chat.name}; "
           f"rating p50 {statistics.median(seconds):.1f} s for {most} candidates")
-    print("| candidates rated | a gold fact quoted | every gold fact quoted | fact groups quoted | rating tokens p50 |")
+    print("| candidates rated | a gold fact quoted | every gold fact quoted | fact groups quoted | rating tokens p50 | mean |")
     print("|---|---|---|---|---|")
     for n in args.counts:
         print(f"| {n} | {sum(any_fact[n]):.0f} ({statistics.mean(any_fact[n]):.0%}) | {sum(all_facts[n]):.0f} | "
-              f"{held[n]} of {groups} | {statistics.median(tokens[n]):.0f} |")
+              f"{held[n]} of {groups} | {statistics.median(tokens[n]):.0f} | {statistics.mean(tokens[n]):.0f} |")
     desk.close()
     return 0
 

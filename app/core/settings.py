@@ -136,7 +136,7 @@ class AnswerParams:
     key_sentences: int = Field(4, description="Key passages quoted beneath the answer (0: none).")
     quotes_per_passage: int = Field(2, description="Key passages taken from one passage at most.")
     quote_candidates: int = Field(12, description="Candidate sentences the model rates for answering, at most, before the key passages are chosen.")
-    quote_candidates_first: int = Field(0, description="Of those, rated first; the rest only where none of these reads as the answer (0: all at once).")
+    quote_candidates_first: int = Field(8, description="Of those, rated first; the rest only where none of these reads as the answer (0: all at once).")
     synthesis_timeout_s: float = Field(600.0, description="Seconds the answer may take before it fails with a retry offered.")
     # bench/answers.py (greedy: the same answer to the same question)
     temperature: float = Field(0.0, description="Sampling temperature of answers and drafts (0: greedy).")

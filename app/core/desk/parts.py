@@ -57,10 +57,9 @@ class DeskParts:
         self._embed_key = ""
         self._judge: ChatModel | None = None
         self._judge_key = repr(None)
-        # A question's chat model may be loading on a warm-up thread (research.py) when the answer
-        # asks for it: the answer waits for that load instead of starting a second one.
+        # The window's warm-up job may be loading the chat model when a question asks for it: the
+        # question waits for that load instead of starting a second one.
         self._models_lock = threading.RLock()
-        self._warming: threading.Thread | None = None
 
     # -- parts -------------------------------------------------------------------
     @property
@@ -150,9 +149,6 @@ class DeskParts:
         self._chat_key = repr(self.chat_config()) if self.settings.chat.path else ""
 
     def close(self) -> None:
-        if self._warming is not None:  # a model half loaded on a thread is not closed under it
-            self._warming.join()
-            self._warming = None
         for model in (self._chat, self._embedder, self._judge):
             if model is not None:
                 model.close()

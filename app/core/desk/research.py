@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-import threading
 from pathlib import Path
 
 from ..errors import ResearchDeskError
@@ -13,8 +11,6 @@ from ..scope import Scope
 from ..share.records import VerifyReport
 from .history import HistoryOperations
 from .papers import STATE_KEY
-
-log = logging.getLogger(__name__)
 
 
 class ResearchOperations(HistoryOperations):
@@ -26,8 +22,6 @@ class ResearchOperations(HistoryOperations):
         `scope` limits what it reads and cites to some papers, a tag or a collection.
         The answer becomes the library's last result, which `improve`/`export` continue,
         and is kept in the history."""
-        if not evidence_only:
-            self.warm_up_in_background()
         funnel = self.funnel(task, overrides, scope)
         result = funnel.run(question, evidence_only=evidence_only)
         _mark_scope(result, scope)
@@ -52,22 +46,6 @@ class ResearchOperations(HistoryOperations):
             return False
         return True
 
-    def warm_up_in_background(self) -> None:
-        """Load the chat model and its saved prompt beginning on a thread while stages 1-2 find the
-        evidence: a fresh process (the command line) then waits for the slower of the two, not for
-        both in turn. The answer's own load waits for this one (DeskParts.chat holds a lock)."""
-        if self._chat is not None or (self._warming is not None and self._warming.is_alive()):
-            return  # loaded (or set by a test), or loading
-
-        def warm() -> None:
-            try:
-                self.warm_up()
-            except Exception:  # the answer loads the model again and reports what failed
-                log.warning("loading the chat model ahead of the answer failed", exc_info=True)
-
-        self._warming = threading.Thread(target=warm, name="chat-warm-up", daemon=True)
-        self._warming.start()
-
     def deep_research(self, question: str, task: Task | None = None, *, time_budget: str | float | None = None,
                       started_at: float | None = None, scope: Scope | None = None) -> ResearchResult:
         """The agentic loop within a time budget (minutes, "unlimited", or None for the default).
@@ -77,7 +55,6 @@ class ResearchOperations(HistoryOperations):
         from ..research.deep.runner import DeepCancelled, DeepResearch
 
         minutes = self.parse_minutes(time_budget)
-        self.warm_up_in_background()
         funnel = self.funnel(task, scope=scope)
         deep = DeepResearch(funnel, self.settings.deep, deep=True, time_minutes=minutes, started_at=started_at)
         try:
