@@ -11,8 +11,8 @@ several candidate counts, what the quotes hold and what the rating reads:
 - tokens the rating reads (the candidates' own tokens: the question's part is read once).
 
 Each question's evidence is run once (stages 1-2 and focusing, as an answer does), its best
-`--most` candidates are rated once, and each count's quotes are chosen from those ratings, so the
-counts compare on the same reads. The quotes are chosen as if the model had written no claim
+candidates (as many as the largest policy reads) are rated once, and each policy's quotes are
+chosen by `key_sentences` itself from those ratings, so the policies compare on the same reads. The quotes are chosen as if the model had written no claim
 (an answer drops candidates its claims already say; that does not depend on the count).
 
     RESEARCH_DESK_MODELS_DIR=<starter + MiniLM> .venv/bin/python bench/quote_rating.py \\
@@ -47,18 +47,10 @@ def groups_held(text: str, facts: list[list[str]]) -> int:
     return sum(any(_norm(alt) in body for alt in group) for group in facts)
 
 
-def policy(spec: str) -> tuple[int, int, float]:
-    """"8+4@0.5" -> (8, 4, 0.5): rate 8, and 4 more where none of the 8 has P(yes) >= 0.5."""
-    first, _, rest = spec.partition("+")
-    more, _, floor = rest.partition("@")
-    return int(first), int(more or 0), float(floor or 0)
-
-
-def rated_count(spec: tuple[int, int, float], probs: list[float]) -> int:
-    first, more, floor = spec
-    if more and not any(p >= floor for p in probs[:first]):
-        return first + more
-    return first
+def policy(spec: str) -> tuple[int, int]:
+    """"8+4" -> (8, 4): `quote_candidates` 12 with `quote_candidates_first` 8; "12" -> (12, 0)."""
+    first, _, more = spec.partition("+")
+    return int(first), int(more or 0)
 
 
 def main() -> int:
@@ -68,11 +60,11 @@ def main() -> int:
     ap.add_argument("--split", choices=["development"], default="development")
     ap.add_argument("--chat", required=True, type=Path, help="the chat GGUF that rates")
     ap.add_argument("--counts", nargs="+", default=["0", "4", "6", "8", "12"],
-                    help='candidates rated: N, or "N+M@P": N, and M more where none of the N has P(yes) >= P')
+                    help='candidates rated: N, or "N+M": N, and M more where none of the N reads as the answer (key_sentences._ratings)')
     ap.add_argument("--limit", type=int, help="questions, spread over the set")
     args = ap.parse_args()
     policies = [policy(c) for c in args.counts]
-    most = max(first + more for first, more, _ in policies)
+    most = max(first + more for first, more in policies)
 
     desk = Desk(library=args.library)
     by_file = {p.source_file: p.id for p in desk.library.list_papers() if p.complete}
@@ -105,10 +97,16 @@ def main() -> int:
         facts = q["facts"]
         groups += len(facts)
         line = []
-        for n, spec in zip(args.counts, policies):
-            count = rated_count(spec, probs)
-            quotes = key_sentences([], result.evidence, limit, rate=lambda texts: [known[t] for t in texts],
-                                   rated=count, per_passage=per_passage, asked=asked)
+        for n, (first, more) in zip(args.counts, policies):
+            asked_to_rate: list[str] = []  # what the shipped rule has the model read for this policy
+
+            def rate(texts: list[str]) -> list[float]:
+                asked_to_rate.extend(texts)
+                return [known[t] for t in texts]
+
+            quotes = key_sentences([], result.evidence, limit, rate=rate, rated=first + more, rated_first=first,
+                                   per_passage=per_passage, asked=asked)
+            count = len(asked_to_rate)
             text = "\n".join(c.text for c in quotes)
             got = groups_held(text, facts)
             any_fact[n].append(float(got > 0))
@@ -121,7 +119,7 @@ def main() -> int:
     print(f"\n{len(questions)} development questions, {groups} fact groups; chat {args.chat.name}; "
           f"rating p50 {statistics.median(seconds):.1f} s for {most} candidates")
     print("| candidates rated | a gold fact quoted | every gold fact quoted | fact groups quoted | rating tokens p50 | mean |")
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for n in args.counts:
         print(f"| {n} | {sum(any_fact[n]):.0f} ({statistics.mean(any_fact[n]):.0%}) | {sum(all_facts[n]):.0f} | "
               f"{held[n]} of {groups} | {statistics.median(tokens[n]):.0f} | {statistics.mean(tokens[n]):.0f} |")
