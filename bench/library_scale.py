@@ -71,6 +71,17 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def rss_mb() -> float:
+    """This process's resident memory now (VmRSS), beside the peak: where in a build it grows."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def say(text: str) -> None:
     print(f"{text}   (load {load()})", flush=True)
 
@@ -224,7 +235,8 @@ def step_bulk(args, keep: Path, sentences, vocab, desk_factory) -> Path:
         lib.append_chunks(SUMMARY_CHUNKS, summary, np.vstack(summary_vecs))
         n_chunks += len(content)
         if (start // WRITE_PAPERS) % 10 == 0:
-            print(f"  bulk: {start + len(papers):,} papers, {n_chunks:,} chunks, {time.perf_counter() - t0:.0f} s", flush=True)
+            print(f"  bulk: {start + len(papers):,} papers, {n_chunks:,} chunks, {time.perf_counter() - t0:.0f} s, "
+                  f"RSS {rss_mb():.0f} MB (peak {peak_mb():.0f})", flush=True)
     rows_s = time.perf_counter() - t0
     t = time.perf_counter()
     lib.finish_writes()
@@ -233,6 +245,10 @@ def step_bulk(args, keep: Path, sentences, vocab, desk_factory) -> Path:
                   peak_mb=round(peak_mb()), load=load())
     done.write_text(json.dumps(record))
     desk.close()
+    from app.core.library.lance_session import shared_session
+
+    say(f"LanceDB session caches after the build: {shared_session().size_bytes / 2**20:.0f} MB "
+        f"({args.lance_session} session)")
     say(f"bulk build of {args.papers:,} papers ({n_chunks:,} content chunks; generator text, synthetic vectors, "
         f"library writers): rows {rows_s:.0f} s, full-text + vector indices and compaction {index_s:.0f} s; "
         f"peak RSS {peak_mb():.0f} MB")
@@ -392,7 +408,15 @@ def main() -> int:
     ap.add_argument("--steps", nargs="+", default=["import", "bulk", "measure", "kill"])
     ap.add_argument("--probe", nargs=3, metavar=("KIND", "LIBRARY", "SPAWNED"), help=argparse.SUPPRESS)
     ap.add_argument("--json", help="also write every figure here")
+    ap.add_argument("--lance-session", choices=["app", "default"], default="app",
+                    help="the app's bounded LanceDB caches, or LanceDB's default session (6 GB + 1 GB), to compare")
     args = ap.parse_args()
+    if args.lance_session == "default":  # before any library opens: every connection of this process shares it
+        import lancedb
+
+        from app.core.library import lance_session
+
+        lance_session._session = lancedb.Session.default()
     if args.probe:
         print(json.dumps(probe(args.probe[0], args.probe[1], args.questions, float(args.probe[2]))))
         return 0

@@ -33,7 +33,7 @@ from .recite import keep_claims
 from .second_turn import repeats
 from ..text.citations import key_stems
 from ..check.support import ORDER, Pair, check_pairs
-from ..text.citations import numbers_in
+from ..text.citations import numbers_in, support as key_term_support
 
 log = logging.getLogger(__name__)
 
@@ -224,8 +224,8 @@ def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: d
         return None
     if not text or _plain(text) == _plain(old.text) or says_nothing(text, query):
         return None
-    pairs = [Pair(text, by_number[n]) for n in dict.fromkeys(n for _, n in sentences)]
-    check_pairs(pairs, chat, context=context, cancelled=cancelled)
+    pairs = judged_until_supported([Pair(text, by_number[n]) for n in dict.fromkeys(n for _, n in sentences)],
+                                   chat, context=context, cancelled=cancelled)
     best = _best(pairs)
     before = _best([checked[(i, n)] for n in old.sources if (i, n) in checked])
     answers = None
@@ -249,6 +249,27 @@ def _rewrite(claims: list[Claim], i: int, evidence: list[Evidence], by_number: d
         del checked[key]
     checked.update(((i, p.evidence.number), p) for p in kept)
     return Claim(text=text, sources=[p.evidence.number for p in kept], answers=answers)
+
+
+def judged_until_supported(pairs: list[Pair], chat: ChatModel, *, context: str = "",
+                           cancelled: IsCancelled | None = None) -> list[Pair]:
+    """The new claim's pairs, each passage it was written from: the rules read them all, the
+    model the most alike first (by the claim's key terms in the pair's quote), stopping at the
+    first it finds supported. Returns the pairs the model read or the rules decided; a pair left
+    unread is not cited. A rewritten claim rests on one or two of the sentences it read, and
+    each judge read is ~200 tokens: reading all 3-5 passages cost 3-9 s an answer
+    (docs/lab/2026-12-07-rewrite-cost.md). A passage the rules find stating otherwise is kept in
+    the result, unread or not, so that it still turns the claim down."""
+    check_pairs(pairs, None, context=context)  # the rules alone: quotes, caps, contradictions
+    order = sorted(pairs, key=lambda p: -key_term_support(p.claim, p.quote or p.evidence.text))
+    out: list[Pair] = []
+    for n, p in enumerate(order):
+        check_pairs([p], chat, context=context, cancelled=cancelled)  # no read where the rules decided
+        out.append(p)
+        if p.verdict == Support.SUPPORTED.value:
+            out += [q for q in order[n + 1:] if q.contradicts]
+            break
+    return out
 
 
 def _plain(text: str) -> str:
