@@ -245,10 +245,6 @@ def step_bulk(args, keep: Path, sentences, vocab, desk_factory) -> Path:
                   peak_mb=round(peak_mb()), load=load())
     done.write_text(json.dumps(record))
     desk.close()
-    from app.core.library.lance_session import shared_session
-
-    say(f"LanceDB session caches after the build: {shared_session().size_bytes / 2**20:.0f} MB "
-        f"({args.lance_session} session)")
     say(f"bulk build of {args.papers:,} papers ({n_chunks:,} content chunks; generator text, synthetic vectors, "
         f"library writers): rows {rows_s:.0f} s, full-text + vector indices and compaction {index_s:.0f} s; "
         f"peak RSS {peak_mb():.0f} MB")
@@ -408,15 +404,7 @@ def main() -> int:
     ap.add_argument("--steps", nargs="+", default=["import", "bulk", "measure", "kill"])
     ap.add_argument("--probe", nargs=3, metavar=("KIND", "LIBRARY", "SPAWNED"), help=argparse.SUPPRESS)
     ap.add_argument("--json", help="also write every figure here")
-    ap.add_argument("--lance-session", choices=["app", "default"], default="app",
-                    help="the app's bounded LanceDB caches, or LanceDB's default session (6 GB + 1 GB), to compare")
     args = ap.parse_args()
-    if args.lance_session == "default":  # before any library opens: every connection of this process shares it
-        import lancedb
-
-        from app.core.library import lance_session
-
-        lance_session._session = lancedb.Session.default()
     if args.probe:
         print(json.dumps(probe(args.probe[0], args.probe[1], args.questions, float(args.probe[2]))))
         return 0

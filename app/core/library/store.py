@@ -33,7 +33,6 @@ from .atomic_files import (  # noqa: F401 - re-exported: callers write through t
 )
 from ..errors import LibraryError
 from .layout import LibraryLayout
-from .lance_session import shared_session
 from .leases import LeaseStore
 from .schema import (
     CONTENT_CHUNKS,
@@ -103,10 +102,11 @@ class Library(LibraryLayout):
         if self.mirror is not None:  # the bucket answers (and takes writes); cached small files refreshed
             self.mirror.open(create)
         self._clean_temp_files()
-        # Table handles are opened once and kept (opening one costs milliseconds a query); a zero consistency
-        # interval makes every read check for a newer version, so a kept handle sees another process's writes.
+        # Table handles are opened once and kept (opening one costs milliseconds a query).
+        # A zero consistency interval makes every read check for a newer table version,
+        # so a kept handle still sees what another process (a CLI import) wrote.
         self.db = lancedb.connect(self.index_uri, storage_options=self.index_options,
-                                  read_consistency_interval=timedelta(0), session=shared_session())
+                                  read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._papers_cache: _PaperList | None = None
         self._papers_migrated = self._content_migrated = False
