@@ -59,27 +59,27 @@ BASE_PER_TOPIC = 20
 WRITE_PAPERS = 200  # papers per LanceDB commit in the bulk build
 
 
-def peak_mb() -> float:
-    """This process's peak resident memory. VmHWM, not getrusage's ru_maxrss: a child started
-    by subprocess reports its parent's peak there (kept across fork and exec)."""
+def _status_mb(field: str) -> float | None:
+    """A memory figure of this process from /proc/self/status, in MB (None where there is none)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return None
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory. VmHWM, not getrusage's ru_maxrss: a child started
+    by subprocess reports its parent's peak there (kept across fork and exec)."""
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def rss_mb() -> float:
     """This process's resident memory now (VmRSS), beside the peak: where in a build it grows."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return _status_mb("VmRSS") or 0.0
 
 
 def say(text: str) -> None:
