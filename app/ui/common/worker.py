@@ -248,6 +248,11 @@ class WorkerHost(QObject):
         self._closed = False
 
     # -- submitting ---------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """Shut down: `submit` refuses new jobs."""
+        return self._closed
+
     def submit(self, kind: str, fn: Callable[[JobContext], Any], *, key: str = "") -> JobHandle:
         if self._closed:
             raise RuntimeError("the worker has been shut down")

@@ -60,10 +60,16 @@ class HistoryController(QObject):
         self.pane = pane
         self.location = ""
         self.listing: JobHandle | None = None
-        pane.search_changed.connect(lambda _text: self.refresh())
+        pane.search_changed.connect(self._searched)
         pane.reopen_requested.connect(self.reopen)
         pane.delete_requested.connect(self.delete)
         pane.export_requested.connect(self.export)
+
+    def _searched(self, _text: str) -> None:
+        # The search waits a moment after the last key (pane.SEARCH_DELAY_MS): it can fire after
+        # the window has shut its worker down, with nothing left to list into.
+        if not self.host.closed:
+            self.refresh()
 
     def follow(self, location: str) -> JobHandle:
         self.location = location

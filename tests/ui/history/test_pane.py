@@ -125,6 +125,14 @@ def test_search_delete_and_export(qtbot, window, tmp_path):
     assert [e.query for e in listed(qtbot, window, 1)] == [GLACIERS]
 
 
+def test_a_search_that_fires_after_the_worker_shut_down_lists_nothing(qtbot, window):
+    listed(qtbot, window, 0)
+    listing = window.history.listing
+    assert window.history.host.shutdown()
+    window.history_pane.search_changed.emit("glaciers")  # the search's delay ran out as the window closed
+    assert window.history.listing is listing  # nothing submitted, and nothing raised in the event loop
+
+
 def test_a_removed_paper_is_marked_and_its_citation_does_not_open(qtbot, window):
     result = ask(qtbot, window, GLACIERS)
     cited = ids_of(window)["glaciers"]
