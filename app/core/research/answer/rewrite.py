@@ -6,7 +6,8 @@ the model reads the question, the answer's key passages and the sentences of the
 claim cited (~300 tokens in all), and writes the claim again in one sentence, or says the
 sentences do not state the answer and names the closest finding they do state.
 
-The new claim goes through the same check and takes the old one's place where it is better
+The new claim goes through the same check (the model reading its passages most alike first, up to
+the first that supports it: judged_until_supported) and takes the old one's place where it is better
 supported (supported over partial over unsupported; an echo gives way to any claim a passage
 supports at least in part). The answer's notes keep the old text. A quote never takes the place
 of a claim: the answer is the model's, with the key passages beneath it as evidence. A failed call
