@@ -73,6 +73,7 @@ def test_with_the_real_model_its_verdicts_are_the_per_pair_checks(tiny_models):
     assert out and {p.evidence.number for p in out} <= set(every)
     for p in out:  # each pair read gets the verdict the whole check gives it
         assert p.verdict == every[p.evidence.number].verdict
-        assert p.confidence == pytest.approx(every[p.evidence.number].confidence, abs=0.02) if p.confidence else True
+        if p.confidence is not None:  # read by the model (the rules decide some pairs alone)
+            assert p.confidence == pytest.approx(every[p.evidence.number].confidence, abs=0.02)
     supported = [p for p in out if p.verdict == Support.SUPPORTED.value]
     assert len(supported) <= 1 and (not supported or out[-1] is supported[0])  # nothing read after a "yes"
