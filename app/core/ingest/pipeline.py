@@ -210,31 +210,39 @@ class Importer:
 
         seen_hashes: set[str] = set()
         target, max_tokens, overlap = self.chunk_tokens
+        # (path, its content hash once claimed): a paper OCR would read is claimed, then put back at
+        # the end (appended while the loop runs), so the papers after it are listed without waiting for
+        # its OCR (a 7-page paper of unmapped glyphs held eight papers behind it for 40 s).
+        order: list[tuple[Path, str]] = [(path, "") for path in files]
         try:
-            for path in files:
+            for path, claimed in order:
                 if stop.is_set():
                     return
-                try:
-                    content_hash = file_hash(path)
-                except OSError as exc:
-                    put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: cannot read ({exc.strerror})")))
-                    continue
+                if claimed:
+                    content_hash = claimed
+                else:
+                    try:
+                        content_hash = file_hash(path)
+                    except OSError as exc:
+                        put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: cannot read ({exc.strerror})")))
+                        continue
                 existing = known.get(content_hash)
-                if existing is not None and existing.complete:
-                    put(_Skip(path, ImportOutcome(str(path), "duplicate", existing.id, f"{path.name}: already in library as {existing.id}")))
-                    continue
-                if content_hash in seen_hashes:
-                    put(_Skip(path, ImportOutcome(str(path), "duplicate", "", f"{path.name}: same file as one imported just before; skipped")))
-                    continue
-                seen_hashes.add(content_hash)
-                try:
-                    busy = self._claims.claim(path, content_hash)
-                except (OSError, ResearchDeskError) as exc:
-                    put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: could not take its import lease ({exc})")))
-                    continue
-                if busy:
-                    put(_Skip(path, ImportOutcome(str(path), "duplicate", "", busy)))
-                    continue
+                if not claimed:  # a paper put back at the end passed these checks already
+                    if existing is not None and existing.complete:
+                        put(_Skip(path, ImportOutcome(str(path), "duplicate", existing.id, f"{path.name}: already in library as {existing.id}")))
+                        continue
+                    if content_hash in seen_hashes:
+                        put(_Skip(path, ImportOutcome(str(path), "duplicate", "", f"{path.name}: same file as one imported just before; skipped")))
+                        continue
+                    seen_hashes.add(content_hash)
+                    try:
+                        busy = self._claims.claim(path, content_hash)
+                    except (OSError, ResearchDeskError) as exc:
+                        put(_Skip(path, ImportOutcome(str(path), "failed", message=f"{path.name}: could not take its import lease ({exc})")))
+                        continue
+                    if busy:
+                        put(_Skip(path, ImportOutcome(str(path), "duplicate", "", busy)))
+                        continue
                 clock.restart()
                 try:
                     with MUPDF:
@@ -254,6 +262,9 @@ class Importer:
                     with MUPDF:
                         text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
                         page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
+                        if page_ocr is not None and not claimed and _opens_with_ocr(doc, damage.lost):
+                            order.append((path, content_hash))
+                            continue  # (the finally below closes it; it is opened again at the end)
                         if page_ocr is not None:
                             for pno in range(min(2, doc.page_count)):  # metadata reads the first pages
                                 page_ocr.ensure(pno)
@@ -550,6 +561,13 @@ def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: s
         put(_Page(page))
         read_tables(page)
         yield page
+
+
+def _opens_with_ocr(doc, lost: list[int]) -> bool:
+    """The paper's first readable page needs OCR: a scan, or a text layer of unmapped glyphs
+    (the caller holds MUPDF)."""
+    first = next((pno for pno in range(doc.page_count) if pno + 1 not in set(lost)), None)
+    return first is not None and ocr.page_needs_ocr(doc.load_page(first))
 
 
 def _quick_page_count(path: Path) -> int:

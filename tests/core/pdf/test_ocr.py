@@ -9,6 +9,7 @@ found by search, and highlighting must land on the words where they are printed.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import re
 import sys
 
@@ -153,6 +154,22 @@ def _multi_page_pdf(path, n=6):
 
 
 @pytest.mark.slow
+def test_a_scan_is_read_after_the_papers_behind_it_so_they_are_listed_first(make_desk, tmp_path):
+    from app.core.events import PaperImported, Task
+
+    src = tmp_path / "in"
+    src.mkdir()
+    make_scan(src / "a-scan.pdf")  # first in the import's order (files are sorted)
+    pdf_factory.make_paper(src / "b-kestrels.pdf", "Kestrel Departure Dates",
+                           pages=["Young birds departed nine days later than adults."])
+    added: list[str] = []
+    task = Task()
+    task.sink = lambda e: added.append(Path(e.outcome.path).name) if isinstance(e, PaperImported) else None
+    report = make_desk(tmp_path / "lib").add([src], task)
+    assert report.ok and report.count("added") == 2, [o.message for o in report.outcomes]
+    assert added == ["b-kestrels.pdf", "a-scan.pdf"]  # the born-digital paper did not wait for the OCR
+
+
 def test_truncated_pdf_is_damaged_not_scanned_and_keeps_early_pages(make_desk, tmp_path):
     full = _multi_page_pdf(tmp_path / "full.pdf")
     data = full.read_bytes()
