@@ -37,19 +37,14 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from answers import answer_right  # noqa: E402
-from retrieval import load_questions, spread_questions  # noqa: E402
+from latency import development  # noqa: E402
+from retrieval import spread_questions  # noqa: E402
 
-QUESTIONS = REPO / "bench" / "questions"
 
 
 def groups_held(text: str, facts: list[list[str]]) -> int:
     """How many of the gold fact groups `text` states (answers.answer_right on each group)."""
     return sum(answer_right(text, [group]) for group in facts)
-
-
-def development(path: Path) -> list[dict]:
-    ids = set(json.loads((QUESTIONS / "split.json").read_text())["development"])
-    return [q for q in load_questions(path) if q["id"] in ids]
 
 
 def run(library: Path, questions: list[dict], chat: Path, work: Path) -> list[dict]:

@@ -262,7 +262,7 @@ class Importer:
                     with MUPDF:
                         text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
                         page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
-                        if page_ocr is not None and not claimed and _opens_with_ocr(doc, damage.lost):
+                        if page_ocr is not None and not claimed and page_ocr.opens_with_ocr():
                             order.append((path, content_hash))
                             continue  # (the finally below closes it; it is opened again at the end)
                         if page_ocr is not None:
@@ -561,13 +561,6 @@ def _forwarding_pages(pages: Iterable[PageText], put, clock: _ReadClock, name: s
         put(_Page(page))
         read_tables(page)
         yield page
-
-
-def _opens_with_ocr(doc, lost: list[int]) -> bool:
-    """The paper's first readable page needs OCR: a scan, or a text layer of unmapped glyphs
-    (the caller holds MUPDF)."""
-    first = next((pno for pno in range(doc.page_count) if pno + 1 not in set(lost)), None)
-    return first is not None and ocr.page_needs_ocr(doc.load_page(first))
 
 
 def _quick_page_count(path: Path) -> int:

@@ -528,6 +528,17 @@ class PageOcr:
         self.done: dict[int, OcrPage] = {}  # 1-based page → result
         self.failed: list[int] = []
 
+    def _needs(self, page: pymupdf.Page) -> bool:
+        """The engine reads `page`: a scan, or text that decodes to symbols."""
+        if self.text_layer and not page.get_images(full=False):
+            return False
+        return page_needs_ocr(page)
+
+    def opens_with_ocr(self) -> bool:
+        """The first page not skipped is one `ensure` would have the engine read (not stored)."""
+        first = next((pno for pno in range(self.doc.page_count) if pno + 1 not in self.skip), None)
+        return first is not None and first + 1 not in self.stored and self._needs(self.doc.load_page(first))
+
     def ensure(self, pno: int) -> None:
         """Give 0-based page `pno` a text layer from OCR if it is a scan (no-op otherwise)."""
         if pno in self.checked or pno + 1 in self.skip:
@@ -536,9 +547,7 @@ class PageOcr:
         page = self.doc.load_page(pno)
         result = self.stored.get(pno + 1)
         if result is None:
-            if self.text_layer and not page.get_images(full=False):
-                return
-            if not page_needs_ocr(page):
+            if not self._needs(page):
                 return
             self.before_page(pno)
             try:
