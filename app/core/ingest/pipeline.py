@@ -6,9 +6,9 @@ pages and chunks over through a bounded queue to the consumer, which writes them
 vectors (memory stays bounded even for a 1,000-page PDF: nothing holds a whole paper's text).
 The vectors work (vectors.py) embeds the chunks of every "words" paper, oldest first. The
 consumer does both on one thread: whatever the producer has ready is written first, and a batch
-of vectors is embedded only while it has nothing ready, so the reading runs behind the embedding
-(as it did when import embedded each paper as it read it) while no appends and merges race on a
-table, and the last paper is searchable by its words long before the import ends.
+of vectors is embedded only while it has nothing ready (and not while it reads a page by OCR), so
+the embedding runs behind the reading, no appends and merges race on a table, and the last paper is
+searchable by its words long before the import ends.
 
 Crash safety: a paper's row is written with status "importing" before its chunks, set to
 "words" once they are all written and to "indexed" once their vectors are. Running the same
@@ -334,6 +334,7 @@ class Importer:
         pages_done = 0
         file_no = 0
         self._read = 0  # files done with (added, skipped or failed): "read 3 of 12 papers"
+        self._ocr_reading = False  # the producer's last word was that it reads a page by OCR
         while True:
             if self.cancelled():
                 if state is not None:
@@ -343,6 +344,7 @@ class Importer:
             item = self._next_item(q, vectors)
             if item is None:  # cancelled while it waited or embedded: handled above
                 continue
+            self._ocr_reading = isinstance(item, _Working)
             if item is _DONE:
                 break
             if isinstance(item, _Skip):
@@ -434,7 +436,9 @@ class Importer:
         """The producer's next item, embedding a batch of vectors each time none is ready
         (None: the task was cancelled meanwhile)."""
         while not self.cancelled():
-            embedding = vectors is not None and vectors.busy
+            # Not while the producer reads a page by OCR: recognition wants both cores, and a paper
+            # listed sooner is worth more than vectors sooner (the total time is the same).
+            embedding = vectors is not None and vectors.busy and not self._ocr_reading
             try:
                 return q.get(block=not embedding, timeout=0.1)
             except queue.Empty:

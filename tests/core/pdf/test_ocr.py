@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 import re
 import sys
+import time
 
 import pymupdf
 import pytest
@@ -168,6 +169,44 @@ def test_a_scan_is_read_after_the_papers_behind_it_so_they_are_listed_first(make
     report = make_desk(tmp_path / "lib").add([src], task)
     assert report.ok and report.count("added") == 2, [o.message for o in report.outcomes]
     assert added == ["b-kestrels.pdf", "a-scan.pdf"]  # the born-digital paper did not wait for the OCR
+
+
+@pytest.mark.slow
+def test_no_vectors_are_computed_while_a_page_is_read_by_ocr(make_desk, tmp_path, monkeypatch):
+    """Recognition wants both cores: the born-digital paper's vectors wait while the scan's pages
+    are read, and are computed after them."""
+    from app.core.ingest.vectors import VectorsPhase
+
+    src = tmp_path / "in"
+    src.mkdir()
+    make_scan(src / "a-scan.pdf")
+    facts = [f"Plot {i} held {i + 3} kestrel nests on the {side} slope in year {2000 + i}. " * 12
+             for i, side in enumerate(["north", "south", "east", "west"] * 3)]
+    pdf_factory.make_paper(src / "b-kestrels.pdf", "Kestrel Nests by Slope", pages=facts)
+
+    reading: list[tuple[float, float]] = []  # each OCR'd page: (start, end)
+    steps: list[float] = []  # each batch of vectors: its start
+    recognise, step = ocr.recognise_page, VectorsPhase.step
+
+    def timed_recognise(*args, **kwargs):
+        start = time.monotonic()
+        try:
+            return recognise(*args, **kwargs)
+        finally:
+            reading.append((start, time.monotonic()))
+
+    def timed_step(self, *args, **kwargs):
+        steps.append(time.monotonic())
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(ocr, "recognise_page", timed_recognise)
+    monkeypatch.setattr(VectorsPhase, "step", timed_step)
+    report = make_desk(tmp_path / "lib").add([src])
+    assert report.ok and report.count("added") == 2, [o.message for o in report.outcomes]
+    assert len(reading) == len(SCAN_TEXT)
+    assert any(t > reading[-1][1] for t in steps)  # vectors were still to compute while it read
+    during = [t for t in steps for start, end in reading if start < t < end]
+    assert not during, (reading, during)
 
 
 def test_truncated_pdf_is_damaged_not_scanned_and_keeps_early_pages(make_desk, tmp_path):
