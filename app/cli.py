@@ -245,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     papers, argv = papers_to_open(argv, parser.commands)
     args = parser.parse_args(argv)
+    if args.command in ("research", "improve") and not getattr(args, "evidence_only", False):
+        from .core.desk import load_models_ahead
+
+        load_models_ahead()  # beside the core's imports and the evidence search, which come first
     from .core.desk import Desk, setup_logging
 
     setup_logging(echo_warnings=True)  # the log file; warnings still print here, as before
@@ -291,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if desk is not None:
             desk.close()
+        from .core.desk import drop_models_ahead
+
+        drop_models_ahead()
 
 
 if __name__ == "__main__":

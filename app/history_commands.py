@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from .core.desk import Desk, HistoryEntry, Scope
+from .core.desk import Scope
 from .core.events import Task
+
+if TYPE_CHECKING:  # the parser imports this module: the Desk's heavy imports wait for a command
+    from .core.desk import Desk, HistoryEntry
 
 FORMATS = {"markdown": "md", "md": "md", "bibtex": "bibtex", "html": "html", "bundle": "bundle", "annotated-pdf": "annotated-pdf"}
 

@@ -13,56 +13,123 @@ small mixins by subject, stacked in this order:
     WritingOperations   drafting, manuscript check                     (writing.py)
     RatingOperations    judge calibrated, models rated, judge chosen   (rating.py)
     ModelOperations     models list/setup/use, settings                (models.py)
+
+The names here are loaded when first used (PEP 562): opening the door costs nothing, so the
+command line parses its arguments and starts loading a question's models (ahead.py) before the
+core's heavy imports (LanceDB, the PDF stack) run beside that load.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the table below loads, for type checkers and the bundle's import scan
+    from ..check.report import FLAGGED as FLAGGED_VERDICTS, LABELS as VERDICT_LABELS
+    from .diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
+    from .ahead import load_models_ahead, drop_models_ahead
+    from ..drafting.citations import author_names
+    from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
+    from ..drafting.queries import SECTIONS
+    from ..drafting.records import DraftResult, LedgerRow
+    from ..history import HistoryEntry, HistoryRecord
+    from ..ingest.pipeline import ImportOutcome, ImportReport
+    from ..library.layout import LibraryLayout
+    from ..pdf.mupdf_guard import MUPDF
+    from ..pdf.extract import locate_text
+    from ..pdf.highlight import PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display
+    from ..pdf.tables.rows import locate_row
+    from ..pdf.word_spaces import page_words
+    from ..library.text_search import TextHit
+    from ..scope import Scope, labels as scope_labels
+    from ..share.records import Finding, VerifyReport
+    from ..research.deep.progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
+    from ..text.wording import plural
+    from ..models.configured import default_model_path, effective_config
+    from .results import (
+        LibrarySnapshot,
+        ModelRow,
+        ModelState,
+        PaperCheck,
+        PaperFiles,
+        PaperTexts,
+        SummaryReport,
+        ValidationReport,
+    )
+    from .api import Desk
+
 # Record types and pure helpers of other core modules that front ends use: re-exported here so
 # that the UI and the CLI import the core through this one door (the import-linter contract).
-from ..check.report import FLAGGED as FLAGGED_VERDICTS
-from ..check.report import LABELS as VERDICT_LABELS
-from .diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
-from ..drafting.citations import author_names
-from ..drafting.context import ContextError, DraftContext, context_from_dict, load_context
-from ..drafting.queries import SECTIONS
-from ..drafting.records import DraftResult, LedgerRow
-from ..history import HistoryEntry, HistoryRecord
-from ..ingest.pipeline import ImportOutcome, ImportReport
-from ..library.layout import LibraryLayout
-from ..pdf.mupdf_guard import MUPDF
-from ..pdf.extract import locate_text
-from ..pdf.highlight import PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display
-from ..pdf.tables.rows import locate_row
-from ..pdf.word_spaces import page_words  # the find bar's words, as the page's text reads them
-from ..library.text_search import TextHit
-from ..scope import Scope
-from ..share.records import Finding, VerifyReport
-from ..scope import labels as scope_labels
-from ..research.deep.progress import ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord
-from ..text.wording import plural
-from .models import ModelOperations
-from .parts import default_model_path, effective_config
-from .results import (
-    LibrarySnapshot,
-    ModelRow,
-    ModelState,
-    PaperCheck,
-    PaperFiles,
-    PaperTexts,
-    SummaryReport,
-    ValidationReport,
-)
+# name: (module, relative to this package, the name there)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "FLAGGED_VERDICTS": ("..check.report", "FLAGGED"),
+    "VERDICT_LABELS": ("..check.report", "LABELS"),
+    "last_errors": (".diagnostics", "last_errors"),
+    "log_file": (".diagnostics", "log_file"),
+    "mask_secrets": (".diagnostics", "mask_secrets"),
+    "mask_text": (".diagnostics", "mask_text"),
+    "setup_logging": (".diagnostics", "setup_logging"),
+    "load_models_ahead": (".ahead", "load_models_ahead"),
+    "drop_models_ahead": (".ahead", "drop_models_ahead"),
+    "author_names": ("..drafting.citations", "author_names"),
+    "ContextError": ("..drafting.context", "ContextError"),
+    "DraftContext": ("..drafting.context", "DraftContext"),
+    "context_from_dict": ("..drafting.context", "context_from_dict"),
+    "load_context": ("..drafting.context", "load_context"),
+    "SECTIONS": ("..drafting.queries", "SECTIONS"),
+    "DraftResult": ("..drafting.records", "DraftResult"),
+    "LedgerRow": ("..drafting.records", "LedgerRow"),
+    "HistoryEntry": ("..history", "HistoryEntry"),
+    "HistoryRecord": ("..history", "HistoryRecord"),
+    "ImportOutcome": ("..ingest.pipeline", "ImportOutcome"),
+    "ImportReport": ("..ingest.pipeline", "ImportReport"),
+    "LibraryLayout": ("..library.layout", "LibraryLayout"),
+    "MUPDF": ("..pdf.mupdf_guard", "MUPDF"),
+    "locate_text": ("..pdf.extract", "locate_text"),
+    "PageHighlight": ("..pdf.highlight", "PageHighlight"),
+    "Rect": ("..pdf.highlight", "Rect"),
+    "locate_passage": ("..pdf.highlight", "locate_passage"),
+    "normalise_word": ("..pdf.highlight", "normalise_word"),
+    "passage_words": ("..pdf.highlight", "passage_words"),
+    "to_display": ("..pdf.highlight", "to_display"),
+    "locate_row": ("..pdf.tables.rows", "locate_row"),
+    "page_words": ("..pdf.word_spaces", "page_words"),
+    "TextHit": ("..library.text_search", "TextHit"),
+    "Scope": ("..scope", "Scope"),
+    "scope_labels": ("..scope", "labels"),
+    "Finding": ("..share.records", "Finding"),
+    "VerifyReport": ("..share.records", "VerifyReport"),
+    "ENDED_PHASES": ("..research.deep.progress", "ENDED_PHASES"),
+    "LIVE_PHASES": ("..research.deep.progress", "LIVE_PHASES"),
+    "RETRY_EXHAUSTED": ("..research.deep.progress", "RETRY_EXHAUSTED"),
+    "DeepRunLog": ("..research.deep.progress", "DeepRunLog"),
+    "RoundRecord": ("..research.deep.progress", "RoundRecord"),
+    "plural": ("..text.wording", "plural"),
+    "default_model_path": ("..models.configured", "default_model_path"),
+    "effective_config": ("..models.configured", "effective_config"),
+    "LibrarySnapshot": (".results", "LibrarySnapshot"),
+    "ModelRow": (".results", "ModelRow"),
+    "ModelState": (".results", "ModelState"),
+    "PaperCheck": (".results", "PaperCheck"),
+    "PaperFiles": (".results", "PaperFiles"),
+    "PaperTexts": (".results", "PaperTexts"),
+    "SummaryReport": (".results", "SummaryReport"),
+    "ValidationReport": (".results", "ValidationReport"),
+    "Desk": (".api", "Desk"),
+}
+
+__all__ = list(_EXPORTS)
 
 
-class Desk(ModelOperations):
-    """One library, one settings object, the models they use; every operation a front end needs."""
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(import_module(module, __name__), attr)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
 
 
-__all__ = [
-    "Desk", "ContextError", "DraftContext", "context_from_dict", "SECTIONS", "ImportOutcome", "ImportReport", "LibraryLayout",
-    "LibrarySnapshot", "ModelRow", "ModelState", "PaperCheck", "PaperFiles", "PaperTexts", "SummaryReport",
-    "ValidationReport", "default_model_path", "effective_config", "VERDICT_LABELS", "FLAGGED_VERDICTS", "author_names", "load_context",
-    "DraftResult", "LedgerRow", "TextHit", "locate_text", "locate_row", "PageHighlight", "Rect", "locate_passage",
-    "normalise_word", "passage_words", "page_words", "to_display", "MUPDF", "ENDED_PHASES", "LIVE_PHASES", "RETRY_EXHAUSTED", "DeepRunLog",
-    "RoundRecord", "HistoryEntry", "HistoryRecord", "Finding", "VerifyReport", "Scope", "scope_labels", "plural", "last_errors", "log_file", "mask_secrets", "mask_text", "setup_logging",
-]
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -10,38 +10,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from ..errors import ModelNotFound, ResearchDeskError
+from ..errors import ResearchDeskError
 from ..events import Task
 from ..library.store import Library
 from ..models.base import ChatModel, EmbeddingModel
+from ..models.configured import default_model_path, effective_config
 from ..settings import ModelConfig, Settings, resolve_library
-
-
-def default_model_path(role: str) -> str:
-    """The provisioned catalog model for a role: the starter if present, else the test one."""
-    from ..models import catalog, provision
-
-    # Starter (the user's model) before the tiny test model.
-    for entry in sorted(catalog.by_role(role), key=lambda e: (not e.starter, not e.test)):
-        if provision.is_provisioned(entry):
-            return str(provision.model_path(entry.id))
-    return ""
-
-
-def effective_config(cfg: ModelConfig, role: str) -> ModelConfig:
-    """Fill in the provisioned starter model when a llama.cpp config names no file."""
-    if cfg.backend != "llamacpp" or cfg.path:
-        return cfg
-    path = default_model_path(role)
-    if not path:
-        raise ModelNotFound(
-            f"No {role} model is configured.",
-            "Run `research-desk models setup` to install the offline starter models, "
-            "or choose a GGUF file / LM Studio in Settings.",
-        )
-    from dataclasses import replace
-
-    return replace(cfg, path=path)
 
 
 class DeskParts:

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import Cancelled, ModelError, ResearchDeskError
 from ..events import Task
 from ..settings import ModelConfig
-from .parts import effective_config
+from ..models.configured import effective_config
 from .writing import WritingOperations
 
 RATING_KEY = "model_ratings"  # the library's record of its last `models rate` (library.json)

@@ -55,6 +55,13 @@ def _threads(cfg: ModelConfig) -> int:
     return cfg.threads if cfg.threads and cfg.threads > 0 else (os.cpu_count() or 1)
 
 
+# llama-cpp-python silences a load (verbose=False) by pointing the process's stdout and stderr
+# descriptors at /dev/null and back. Two loads at once on two threads (a chat model loaded ahead
+# beside the embedder, the window's warm-up beside a question) can restore each other's /dev/null:
+# a command's whole output was lost that way. So one load at a time.
+_LOADING = threading.Lock()
+
+
 def _load(path: Path, *, constrained: bool = False, **kwargs: Any) -> Any:
     """Create a `Llama`, mapping load failures to ModelError naming the file.
 
@@ -68,7 +75,8 @@ def _load(path: Path, *, constrained: bool = False, **kwargs: Any) -> Any:
         raise ModelError("llama-cpp-python is not installed.", "reinstall Research Desk") from exc
     try:
         # verbose=False also routes llama.cpp's own log lines away from stderr.
-        return (GrammarLastLlama if constrained else llama_cpp.Llama)(model_path=str(path), verbose=False, **kwargs)
+        with _LOADING:
+            return (GrammarLastLlama if constrained else llama_cpp.Llama)(model_path=str(path), verbose=False, **kwargs)
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(
             f"llama.cpp could not load {path}: {exc}",
