@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .core.errors import Cancelled, ResearchDeskError
 from .core.events import Task
-from .core.settings import CITATION_STYLES
+from .core.settings import CITATION_STYLES, Settings
 from .terminal import TerminalRenderer
 
 log = logging.getLogger(__name__)
@@ -245,25 +245,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     papers, argv = papers_to_open(argv, parser.commands)
     args = parser.parse_args(argv)
-    if args.command in ("research", "improve") and not getattr(args, "evidence_only", False):
-        from .core.desk import load_models_ahead
-
-        load_models_ahead()  # beside the core's imports and the evidence search, which come first
-    from .core.desk import Desk, setup_logging
+    from .core.desk import setup_logging
 
     setup_logging(echo_warnings=True)  # the log file; warnings still print here, as before
     if args.command is None:
         from .ui.main import run_app
 
         return run_app(library=args.library, files=papers)
+    settings = Settings.load()
+    if args.command in ("research", "improve") and not getattr(args, "evidence_only", False):
+        from .core.desk import load_models_ahead
+
+        load_models_ahead(settings)  # beside the core's imports and the evidence search, which come first
     from . import commands
+    from .core.desk import Desk
 
     desk = None
     renderer = TerminalRenderer()
     run = commands.Run(Task(sink=renderer), renderer, STARTED)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        desk = Desk(library=args.library, endpoint=args.endpoint)
+        desk = Desk(settings, library=args.library, endpoint=args.endpoint)
         handler = getattr(commands, "cmd_" + args.command.replace("-", "_"))
         return int(handler(desk, args, run) or 0)
     except Cancelled as exc:

@@ -14,10 +14,9 @@ from ..models.factory import drop_ahead, load_ahead
 from ..settings import Settings
 
 
-def load_models_ahead(settings: Settings | None = None) -> None:
-    """Start loading the configured embedding and chat models on a thread; the Desk's first
+def load_models_ahead(settings: Settings) -> None:
+    """Start loading the embedding and chat models `settings` name on a thread; the Desk's first
     `embedder()` and `chat()` with the same configuration take them."""
-    settings = settings or Settings.load()
     try:
         load_ahead(embedding=effective_config(settings.embedding, "embedding"), chat=effective_config(settings.chat, "chat"))
     except ResearchDeskError:  # a model not configured: the command says so in its own words
