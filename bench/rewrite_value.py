@@ -41,7 +41,6 @@ from latency import development  # noqa: E402
 from retrieval import spread_questions  # noqa: E402
 
 
-
 def groups_held(text: str, facts: list[list[str]]) -> int:
     """How many of the gold fact groups `text` states (answers.answer_right on each group)."""
     return sum(answer_right(text, [group]) for group in facts)

@@ -74,6 +74,19 @@ def test_every_core_module_is_behind_the_desk():
     assert present - FRONT_END_MAY_IMPORT == forbidden
 
 
+def test_the_desk_door_loads_what_its_type_checking_imports_name():
+    """app.core.desk loads its names on first use from a table; the TYPE_CHECKING imports beside it
+    (what type checkers and PyInstaller's scan see) must name the same things from the same places."""
+    import app.core.desk as door
+
+    tree = ast.parse((CORE / "desk" / "__init__.py").read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    imported = {a.asname or a.name: ("." * i.level + (i.module or ""), a.name) for i in block.body for a in i.names}
+    assert imported == door._WHERE
+    for name in door.__all__:  # each resolves to a real object
+        assert getattr(door, name) is not None, name
+
+
 def test_no_import_cycles_in_app():
     """Any import counts, also one inside a function or under TYPE_CHECKING (grimp reads them all):
     a module that needs another's type only for its annotations is still tied to it (the answer's

@@ -24,7 +24,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # what the table below loads, for type checkers and the bundle's import scan
+if TYPE_CHECKING:  # what _EXPORTS loads, for type checkers and the bundle's import scan
     from ..check.report import FLAGGED as FLAGGED_VERDICTS, LABELS as VERDICT_LABELS
     from .diagnostics import last_errors, log_file, mask_secrets, mask_text, setup_logging
     from .ahead import load_models_ahead, drop_models_ahead
@@ -60,70 +60,46 @@ if TYPE_CHECKING:  # what the table below loads, for type checkers and the bundl
 
 # Record types and pure helpers of other core modules that front ends use: re-exported here so
 # that the UI and the CLI import the core through this one door (the import-linter contract).
-# name: (module, relative to this package, the name there)
-_EXPORTS: dict[str, tuple[str, str]] = {
-    "FLAGGED_VERDICTS": ("..check.report", "FLAGGED"),
-    "VERDICT_LABELS": ("..check.report", "LABELS"),
-    "last_errors": (".diagnostics", "last_errors"),
-    "log_file": (".diagnostics", "log_file"),
-    "mask_secrets": (".diagnostics", "mask_secrets"),
-    "mask_text": (".diagnostics", "mask_text"),
-    "setup_logging": (".diagnostics", "setup_logging"),
-    "load_models_ahead": (".ahead", "load_models_ahead"),
-    "drop_models_ahead": (".ahead", "drop_models_ahead"),
-    "author_names": ("..drafting.citations", "author_names"),
-    "ContextError": ("..drafting.context", "ContextError"),
-    "DraftContext": ("..drafting.context", "DraftContext"),
-    "context_from_dict": ("..drafting.context", "context_from_dict"),
-    "load_context": ("..drafting.context", "load_context"),
-    "SECTIONS": ("..drafting.queries", "SECTIONS"),
-    "DraftResult": ("..drafting.records", "DraftResult"),
-    "LedgerRow": ("..drafting.records", "LedgerRow"),
-    "HistoryEntry": ("..history", "HistoryEntry"),
-    "HistoryRecord": ("..history", "HistoryRecord"),
-    "ImportOutcome": ("..ingest.pipeline", "ImportOutcome"),
-    "ImportReport": ("..ingest.pipeline", "ImportReport"),
-    "LibraryLayout": ("..library.layout", "LibraryLayout"),
-    "MUPDF": ("..pdf.mupdf_guard", "MUPDF"),
-    "locate_text": ("..pdf.extract", "locate_text"),
-    "PageHighlight": ("..pdf.highlight", "PageHighlight"),
-    "Rect": ("..pdf.highlight", "Rect"),
-    "locate_passage": ("..pdf.highlight", "locate_passage"),
-    "normalise_word": ("..pdf.highlight", "normalise_word"),
-    "passage_words": ("..pdf.highlight", "passage_words"),
-    "to_display": ("..pdf.highlight", "to_display"),
-    "locate_row": ("..pdf.tables.rows", "locate_row"),
-    "page_words": ("..pdf.word_spaces", "page_words"),
-    "TextHit": ("..library.text_search", "TextHit"),
-    "Scope": ("..scope", "Scope"),
-    "scope_labels": ("..scope", "labels"),
-    "Finding": ("..share.records", "Finding"),
-    "VerifyReport": ("..share.records", "VerifyReport"),
-    "ENDED_PHASES": ("..research.deep.progress", "ENDED_PHASES"),
-    "LIVE_PHASES": ("..research.deep.progress", "LIVE_PHASES"),
-    "RETRY_EXHAUSTED": ("..research.deep.progress", "RETRY_EXHAUSTED"),
-    "DeepRunLog": ("..research.deep.progress", "DeepRunLog"),
-    "RoundRecord": ("..research.deep.progress", "RoundRecord"),
-    "plural": ("..text.wording", "plural"),
-    "default_model_path": ("..models.configured", "default_model_path"),
-    "effective_config": ("..models.configured", "effective_config"),
-    "LibrarySnapshot": (".results", "LibrarySnapshot"),
-    "ModelRow": (".results", "ModelRow"),
-    "ModelState": (".results", "ModelState"),
-    "PaperCheck": (".results", "PaperCheck"),
-    "PaperFiles": (".results", "PaperFiles"),
-    "PaperTexts": (".results", "PaperTexts"),
-    "SummaryReport": (".results", "SummaryReport"),
-    "ValidationReport": (".results", "ValidationReport"),
-    "Desk": (".api", "Desk"),
+# module (relative to this package): the names it gives, as the import above writes them
+_EXPORTS: dict[str, str] = {
+    "..check.report": "FLAGGED as FLAGGED_VERDICTS, LABELS as VERDICT_LABELS",
+    ".diagnostics": "last_errors, log_file, mask_secrets, mask_text, setup_logging",
+    ".ahead": "load_models_ahead, drop_models_ahead",
+    "..drafting.citations": "author_names",
+    "..drafting.context": "ContextError, DraftContext, context_from_dict, load_context",
+    "..drafting.queries": "SECTIONS",
+    "..drafting.records": "DraftResult, LedgerRow",
+    "..history": "HistoryEntry, HistoryRecord",
+    "..ingest.pipeline": "ImportOutcome, ImportReport",
+    "..library.layout": "LibraryLayout",
+    "..pdf.mupdf_guard": "MUPDF",
+    "..pdf.extract": "locate_text",
+    "..pdf.highlight": "PageHighlight, Rect, locate_passage, normalise_word, passage_words, to_display",
+    "..pdf.tables.rows": "locate_row",
+    "..pdf.word_spaces": "page_words",
+    "..library.text_search": "TextHit",
+    "..scope": "Scope, labels as scope_labels",
+    "..share.records": "Finding, VerifyReport",
+    "..research.deep.progress": "ENDED_PHASES, LIVE_PHASES, RETRY_EXHAUSTED, DeepRunLog, RoundRecord",
+    "..text.wording": "plural",
+    "..models.configured": "default_model_path, effective_config",
+    ".results": (
+        "LibrarySnapshot, ModelRow, ModelState, PaperCheck, PaperFiles, PaperTexts, "
+        "SummaryReport, ValidationReport"
+    ),
+    ".api": "Desk",
+}
+# exported name: (module, the name there)
+_WHERE: dict[str, tuple[str, str]] = {
+    spec.split(" as ")[-1]: (module, spec.split(" as ")[0]) for module, names in _EXPORTS.items() for spec in names.split(", ")
 }
 
-__all__ = list(_EXPORTS)
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
     try:
-        module, attr = _EXPORTS[name]
+        module, attr = _WHERE[name]
     except KeyError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     value = getattr(import_module(module, __name__), attr)
@@ -132,4 +108,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*globals(), *_WHERE])

@@ -334,17 +334,19 @@ class Importer:
         pages_done = 0
         file_no = 0
         self._read = 0  # files done with (added, skipped or failed): "read 3 of 12 papers"
-        self._ocr_reading = False  # the producer's last word was that it reads a page by OCR
+        item = None
         while True:
             if self.cancelled():
                 if state is not None:
                     state.abort()
                     self._outcome(report, ImportOutcome(str(state.path), "cancelled", state.paper.id, f"{state.path.name}: cancelled; run the import again to finish it"))
                 raise Cancelled("Import cancelled; papers already imported are kept, run it again to finish the rest.")
-            item = self._next_item(q, vectors)
+            # No vectors while the producer reads a page by OCR (its last word): recognition wants
+            # both cores, and a paper listed sooner is worth more than vectors sooner (the total
+            # time is the same).
+            item = self._next_item(q, vectors if not isinstance(item, _Working) else None)
             if item is None:  # cancelled while it waited or embedded: handled above
                 continue
-            self._ocr_reading = isinstance(item, _Working)
             if item is _DONE:
                 break
             if isinstance(item, _Skip):
@@ -436,9 +438,7 @@ class Importer:
         """The producer's next item, embedding a batch of vectors each time none is ready
         (None: the task was cancelled meanwhile)."""
         while not self.cancelled():
-            # Not while the producer reads a page by OCR: recognition wants both cores, and a paper
-            # listed sooner is worth more than vectors sooner (the total time is the same).
-            embedding = vectors is not None and vectors.busy and not self._ocr_reading
+            embedding = vectors is not None and vectors.busy
             try:
                 return q.get(block=not embedding, timeout=0.1)
             except queue.Empty:

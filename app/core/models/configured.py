@@ -1,7 +1,7 @@
 """Which model file a role uses: the configured one, else the provisioned starter.
 
-Light on imports, so the command line can start loading a question's chat model before the core
-(LanceDB, the PDF stack) is imported (factory.load_chat_ahead).
+Light on imports, so the command line can start loading a question's models before the core
+(LanceDB, the PDF stack) is imported (desk/ahead.py, factory.load_ahead).
 """
 
 from __future__ import annotations
