@@ -262,7 +262,7 @@ class Importer:
                     with MUPDF:
                         text_layer = pdf_extract.has_text_layer(doc, skip=damage.lost)
                         page_ocr = self._page_ocr(doc, path, existing, damage.lost, put, text_layer)
-                        if page_ocr is not None and not claimed and page_ocr.opens_with_ocr():
+                        if page_ocr is not None and not claimed and page_ocr.reads_a_page():
                             order.append((path, content_hash))
                             continue  # (the finally below closes it; it is opened again at the end)
                         if page_ocr is not None:

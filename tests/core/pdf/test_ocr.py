@@ -172,6 +172,32 @@ def test_a_scan_is_read_after_the_papers_behind_it_so_they_are_listed_first(make
 
 
 @pytest.mark.slow
+def test_a_paper_whose_later_pages_are_scanned_is_read_after_the_others(make_desk, tmp_path):
+    from app.core.events import PaperImported, Task
+
+    src = tmp_path / "in"
+    src.mkdir()
+    scan, _ = make_scan(tmp_path / "scan.pdf")
+    paper = pymupdf.open()  # a typed first page, then the scanned ones (a working paper's cover)
+    _write(paper.new_page(width=PAGE.width, height=PAGE.height),
+           "Ptarmigan Field Notes\n\nThis cover page was typed; the survey pages behind it were scanned.")
+    with pymupdf.open(scan) as pages:
+        paper.insert_pdf(pages)
+    paper.save(src / "a-field-notes.pdf")
+    pdf_factory.make_paper(src / "b-kestrels.pdf", "Kestrel Departure Dates",
+                           pages=["Young birds departed nine days later than adults."])
+    added: list[str] = []
+    task = Task()
+    task.sink = lambda e: added.append(Path(e.outcome.path).name) if isinstance(e, PaperImported) else None
+    desk = make_desk(tmp_path / "lib")
+    report = desk.add([src], task)
+    assert report.ok and report.count("added") == 2, [o.message for o in report.outcomes]
+    assert added == ["b-kestrels.pdf", "a-field-notes.pdf"]
+    text = {r["text"] for r in desk.library.chunks_table(CONTENT_CHUNKS).search().limit(100).to_list()}
+    assert any("forty birds" in t for t in text)  # the scanned pages were read
+
+
+@pytest.mark.slow
 def test_no_vectors_are_computed_while_a_page_is_read_by_ocr(make_desk, tmp_path, monkeypatch):
     """Recognition wants both cores: the born-digital paper's vectors wait while the scan's pages
     are read, and are computed after them."""
